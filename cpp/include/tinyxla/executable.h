@@ -1,0 +1,40 @@
+// Executable: a compiled graph that runs as one task on a device stream.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tinyxla/array.h"
+#include "tinyxla/graph.h"
+
+namespace tinyxla {
+
+struct CompileOptions;
+
+class Executable : public std::enable_shared_from_this<Executable> {
+ public:
+  ~Executable();
+  Executable(const Executable&) = delete;
+  Executable& operator=(const Executable&) = delete;
+
+  // Checks the arguments against the parameters (an InvalidArgument Error when they
+  // differ) and returns the results at once, as futures. The whole graph then runs as one
+  // task on `device`'s stream once the arguments are ready; intermediates are released at
+  // their last use. An error inside (or in an argument) is stored in every result.
+  // A result that is a parameter is that argument itself.
+  std::vector<Array> run(std::vector<Array> args, int device = 0) const;
+  // The optimised graph in the text form.
+  std::string text() const;
+  const Graph& graph() const;
+  // Nodes that run a kernel (not parameters, constants or views).
+  int num_kernels() const;
+
+  struct Impl;
+
+ private:
+  explicit Executable(std::unique_ptr<Impl> impl);
+  friend std::shared_ptr<Executable> compile(const Graph& graph, const CompileOptions& options);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace tinyxla

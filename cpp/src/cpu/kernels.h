@@ -1,0 +1,32 @@
+// CPU kernels. Each reads waited, possibly strided inputs and writes a fresh dense output
+// (`out` owns a new buffer of out.shape()). Kernels throw tinyxla::Error on bad input.
+#pragma once
+#include <vector>
+
+#include "tinyxla/array.h"
+#include "tinyxla/ops.h"
+
+namespace tinyxla::cpu {
+
+// Elementwise: operands broadcast to out.shape() numpy-style (0-d operands included).
+void unary(UnaryOp op, const Array& x, const Array& out);
+void binary(BinaryOp op, const Array& x, const Array& y, const Array& out);
+void select_n(const Array& which, const std::vector<Array>& cases, const Array& out);
+void clamp(const Array& lo, const Array& x, const Array& hi, const Array& out);
+void convert(const Array& x, const Array& out);
+void fill(const Scalar& value, const Array& out);
+void iota(int64_t dimension, const Array& out);
+// Dense copy of any strided view (broadcast, transposed, reversed, sliced).
+void copy(const Array& x, const Array& out);
+
+void reduce(ReduceOp op, const Array& x, const std::vector<int64_t>& axes, const Array& out);
+void argreduce(bool is_max, const Array& x, int64_t axis, const Array& out);
+
+void pad(const Array& x, const Array& padding_value, const std::vector<int64_t>& lo,
+         const std::vector<int64_t>& hi, const std::vector<int64_t>& interior, const Array& out);
+void concatenate(const std::vector<Array>& xs, int64_t dimension, const Array& out);
+
+// out has shape batch + lhs free + rhs free; inputs keep their dtype, out may be wider.
+void dot_general(const Array& lhs, const Array& rhs, const DotDims& dims, const Array& out);
+
+}  // namespace tinyxla::cpu

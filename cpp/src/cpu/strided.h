@@ -1,0 +1,93 @@
+// Reading strided views: the row-major walk every kernel uses for non-dense operands.
+#pragma once
+#include <cstdint>
+#include <cstring>
+
+#include "tinyxla/array.h"
+
+namespace tinyxla::cpu {
+
+// The strides that read `x` as if broadcast (numpy-style, right-aligned) to `shape`.
+inline Strides broadcast_strides(const Array& x, const Shape& shape) {
+  Strides s(shape.size(), 0);
+  size_t lead = shape.size() - size_t(x.ndim());
+  for (size_t i = 0; i < size_t(x.ndim()); ++i)
+    s[lead + i] = x.shape()[i] == 1 ? 0 : x.strides()[i];
+  return s;
+}
+
+// Copies the elements [begin, end) (row-major order over `shape`) of the view whose first
+// element is at `base` into dense `dst`. Element size is a template argument so the inner
+// run compiles to plain loads and stores.
+template <size_t kSize>
+void gather_typed(const char* base, const Shape& shape, const Strides& strides, int64_t begin,
+                  int64_t end, char* dst) {
+  struct Elem { char b[kSize]; };
+  const int nd = int(shape.size());
+  if (nd == 0) {
+    for (int64_t i = begin; i < end; ++i) std::memcpy(dst + (i - begin) * kSize, base, kSize);
+    return;
+  }
+  int64_t idx[64] = {0};  // ranks above 64 are rejected when ops are built
+  int64_t rem = begin;
+  for (int d = nd - 1; d >= 0; --d) {
+    idx[d] = shape[size_t(d)] ? rem % shape[size_t(d)] : 0;
+    rem = shape[size_t(d)] ? rem / shape[size_t(d)] : 0;
+  }
+  int64_t off = 0;
+  for (int d = 0; d < nd; ++d) off += idx[d] * strides[size_t(d)];
+  const int64_t inner = shape[size_t(nd - 1)], inner_stride = strides[size_t(nd - 1)];
+  Elem* out = reinterpret_cast<Elem*>(dst);
+  const Elem* src = reinterpret_cast<const Elem*>(base);
+  int64_t i = begin;
+  while (i < end) {
+    int64_t run = std::min(end - i, inner - idx[nd - 1]);
+    const Elem* p = src + off;
+    if (inner_stride == 1) {
+      std::memcpy(out, p, size_t(run) * kSize);
+    } else if (inner_stride == 0) {
+      for (int64_t j = 0; j < run; ++j) out[j] = *p;
+    } else {
+      for (int64_t j = 0; j < run; ++j) out[j] = p[j * inner_stride];
+    }
+    out += run;
+    i += run;
+    off += run * inner_stride;
+    idx[nd - 1] += run;
+    // Carry into outer dimensions.
+    for (int d = nd - 1; d > 0 && idx[d] == shape[size_t(d)]; --d) {
+      off -= idx[d] * strides[size_t(d)];
+      idx[d] = 0;
+      idx[d - 1] += 1;
+      off += strides[size_t(d - 1)];
+    }
+  }
+}
+
+inline void gather(const char* base, size_t elem_size, const Shape& shape, const Strides& strides,
+                   int64_t begin, int64_t end, char* dst) {
+  switch (elem_size) {
+    case 1: return gather_typed<1>(base, shape, strides, begin, end, dst);
+    case 2: return gather_typed<2>(base, shape, strides, begin, end, dst);
+    case 4: return gather_typed<4>(base, shape, strides, begin, end, dst);
+    case 8: return gather_typed<8>(base, shape, strides, begin, end, dst);
+    default: return gather_typed<16>(base, shape, strides, begin, end, dst);
+  }
+}
+
+// True when `x` read with `strides` over a shape is one dense run (or a single element).
+inline bool is_dense(const Shape& shape, const Strides& strides) {
+  int64_t expect = 1;
+  for (size_t i = shape.size(); i-- > 0;) {
+    if (shape[i] != 1 && strides[i] != expect) return false;
+    expect *= shape[i];
+  }
+  return true;
+}
+inline bool is_splat(const Strides& strides) {
+  for (int64_t s : strides)
+    if (s != 0) return false;
+  return true;
+}
+
+}  // namespace tinyxla::cpu

@@ -1,0 +1,302 @@
+// Validation and result types of every op (see shape_inference.h); messages follow JAX's.
+#include "shape_inference.h"
+
+#include <algorithm>
+
+#include "tinyxla/error.h"
+
+namespace tinyxla::infer {
+namespace {
+
+[[noreturn]] void invalid(const std::string& op, const std::string& msg) {
+  throw_error(ErrorKind::InvalidArgument, op, msg);
+}
+
+std::string ints_str(const std::vector<int64_t>& v) { return shape_str(v); }
+
+bool is_comparison(BinaryOp op) {
+  return op == BinaryOp::eq || op == BinaryOp::ne || op == BinaryOp::lt ||
+         op == BinaryOp::le || op == BinaryOp::gt || op == BinaryOp::ge;
+}
+
+}  // namespace
+
+DType unary_dtype(UnaryOp op, DType t) {
+  switch (op) {
+    case UnaryOp::is_finite: case UnaryOp::isnan: case UnaryOp::isinf: case UnaryOp::signbit:
+      return DType::Bool;
+    case UnaryOp::abs: case UnaryOp::real: case UnaryOp::imag:
+      return real_dtype(t);
+    default:
+      return t;
+  }
+}
+
+DType binary_dtype(BinaryOp op, DType t) {
+  if (is_comparison(op)) return DType::Bool;
+  if (op == BinaryOp::complex) return t == DType::F64 ? DType::C128 : DType::C64;
+  return t;
+}
+
+void check_same_dtypes(const std::string& op, const std::vector<DType>& dtypes) {
+  for (DType t : dtypes)
+    if (t != dtypes[0])
+      throw_error(ErrorKind::TypeError, op,
+                  std::string("requires arguments to have the same dtypes, got ") +
+                      dtype_name(dtypes[0]) + ", " + dtype_name(t) + ".");
+}
+
+Shape binary_shape(BinaryOp op, const Shape& x, const Shape& y) {
+  return x == y ? x : broadcast_shapes(x, y, op_name(op));
+}
+
+void select_n(const TypeRef& which, const std::vector<TypeRef>& cases) {
+  if (cases.empty()) invalid("select_n", "select_n requires at least one case");
+  std::vector<DType> dtypes;
+  for (const TypeRef& c : cases) dtypes.push_back(c.dtype);
+  check_same_dtypes("select_n", dtypes);
+  const Shape& shape = *cases[0].shape;
+  for (const TypeRef& c : cases)
+    if (*c.shape != shape)
+      invalid("select_n", "select_n cases must have the same shapes, got " + shape_str(shape) +
+                              " and " + shape_str(*c.shape));
+  if (!which.shape->empty() && *which.shape != shape)
+    invalid("select_n", "select_n selector must be scalar or have the same shape as cases, got " +
+                            shape_str(*which.shape));
+  if (which.dtype != DType::Bool && which.dtype != DType::I32)
+    throw_error(ErrorKind::TypeError, "select_n", "which must be a boolean or int32 type");
+}
+
+void clamp(const TypeRef& lo, const TypeRef& x, const TypeRef& hi) {
+  check_same_dtypes("clamp", {lo.dtype, x.dtype, hi.dtype});
+  for (const TypeRef* b : {&lo, &hi})
+    if (!b->shape->empty() && *b->shape != *x.shape)
+      invalid("clamp", "clamp bounds must be scalars or have the operand's shape " +
+                           shape_str(*x.shape) + ", got " + shape_str(*b->shape));
+}
+
+Shape bitcast_convert(const Shape& x, DType from_t, DType to_t) {
+  size_t from = itemsize(from_t), to = itemsize(to_t);
+  Shape shape = x;
+  if (to < from) {
+    shape.push_back(int64_t(from / to));
+  } else if (to > from) {
+    if (shape.empty() || shape.back() != int64_t(to / from))
+      invalid("bitcast_convert_type",
+              std::string("when converting to a wider type, the last dimension must be ") +
+                  std::to_string(to / from) + ", got shape " + shape_str(shape));
+    shape.pop_back();
+  }
+  return shape;
+}
+
+void full(const Shape& shape) {
+  for (int64_t d : shape)
+    if (d < 0) invalid("full", "negative dimensions are not allowed: " + shape_str(shape));
+}
+
+int64_t iota(const Shape& shape, int64_t dimension) {
+  return canonical_axis(dimension, int64_t(shape.size()), "iota");
+}
+
+Shape reduce(ReduceOp op, const Shape& x, const std::vector<int64_t>& axes,
+             std::vector<int64_t>* canon) {
+  std::string name = std::string("reduce_") + op_name(op);
+  const int64_t rank = int64_t(x.size());
+  std::vector<bool> reduced(x.size(), false);
+  canon->clear();
+  for (int64_t a : axes) {
+    int64_t c = canonical_axis(a, rank, name.c_str());
+    if (reduced[size_t(c)]) invalid(name, "duplicate value in 'axes': " + ints_str(axes));
+    reduced[size_t(c)] = true;
+    canon->push_back(c);
+  }
+  std::sort(canon->begin(), canon->end());
+  Shape shape;
+  for (size_t i = 0; i < x.size(); ++i)
+    if (!reduced[i]) shape.push_back(x[i]);
+  return shape;
+}
+
+Shape argreduce(bool is_max, const Shape& x, int64_t* axis, DType index_dtype) {
+  const char* name = is_max ? "argmax" : "argmin";
+  *axis = canonical_axis(*axis, int64_t(x.size()), name);
+  if (!is_integral(index_dtype))
+    throw_error(ErrorKind::TypeError, name, "index_dtype must be an integer type");
+  if (x[size_t(*axis)] == 0)
+    invalid(name, std::string("attempt to get ") + name + " of an empty sequence");
+  Shape shape = x;
+  shape.erase(shape.begin() + *axis);
+  return shape;
+}
+
+void reshape(const Shape& x, const Shape& shape) {
+  for (int64_t d : shape)
+    if (d < 0) invalid("reshape", "negative dimensions are not allowed: " + shape_str(shape));
+  if (num_elements(shape) != num_elements(x))
+    throw_error(ErrorKind::TypeError, "reshape",
+                "cannot reshape array of shape " + shape_str(x) + " (size " +
+                    std::to_string(num_elements(x)) + ") into shape " + shape_str(shape) +
+                    " (size " + std::to_string(num_elements(shape)) + ")");
+}
+
+Shape transpose(const Shape& x, const std::vector<int64_t>& perm) {
+  auto fail = [&] {
+    invalid("transpose", "transpose permutation isn't a permutation of operand dimensions, got "
+                         "permutation " + ints_str(perm) + " for operand shape " + shape_str(x));
+  };
+  if (perm.size() != x.size()) fail();
+  std::vector<bool> seen(perm.size(), false);
+  Shape shape(perm.size());
+  for (size_t i = 0; i < perm.size(); ++i) {
+    int64_t p = perm[i];
+    if (p < 0 || p >= int64_t(x.size()) || seen[size_t(p)]) fail();
+    seen[size_t(p)] = true;
+    shape[i] = x[size_t(p)];
+  }
+  return shape;
+}
+
+void broadcast_in_dim(const Shape& x, const Shape& shape, const std::vector<int64_t>& dims) {
+  if (dims.size() != x.size())
+    invalid("broadcast_in_dim", "broadcast_dimensions must have length equal to operand ndim; "
+                                "got broadcast_dimensions " + ints_str(dims) +
+                                " for operand ndim " + std::to_string(x.size()) + ".");
+  for (size_t i = 0; i < dims.size(); ++i) {
+    int64_t d = dims[i];
+    if (d < 0 || d >= int64_t(shape.size()) || (i > 0 && d <= dims[i - 1]))
+      invalid("broadcast_in_dim", "broadcast_dimensions must be strictly increasing and in range; "
+                                  "got broadcast_dimensions " + ints_str(dims));
+    if (x[i] != 1 && x[i] != shape[size_t(d)])
+      invalid("broadcast_in_dim",
+              "broadcast_in_dim operand dimension sizes must either be 1, or be equal to their "
+              "corresponding dimensions in the target broadcast shape; got operand of shape " +
+                  shape_str(x) + ", target broadcast shape " + shape_str(shape) +
+                  ", broadcast_dimensions " + ints_str(dims));
+  }
+  for (int64_t d : shape)
+    if (d < 0)
+      invalid("broadcast_in_dim", "negative dimensions are not allowed: " + shape_str(shape));
+}
+
+Shape slice(const Shape& x, const std::vector<int64_t>& start, const std::vector<int64_t>& limit,
+            const std::vector<int64_t>& steps) {
+  size_t n = x.size();
+  if (start.size() != n || limit.size() != n || (!steps.empty() && steps.size() != n))
+    invalid("slice", "slice start_indices, limit_indices and strides must have length " +
+                         std::to_string(n));
+  Shape shape(n);
+  for (size_t i = 0; i < n; ++i) {
+    int64_t st = steps.empty() ? 1 : steps[i];
+    if (st <= 0) invalid("slice", "slice strides must be positive, got " + ints_str(steps));
+    if (start[i] < 0 || limit[i] > x[i] || start[i] > limit[i])
+      invalid("slice", "slice indices out of bounds or decreasing: start_indices " +
+                           ints_str(start) + ", limit_indices " + ints_str(limit) +
+                           " for operand shape " + shape_str(x));
+    shape[i] = (limit[i] - start[i] + st - 1) / st;
+  }
+  return shape;
+}
+
+std::vector<int64_t> rev(const Shape& x, const std::vector<int64_t>& dims) {
+  std::vector<bool> seen(x.size(), false);
+  std::vector<int64_t> canon;
+  for (int64_t d : dims) {
+    int64_t c = canonical_axis(d, int64_t(x.size()), "rev");
+    if (seen[size_t(c)]) invalid("rev", "rev dimensions must be unique, got " + ints_str(dims));
+    seen[size_t(c)] = true;
+    canon.push_back(c);
+  }
+  return canon;
+}
+
+Shape pad(const TypeRef& x, const TypeRef& padding_value, const std::vector<int64_t>& lo,
+          const std::vector<int64_t>& hi, const std::vector<int64_t>& interior) {
+  check_same_dtypes("pad", {x.dtype, padding_value.dtype});
+  size_t n = x.shape->size();
+  if (!padding_value.shape->empty()) invalid("pad", "padding_value must be a scalar");
+  if (lo.size() != n || hi.size() != n || interior.size() != n)
+    invalid("pad", "padding_config has the wrong length for operand shape " +
+                       shape_str(*x.shape));
+  Shape shape(n);
+  for (size_t i = 0; i < n; ++i) {
+    if (interior[i] < 0)
+      invalid("pad", "interior padding must be non-negative, got " + ints_str(interior));
+    int64_t d = (*x.shape)[i];
+    int64_t core = d == 0 ? 0 : d + (d - 1) * interior[i];
+    shape[i] = lo[i] + core + hi[i];
+    if (shape[i] < 0)
+      invalid("pad", "Dimension size after padding is not at least 0, got result shape " +
+                         shape_str(shape));
+  }
+  return shape;
+}
+
+Shape concatenate(const std::vector<TypeRef>& xs, int64_t* dimension) {
+  if (xs.empty()) invalid("concatenate", "concatenate requires at least one operand");
+  std::vector<DType> dtypes;
+  for (const TypeRef& x : xs) dtypes.push_back(x.dtype);
+  check_same_dtypes("concatenate", dtypes);
+  const Shape& first = *xs[0].shape;
+  *dimension = canonical_axis(*dimension, int64_t(first.size()), "concatenate");
+  Shape shape = first;
+  shape[size_t(*dimension)] = 0;
+  for (const TypeRef& x : xs) {
+    const Shape& s = *x.shape;
+    bool ok = s.size() == first.size();
+    for (size_t i = 0; ok && i < s.size(); ++i) ok = int64_t(i) == *dimension || s[i] == first[i];
+    if (!ok)
+      invalid("concatenate", "Cannot concatenate arrays with shapes that differ in dimensions "
+                             "other than the one being concatenated: concatenating along "
+                             "dimension " + std::to_string(*dimension) + " for shapes " +
+                             shape_str(first) + ", " + shape_str(s) + ".");
+    shape[size_t(*dimension)] += s[size_t(*dimension)];
+  }
+  return shape;
+}
+
+Shape dot_general(const TypeRef& lhs, const TypeRef& rhs, const DotDims& dims, double* k) {
+  check_same_dtypes("dot_general", {lhs.dtype, rhs.dtype});
+  const Shape& ls = *lhs.shape;
+  const Shape& rs = *rhs.shape;
+  if (dims.lhs_contracting.size() != dims.rhs_contracting.size() ||
+      dims.lhs_batch.size() != dims.rhs_batch.size())
+    invalid("dot_general", "dot_general requires equal numbers of lhs and rhs contracting and "
+                           "batch dimensions");
+  std::vector<bool> lused(ls.size(), false), rused(rs.size(), false);
+  auto use = [](std::vector<bool>& used, int64_t d, const char* what) {
+    if (d < 0 || d >= int64_t(used.size()) || used[size_t(d)])
+      invalid("dot_general", std::string("dot_general requires ") + what +
+                                 " dimensions to be unique and in range");
+    used[size_t(d)] = true;
+  };
+  Shape shape;
+  *k = 1;
+  for (size_t i = 0; i < dims.lhs_batch.size(); ++i) {
+    use(lused, dims.lhs_batch[i], "lhs batch");
+    use(rused, dims.rhs_batch[i], "rhs batch");
+    int64_t a = ls[size_t(dims.lhs_batch[i])], b = rs[size_t(dims.rhs_batch[i])];
+    if (a != b)
+      invalid("dot_general", "dot_general requires lhs batch dimensions and rhs batch dimensions "
+                             "to have the same shape, got " + std::to_string(a) + " and " +
+                             std::to_string(b) + ".");
+    shape.push_back(a);
+  }
+  for (size_t i = 0; i < dims.lhs_contracting.size(); ++i) {
+    use(lused, dims.lhs_contracting[i], "lhs contracting");
+    use(rused, dims.rhs_contracting[i], "rhs contracting");
+    int64_t a = ls[size_t(dims.lhs_contracting[i])];
+    int64_t b = rs[size_t(dims.rhs_contracting[i])];
+    if (a != b)
+      invalid("dot_general", "dot_general requires contracting dimensions to have the same "
+                             "shape, got " + std::to_string(a) + " and " + std::to_string(b) + ".");
+    *k *= double(a);
+  }
+  for (size_t i = 0; i < ls.size(); ++i)
+    if (!lused[i]) shape.push_back(ls[i]);
+  for (size_t i = 0; i < rs.size(); ++i)
+    if (!rused[i]) shape.push_back(rs[i]);
+  return shape;
+}
+
+}  // namespace tinyxla::infer

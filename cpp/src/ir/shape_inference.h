@@ -1,0 +1,52 @@
+// Validation and result types of every op, shared by the eager ops (ops.cc) and the graph
+// builder, so that jit and eager accept the same programs with the same messages.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "tinyxla/dtype.h"
+#include "tinyxla/ops.h"
+#include "tinyxla/shape.h"
+
+namespace tinyxla::infer {
+
+// An operand's type without copying its shape.
+struct TypeRef {
+  const Shape* shape;
+  DType dtype;
+};
+
+// Elementwise ops broadcast numpy-style; binary operands need equal dtypes.
+DType unary_dtype(UnaryOp op, DType t);
+DType binary_dtype(BinaryOp op, DType t);
+void check_same_dtypes(const std::string& op, const std::vector<DType>& dtypes);
+Shape binary_shape(BinaryOp op, const Shape& x, const Shape& y);
+// Checks `which` and the cases; the result has cases[0]'s type.
+void select_n(const TypeRef& which, const std::vector<TypeRef>& cases);
+void clamp(const TypeRef& lo, const TypeRef& x, const TypeRef& hi);
+// The shape after reinterpreting `shape` of dtype `from` as `to`.
+Shape bitcast_convert(const Shape& shape, DType from, DType to);
+void full(const Shape& shape);
+// Returns the canonical (non-negative) dimension.
+int64_t iota(const Shape& shape, int64_t dimension);
+// Returns the result shape; `canon` gets the sorted non-negative axes.
+Shape reduce(ReduceOp op, const Shape& x, const std::vector<int64_t>& axes,
+             std::vector<int64_t>* canon);
+// Returns the result shape; `axis` is made non-negative.
+Shape argreduce(bool is_max, const Shape& x, int64_t* axis, DType index_dtype);
+void reshape(const Shape& x, const Shape& shape);
+Shape transpose(const Shape& x, const std::vector<int64_t>& perm);
+void broadcast_in_dim(const Shape& x, const Shape& shape, const std::vector<int64_t>& dims);
+// `steps` may be empty (all 1).
+Shape slice(const Shape& x, const std::vector<int64_t>& start, const std::vector<int64_t>& limit,
+            const std::vector<int64_t>& steps);
+// Returns the canonical dims in the given order.
+std::vector<int64_t> rev(const Shape& x, const std::vector<int64_t>& dims);
+Shape pad(const TypeRef& x, const TypeRef& padding_value, const std::vector<int64_t>& lo,
+          const std::vector<int64_t>& hi, const std::vector<int64_t>& interior);
+// Returns the result shape; `dimension` is made non-negative.
+Shape concatenate(const std::vector<TypeRef>& xs, int64_t* dimension);
+// Returns the result shape; `k` gets the product of the contracting sizes.
+Shape dot_general(const TypeRef& lhs, const TypeRef& rhs, const DotDims& dims, double* k);
+
+}  // namespace tinyxla::infer

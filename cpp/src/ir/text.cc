@@ -1,0 +1,523 @@
+// The text form of graphs: a printer and a parser that reads the printed text back into an
+// identical graph. One line per node ("%3 = add(%1, %2) : f32[1000]"); constants inline,
+// in decimal when every element reads back bit for bit, else as raw hex bytes.
+#include <cctype>
+#include <cerrno>
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <unordered_map>
+
+#include "tinyxla/error.h"
+#include "tinyxla/graph.h"
+
+namespace tinyxla {
+namespace {
+
+constexpr size_t kMaxDecimalElements = 16;  // larger constants print as hex bytes
+
+const char* const kDTypeNames[kNumDTypes] = {"bool", "i8",  "i16", "i32", "i64",
+                                             "u8",   "u16", "u32", "u64", "f16",
+                                             "bf16", "f32", "f64", "c64", "c128"};
+
+// The printed name of a unary or binary op: "and_" prints as "and".
+std::string op_text(const char* name) {
+  std::string s = name;
+  if (!s.empty() && s.back() == '_') s.pop_back();
+  return s;
+}
+
+std::string ints(const std::vector<int64_t>& v) {
+  std::string s = "[";
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (i) s += ",";
+    s += std::to_string(v[i]);
+  }
+  return s + "]";
+}
+
+// One element of a real or bool constant as decimal text.
+std::string element_text(DType t, const char* p) {
+  char buf[64];
+  auto real = [&](double v, int digits) {
+    if (std::isnan(v)) return std::string(std::signbit(v) ? "-nan" : "nan");
+    if (std::isinf(v)) return std::string(v < 0 ? "-inf" : "inf");
+    std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+    return std::string(buf);
+  };
+  switch (t) {
+    case DType::Bool: return *reinterpret_cast<const bool*>(p) ? "true" : "false";
+    case DType::F16: return real(to_float(*reinterpret_cast<const half*>(p)), 9);
+    case DType::BF16: return real(to_float(*reinterpret_cast<const bfloat16*>(p)), 9);
+    case DType::F32: return real(*reinterpret_cast<const float*>(p), 9);
+    case DType::F64: return real(*reinterpret_cast<const double*>(p), 17);
+    default: break;
+  }
+  return visit_dtype(t, [&](auto zero) -> std::string {
+    using T = decltype(zero);
+    if constexpr (std::is_integral_v<T>) {
+      T v;
+      std::memcpy(&v, p, sizeof v);
+      if constexpr (std::is_signed_v<T>) return std::to_string(int64_t(v));
+      else return std::to_string(uint64_t(v));
+    } else {
+      return "";
+    }
+  });
+}
+
+// Parses one decimal element into `dst`; false when the text is not a valid element.
+bool parse_element(DType t, const std::string& s, char* dst) {
+  if (t == DType::Bool) {
+    if (s != "true" && s != "false") return false;
+    *reinterpret_cast<bool*>(dst) = s == "true";
+    return true;
+  }
+  const char* c = s.c_str();
+  char* end = nullptr;
+  errno = 0;
+  if (is_floating(t)) {
+    double d = 0;
+    float f = 0;
+    bool neg = s[0] == '-';
+    std::string body = neg ? s.substr(1) : s;
+    if (body == "nan" || body == "inf") {
+      d = body == "nan" ? std::nan("") : HUGE_VAL;
+      if (neg) d = -d;
+      f = float(d);
+    } else if (t == DType::F64) {
+      d = std::strtod(c, &end);
+    } else {
+      f = std::strtof(c, &end);
+    }
+    if (end && (*end || end == c)) return false;
+    switch (t) {
+      case DType::F16: *reinterpret_cast<half*>(dst) = to_half(f); break;
+      case DType::BF16: *reinterpret_cast<bfloat16*>(dst) = to_bfloat16(f); break;
+      case DType::F32: std::memcpy(dst, &f, 4); break;
+      default: std::memcpy(dst, &d, 8); break;
+    }
+    return true;
+  }
+  if (!is_integral(t)) return false;
+  int64_t i = 0;
+  uint64_t u = 0;
+  if (is_signed_int(t)) i = std::strtoll(c, &end, 10);
+  else u = std::strtoull(c, &end, 10);
+  if (*end || end == c || errno) return false;
+  visit_dtype(t, [&](auto zero) {
+    using T = decltype(zero);
+    if constexpr (std::is_integral_v<T>) {
+      T v = is_signed_int(t) ? T(i) : T(u);
+      std::memcpy(dst, &v, sizeof v);
+    }
+  });
+  return true;
+}
+
+int hex_digit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  return -1;
+}
+
+std::string hex_bytes(const std::vector<char>& bytes) {
+  static const char digits[] = "0123456789abcdef";
+  std::string s = "0x";
+  s.reserve(2 + bytes.size() * 2);
+  for (char b : bytes) {
+    s += digits[(uint8_t(b) >> 4) & 15];
+    s += digits[uint8_t(b) & 15];
+  }
+  return s;
+}
+
+// "{value=...}" when every element prints exactly in decimal, else "{hex=0x...}".
+std::string constant_attr(const Array& a) {
+  const size_t item = itemsize(a.dtype());
+  std::vector<char> bytes(a.nbytes());
+  a.copy_to_host(bytes.data());
+  const size_t n = size_t(a.size());
+  if (n <= kMaxDecimalElements && !is_complex(a.dtype())) {
+    std::string list;
+    bool exact = true;
+    for (size_t i = 0; i < n && exact; ++i) {
+      std::string e = element_text(a.dtype(), bytes.data() + i * item);
+      char back[16] = {0};
+      exact = parse_element(a.dtype(), e, back) &&
+              std::memcmp(back, bytes.data() + i * item, item) == 0;
+      list += (i ? ", " : "") + e;
+    }
+    if (exact) return a.ndim() == 0 ? "{value=" + list + "}" : "{value=[" + list + "]}";
+  }
+  return "{hex=" + hex_bytes(bytes) + "}";
+}
+
+std::string attrs(const Node& n) {
+  switch (n.kind) {
+    case OpKind::constant: return constant_attr(n.constant);
+    case OpKind::reduce: return "{axes=" + ints(n.axes) + "}";
+    case OpKind::argmax:
+    case OpKind::argmin: return "{axis=" + std::to_string(n.dimension) + "}";
+    case OpKind::transpose: return "{perm=" + ints(n.axes) + "}";
+    case OpKind::broadcast_in_dim:
+    case OpKind::rev: return "{dims=" + ints(n.axes) + "}";
+    case OpKind::slice:
+      return "{start=" + ints(n.lo) + ", limit=" + ints(n.hi) + ", strides=" + ints(n.step) + "}";
+    case OpKind::pad:
+      return "{low=" + ints(n.lo) + ", high=" + ints(n.hi) + ", interior=" + ints(n.step) + "}";
+    case OpKind::concatenate:
+    case OpKind::iota: return "{dimension=" + std::to_string(n.dimension) + "}";
+    case OpKind::dot_general:
+      return "{lhs_contracting=" + ints(n.dot.lhs_contracting) +
+             ", rhs_contracting=" + ints(n.dot.rhs_contracting) +
+             ", lhs_batch=" + ints(n.dot.lhs_batch) + ", rhs_batch=" + ints(n.dot.rhs_batch) + "}";
+    default: return "";
+  }
+}
+
+std::string node_name(const Node& n) {
+  switch (n.kind) {
+    case OpKind::unary: return op_text(op_name(UnaryOp(n.op)));
+    case OpKind::binary: return op_text(op_name(BinaryOp(n.op)));
+    case OpKind::reduce: return "reduce_" + op_text(op_name(ReduceOp(n.op)));
+    default: return op_kind_name(n.kind);
+  }
+}
+
+void print_graph(const Graph& g, const std::string& indent, std::string& out) {
+  for (const Node& n : g.nodes()) {
+    out += indent;
+    for (int r = 0; r < n.num_results; ++r) out += (r ? ", %" : "%") + std::to_string(n.first_result + r);
+    out += " = " + node_name(n) + "(";
+    if (n.kind == OpKind::parameter) out += std::to_string(n.op);
+    for (size_t i = 0; i < n.inputs.size(); ++i) out += (i ? ", %" : "%") + std::to_string(n.inputs[i]);
+    out += ")";
+    std::string a = attrs(n);
+    if (!a.empty()) out += " " + a;
+    if (n.kind == OpKind::fused) {
+      out += " {\n";
+      print_graph(*n.body, indent + "  ", out);
+      out += indent + "}";
+    }
+    out += " : ";
+    for (int r = 0; r < n.num_results; ++r) out += (r ? ", " : "") + type_str(g.type(n.first_result + r));
+    out += "\n";
+  }
+  out += indent + "return";
+  for (size_t i = 0; i < g.outputs().size(); ++i) out += (i ? ", %" : " %") + std::to_string(g.outputs()[i]);
+  out += "\n";
+}
+
+// ---- parsing ----
+
+struct Token {
+  enum Kind { Value, Word, Number, Punct, End } kind;
+  std::string text;
+  int line;
+};
+
+std::vector<Token> tokenize(const std::string& s) {
+  std::vector<Token> toks;
+  int line = 1;
+  size_t i = 0;
+  auto is_word = [](char c) { return std::isalnum(uint8_t(c)) || c == '_' || c == '.' || c == '+'; };
+  while (i < s.size()) {
+    char c = s[i];
+    if (c == '\n') ++line;
+    if (std::isspace(uint8_t(c))) {
+      ++i;
+      continue;
+    }
+    size_t j = i + 1;
+    if (c == '%') {
+      while (j < s.size() && std::isdigit(uint8_t(s[j]))) ++j;
+      toks.push_back({Token::Value, s.substr(i + 1, j - i - 1), line});
+    } else if (std::isdigit(uint8_t(c)) || (c == '-' && j < s.size() && is_word(s[j]))) {
+      // Numbers, "-inf", "1e-07": a word that may hold one sign after an exponent.
+      while (j < s.size() && (is_word(s[j]) || (s[j] == '-' && (s[j - 1] == 'e' || s[j - 1] == 'E'))))
+        ++j;
+      toks.push_back({Token::Number, s.substr(i, j - i), line});
+    } else if (std::isalpha(uint8_t(c)) || c == '_') {
+      while (j < s.size() && (std::isalnum(uint8_t(s[j])) || s[j] == '_')) ++j;
+      toks.push_back({Token::Word, s.substr(i, j - i), line});
+    } else {
+      toks.push_back({Token::Punct, std::string(1, c), line});
+    }
+    i = j;
+  }
+  toks.push_back({Token::End, "", line});
+  return toks;
+}
+
+class Parser {
+ public:
+  explicit Parser(const std::string& text) : toks_(tokenize(text)) {
+    auto add = [&](const std::string& name, OpKind kind, int op) { names_[name] = {kind, op}; };
+#define TINYXLA_KIND(name) add(#name, OpKind::name, 0);
+    TINYXLA_GRAPH_OPS(TINYXLA_KIND)
+#undef TINYXLA_KIND
+    // These kinds print as their op's name.
+    for (const char* generic : {"unary", "binary", "reduce"}) names_.erase(generic);
+    int i = 0;
+#define TINYXLA_U(name) add(op_text(#name), OpKind::unary, i++);
+    TINYXLA_UNARY_OPS(TINYXLA_U)
+#undef TINYXLA_U
+    i = 0;
+#define TINYXLA_B(name) add(op_text(#name), OpKind::binary, i++);
+    TINYXLA_BINARY_OPS(TINYXLA_B)
+#undef TINYXLA_B
+    i = 0;
+#define TINYXLA_R(name) add("reduce_" + op_text(#name), OpKind::reduce, i++);
+    TINYXLA_REDUCE_OPS(TINYXLA_R)
+#undef TINYXLA_R
+    for (int t = 0; t < kNumDTypes; ++t) dtypes_[kDTypeNames[t]] = DType(t);
+  }
+
+  Graph parse() {
+    Graph g = parse_block(false);
+    expect_kind(Token::End, "the end of the text");
+    return g;
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& msg) const {
+    throw_error(ErrorKind::InvalidArgument, "parse_graph",
+                "line " + std::to_string(peek().line) + ": " + msg + (peek().text.empty()
+                    ? std::string() : " (at '" + peek().text + "')"));
+  }
+  const Token& peek(size_t k = 0) const { return toks_[std::min(pos_ + k, toks_.size() - 1)]; }
+  bool at(const char* punct) const { return peek().kind == Token::Punct && peek().text == punct; }
+  void expect(const char* punct) {
+    if (!at(punct)) fail(std::string("expected '") + punct + "'");
+    ++pos_;
+  }
+  std::string expect_kind(Token::Kind kind, const char* what) {
+    if (peek().kind != kind) fail(std::string("expected ") + what);
+    return toks_[pos_++].text;
+  }
+  int64_t integer() {
+    std::string s = expect_kind(Token::Number, "an integer");
+    char* end = nullptr;
+    errno = 0;
+    long long v = std::strtoll(s.c_str(), &end, 10);
+    if (*end || errno) {
+      --pos_;
+      fail("expected an integer");
+    }
+    return v;
+  }
+  std::vector<int64_t> int_list() {
+    std::vector<int64_t> v;
+    expect("[");
+    while (!at("]")) {
+      if (!v.empty()) expect(",");
+      v.push_back(integer());
+    }
+    expect("]");
+    return v;
+  }
+  ValueType type() {
+    std::string name = expect_kind(Token::Word, "a type");
+    auto it = dtypes_.find(name);
+    if (it == dtypes_.end()) {
+      --pos_;
+      fail("unknown dtype");
+    }
+    return {int_list(), it->second};
+  }
+  int64_t value_number() {
+    std::string s = expect_kind(Token::Value, "a %value");
+    if (s.empty() || s.size() > 9) {
+      --pos_;
+      fail("expected a %value");
+    }
+    return std::stoll(s);
+  }
+  ValueId value(const std::unordered_map<int64_t, ValueId>& ids) {
+    auto it = ids.find(value_number());
+    if (it == ids.end()) {
+      --pos_;
+      fail("undefined value");
+    }
+    return it->second;
+  }
+
+  // The constant's bytes from "value=..." or "hex=0x...".
+  Array constant(const std::string& key, const ValueType& t) {
+    const size_t item = itemsize(t.dtype), n = size_t(num_elements(t.shape));
+    std::vector<char> bytes(n * item);
+    if (key == "hex") {
+      std::string h = expect_kind(Token::Number, "hex bytes");
+      if (h.size() != 2 + 2 * bytes.size() || h.compare(0, 2, "0x") != 0) {
+        --pos_;
+        fail("expected " + std::to_string(bytes.size()) + " hex bytes");
+      }
+      for (size_t i = 0; i < bytes.size(); ++i) {
+        int hi = hex_digit(h[2 + 2 * i]), lo = hex_digit(h[3 + 2 * i]);
+        if (hi < 0 || lo < 0) {
+          --pos_;
+          fail("bad hex digit");
+        }
+        bytes[i] = char(hi * 16 + lo);
+      }
+    } else {
+      bool list = at("[");
+      if (list) expect("[");
+      for (size_t i = 0; i < n; ++i) {
+        if (i) expect(",");
+        std::string e = peek().kind == Token::Word || peek().kind == Token::Number
+                            ? toks_[pos_++].text : std::string();
+        if (!parse_element(t.dtype, e, bytes.data() + i * item)) {
+          if (!e.empty()) --pos_;
+          fail("bad constant element");
+        }
+      }
+      if (list) expect("]");
+      if (!list && n != 1) fail("a constant of several elements needs a [list]");
+    }
+    return Array::from_host(bytes.data(), t.shape, t.dtype, 0);
+  }
+
+  // Reads "{key=value, ...}" into the node; constants need their type, read later.
+  void attributes(Node& n, std::string* constant_key, size_t* constant_pos) {
+    expect("{");
+    bool first = true;
+    while (!at("}")) {
+      if (!first) expect(",");
+      first = false;
+      std::string key = expect_kind(Token::Word, "an attribute name");
+      expect("=");
+      if (key == "value" || key == "hex") {
+        *constant_key = key;
+        *constant_pos = pos_;
+        // Skip the value: a word, number or bracketed list.
+        if (at("[")) {
+          while (!at("]") && peek().kind != Token::End) ++pos_;
+          expect("]");
+        } else {
+          ++pos_;
+        }
+      } else if (key == "axis" || key == "dimension") {
+        n.dimension = integer();
+      } else {
+        std::vector<int64_t> v = int_list();
+        if (key == "axes" || key == "perm" || key == "dims") n.axes = v;
+        else if (key == "start" || key == "low") n.lo = v;
+        else if (key == "limit" || key == "high") n.hi = v;
+        else if (key == "strides" || key == "interior") n.step = v;
+        else if (key == "lhs_contracting") n.dot.lhs_contracting = v;
+        else if (key == "rhs_contracting") n.dot.rhs_contracting = v;
+        else if (key == "lhs_batch") n.dot.lhs_batch = v;
+        else if (key == "rhs_batch") n.dot.rhs_batch = v;
+        else fail("unknown attribute '" + key + "'");
+      }
+    }
+    expect("}");
+  }
+
+  // Statements up to "return ..."; a fused body ends with "}".
+  Graph parse_block(bool nested) {
+    GraphBuilder b;
+    std::unordered_map<int64_t, ValueId> ids;
+    while (!(peek().kind == Token::Word && peek().text == "return")) {
+      std::vector<int64_t> results;
+      do {
+        if (!results.empty()) expect(",");
+        results.push_back(value_number());
+      } while (at(","));
+      expect("=");
+      std::string name = expect_kind(Token::Word, "an op name");
+      auto it = names_.find(name);
+      if (it == names_.end()) {
+        --pos_;
+        fail("unknown op");
+      }
+      Node n;
+      n.kind = it->second.first;
+      n.op = it->second.second;
+      expect("(");
+      if (n.kind == OpKind::parameter) {
+        int64_t index = integer();
+        if (index != int64_t(b.graph().parameters().size())) fail("parameters must be numbered in order");
+      }
+      while (!at(")")) {
+        if (!n.inputs.empty()) expect(",");
+        n.inputs.push_back(value(ids));
+      }
+      expect(")");
+      std::string constant_key;
+      size_t constant_pos = 0;
+      if (at("{") && n.kind != OpKind::fused) attributes(n, &constant_key, &constant_pos);
+      if (n.kind == OpKind::fused) {
+        if (nested) fail("fused bodies cannot nest");
+        expect("{");
+        n.body = std::make_shared<const Graph>(parse_block(true));
+        expect("}");
+      }
+      expect(":");
+      std::vector<ValueType> types{type()};
+      while (at(",")) {
+        expect(",");
+        types.push_back(type());
+      }
+      if (types.size() != results.size()) fail("one type per result is needed");
+      // Attributes that the result type carries.
+      const ValueType& t = types[0];
+      switch (n.kind) {
+        case OpKind::parameter: case OpKind::iota: n.shape = t.shape; n.dtype = t.dtype; break;
+        case OpKind::reshape: case OpKind::broadcast_in_dim: n.shape = t.shape; break;
+        case OpKind::convert: case OpKind::bitcast_convert: case OpKind::argmax:
+        case OpKind::argmin: case OpKind::dot_general: n.dtype = t.dtype; break;
+        case OpKind::constant: {
+          if (constant_key.empty()) fail("a constant needs a value");
+          size_t resume = pos_;
+          pos_ = constant_pos;
+          n.constant = constant(constant_key, t);
+          pos_ = resume;
+          break;
+        }
+        default: break;
+      }
+      ValueId first = b.add(std::move(n));
+      const Graph& g = b.graph();
+      const Node& added = g.node(g.num_nodes() - 1);
+      if (added.num_results != int(types.size())) fail("wrong number of results");
+      for (size_t r = 0; r < types.size(); ++r) {
+        if (g.type(first + ValueId(r)) != types[r])
+          fail("the printed type " + type_str(types[r]) + " differs from the inferred " +
+               type_str(g.type(first + ValueId(r))));
+        if (!ids.emplace(results[r], first + ValueId(r)).second) fail("value defined twice");
+      }
+    }
+    ++pos_;  // "return"
+    std::vector<ValueId> outputs;
+    while (peek().kind == Token::Value) {
+      outputs.push_back(value(ids));
+      if (!at(",")) break;
+      expect(",");
+    }
+    b.set_outputs(outputs);
+    return b.build();
+  }
+
+  std::vector<Token> toks_;
+  size_t pos_ = 0;
+  std::unordered_map<std::string, std::pair<OpKind, int>> names_;
+  std::unordered_map<std::string, DType> dtypes_;
+};
+
+}  // namespace
+
+std::string Graph::to_text() const {
+  std::string out;
+  print_graph(*this, "", out);
+  return out;
+}
+
+Graph parse_graph(const std::string& text) { return Parser(text).parse(); }
+
+}  // namespace tinyxla

@@ -1,0 +1,41 @@
+// The graph passes jit runs, in the order compile() applies them. Each takes a verified
+// graph and returns an equivalent one; none recurses over the graph.
+#pragma once
+#include <vector>
+
+#include "tinyxla/graph.h"
+
+namespace tinyxla::passes {
+
+// Folds small constant subgraphs, applies exact algebraic identities (x*1, x-0, x+(-0.0),
+// integer x+0, double negation, lossless convert chains) and collapses reshape, transpose
+// and no-op layout chains.
+Graph simplify(const Graph& g);
+// Merges nodes with the same op, attributes and operands (and equal small constants).
+Graph cse(const Graph& g);
+// Drops nodes whose results no output needs; parameters stay.
+Graph dce(const Graph& g);
+
+struct FusionOptions {
+  int max_inputs = 24;        // operands per fused kernel
+  int max_duplicates = 32;    // cheap producers recomputed inside one kernel
+};
+// Groups elementwise chains into fused nodes, with elementwise prologues of reductions
+// and multi-output kernels (see fusion.cc for the rules).
+Graph fuse(const Graph& g, const FusionOptions& options = {});
+
+// Lifetimes: which values die after each node, and which inputs a node may overwrite.
+struct MemoryPlan {
+  // release[i]: values whose last use is node i; the executor drops its reference to them
+  // after running node i (graph outputs are never released).
+  std::vector<std::vector<ValueId>> release;
+  // inplace[i]: (input position, result index) pairs where result may take the input's
+  // buffer when the input is dense, dead after node i and held by nobody else.
+  std::vector<std::vector<std::pair<int, int>>> inplace;
+};
+MemoryPlan plan_memory(const Graph& g);
+
+// A copy of `n` with inputs renamed through `map` (old value id -> new value id).
+Node remap(const Node& n, const std::vector<ValueId>& map);
+
+}  // namespace tinyxla::passes

@@ -1,0 +1,234 @@
+// Algebraic simplification and constant folding in one forward sweep. Every rewrite is exact
+// (bit for bit, NaN and -0.0 included), as XLA's simplifier: x*1, x/1, x-(+0), x+(-0.0) and
+// integer x+0 fold to x, but float x+0 does not (-0.0 + 0 is +0.0).
+#include <cmath>
+#include <cstring>
+
+#include "../runtime/node_runner.h"
+#include "passes.h"
+
+namespace tinyxla::passes {
+namespace {
+
+// Constant subgraphs fold when no operand and no result has more elements than this.
+constexpr int64_t kFoldLimit = 1024;
+// Rewrites of one node chain at most this many times (each one shortens a chain).
+constexpr int kMaxRewrites = 8;
+
+// Whether every element of `v` (a constant, possibly broadcast) equals `value`; with
+// `sign`, zeros must also have the sign bit `negative`.
+bool splat_equals(const Graph& g, ValueId v, double value, bool sign = false,
+                  bool negative = false) {
+  const Node* n = &g.node(g.defining_node(v));
+  while (n->kind == OpKind::broadcast_in_dim) n = &g.node(g.defining_node(n->inputs[0]));
+  if (n->kind != OpKind::constant) return false;
+  const Array& c = n->constant;
+  if (!c.is_ready() || c.event()->has_error() || c.size() > kFoldLimit) return false;
+  std::vector<char> bytes(c.nbytes());
+  c.copy_to_host(bytes.data());
+  return visit_dtype(c.dtype(), [&](auto zero) {
+    using T = decltype(zero);
+    const T* p = reinterpret_cast<const T*>(bytes.data());
+    for (int64_t i = 0; i < c.size(); ++i) {
+      double x, imag = 0;
+      if constexpr (std::is_same_v<T, half> || std::is_same_v<T, bfloat16>) {
+        x = to_float(p[i]);
+      } else if constexpr (std::is_same_v<T, complex64> || std::is_same_v<T, complex128>) {
+        x = double(p[i].real());
+        imag = double(p[i].imag());
+      } else {
+        x = double(p[i]);
+      }
+      if (x != value || imag != 0 || (sign && std::signbit(x) != negative)) return false;
+    }
+    return true;
+  });
+}
+
+// Whether every value of `from` converts to `to` exactly.
+bool lossless(DType from, DType to) {
+  if (from == to || from == DType::Bool) return true;
+  const size_t fs = itemsize(from), ts = itemsize(to);
+  if (is_integral(from)) {
+    if (is_integral(to))
+      return is_signed_int(from) == is_signed_int(to) ? ts > fs : (is_signed_int(to) && ts > fs);
+    if (to == DType::F32 || to == DType::C64) return fs <= 2;
+    if (to == DType::F64 || to == DType::C128) return fs <= 4;
+    return false;
+  }
+  if (is_floating(from)) {
+    if (to == DType::F32 || to == DType::C64) return from == DType::F16 || from == DType::BF16;
+    if (to == DType::F64 || to == DType::C128) return from != DType::F64 || to == DType::C128;
+    return false;
+  }
+  return from == DType::C64 && to == DType::C128;
+}
+
+bool is_iota(const std::vector<int64_t>& v) {
+  for (size_t i = 0; i < v.size(); ++i)
+    if (v[i] != int64_t(i)) return false;
+  return true;
+}
+
+// One rewrite step: `*same` gets an existing value equal to n, or n changes in place.
+// Returns false when nothing applies.
+bool rewrite(const Graph& g, Node& n, const ValueType& type, ValueId* same) {
+  auto producer = [&](size_t i) -> const Node& { return g.node(g.defining_node(n.inputs[i])); };
+  auto in_type = [&](size_t i) -> const ValueType& { return g.type(n.inputs[i]); };
+  auto take = [&](size_t i) {
+    if (in_type(i) != type) return false;
+    *same = n.inputs[i];
+    return true;
+  };
+  switch (n.kind) {
+    case OpKind::unary:
+      if (UnaryOp(n.op) == UnaryOp::neg && producer(0).kind == OpKind::unary &&
+          UnaryOp(producer(0).op) == UnaryOp::neg) {
+        *same = producer(0).inputs[0];
+        return true;
+      }
+      return false;
+    case OpKind::binary: {
+      const BinaryOp op = BinaryOp(n.op);
+      const DType t = in_type(0).dtype;
+      if (is_complex(t)) return false;  // (a+bi)*(1+0i) is NaN for an infinite a or b
+      if (op == BinaryOp::mul) {
+        if (splat_equals(g, n.inputs[1], 1) && take(0)) return true;
+        if (splat_equals(g, n.inputs[0], 1) && take(1)) return true;
+      }
+      if (op == BinaryOp::div && splat_equals(g, n.inputs[1], 1)) return take(0);
+      if (op == BinaryOp::add) {
+        if (is_integral(t) || t == DType::Bool) {
+          if (splat_equals(g, n.inputs[1], 0) && take(0)) return true;
+          if (splat_equals(g, n.inputs[0], 0) && take(1)) return true;
+        } else if (is_floating(t)) {  // only x + (-0.0) is x for every x
+          if (splat_equals(g, n.inputs[1], 0, true, true) && take(0)) return true;
+          if (splat_equals(g, n.inputs[0], 0, true, true) && take(1)) return true;
+        }
+      }
+      if (op == BinaryOp::sub && (is_integral(t) || is_floating(t)) &&
+          splat_equals(g, n.inputs[1], 0, is_floating(t), false))
+        return take(0);
+      return false;
+    }
+    case OpKind::select_n:
+      return n.inputs.size() == 2 && take(1);
+    case OpKind::convert: {
+      if (in_type(0).dtype == *n.dtype) return take(0);
+      const Node& p = producer(0);
+      const DType x = p.kind == OpKind::convert ? g.type(p.inputs[0]).dtype : DType::Bool;
+      // Integers wrap into integers but floats saturate, so int -> float -> int keeps both.
+      const bool same_rule = !is_integral(*n.dtype) || !is_integral(x) || is_integral(*p.dtype);
+      if (p.kind == OpKind::convert && lossless(x, *p.dtype) && same_rule) {
+        n.inputs[0] = p.inputs[0];
+        return true;
+      }
+      return false;
+    }
+    case OpKind::reshape: {
+      if (in_type(0).shape == n.shape) return take(0);
+      const Node& p = producer(0);
+      if (p.kind == OpKind::reshape) {
+        n.inputs[0] = p.inputs[0];
+        return true;
+      }
+      return false;
+    }
+    case OpKind::transpose: {
+      if (is_iota(n.axes)) return take(0);
+      const Node& p = producer(0);
+      if (p.kind == OpKind::transpose) {
+        std::vector<int64_t> perm(n.axes.size());
+        for (size_t j = 0; j < perm.size(); ++j) perm[j] = p.axes[size_t(n.axes[j])];
+        n.axes = perm;
+        n.inputs[0] = p.inputs[0];
+        return true;
+      }
+      return false;
+    }
+    case OpKind::broadcast_in_dim: {
+      if (in_type(0).shape == n.shape && is_iota(n.axes)) return take(0);
+      const Node& p = producer(0);
+      if (p.kind == OpKind::broadcast_in_dim) {
+        std::vector<int64_t> dims(p.axes.size());
+        for (size_t i = 0; i < dims.size(); ++i) dims[i] = n.axes[size_t(p.axes[i])];
+        n.axes = dims;
+        n.inputs[0] = p.inputs[0];
+        return true;
+      }
+      return false;
+    }
+    case OpKind::slice: {
+      bool full = true;
+      for (size_t i = 0; i < n.lo.size() && full; ++i)
+        full = n.lo[i] == 0 && n.hi[i] == in_type(0).shape[i] && n.step[i] == 1;
+      return full && take(0);
+    }
+    case OpKind::rev:
+    case OpKind::reduce:
+      return n.axes.empty() && take(0);
+    default:
+      return false;
+  }
+}
+
+bool foldable(OpKind kind) {
+  return kind != OpKind::parameter && kind != OpKind::constant && kind != OpKind::fused;
+}
+
+// Evaluates a node whose operands are all ready constants; an empty Array when the node
+// cannot run (its error will then surface when the graph runs).
+Array fold(const Graph& g, const Node& n, const ValueType& type) {
+  if (!foldable(n.kind) || n.num_results != 1 || num_elements(type.shape) > kFoldLimit)
+    return Array();
+  std::vector<Array> ins;
+  for (ValueId v : n.inputs) {
+    const Node& p = g.node(g.defining_node(v));
+    if (p.kind != OpKind::constant || p.constant.size() > kFoldLimit || !p.constant.is_ready() ||
+        p.constant.event()->has_error())
+      return Array();
+    ins.push_back(p.constant);
+  }
+  try {
+    if (runtime::is_view(n.kind)) return runtime::dense_copy(runtime::make_view(n, type, ins[0]));
+    Array out(type.shape, type.dtype, 0, Event::ready());
+    runtime::run_kernel(n, ins, {out});
+    return out;
+  } catch (const std::exception&) {
+    return Array();
+  }
+}
+
+}  // namespace
+
+Graph simplify(const Graph& g) {
+  Graph out;
+  std::vector<ValueId> map(size_t(g.num_values()), -1);
+  for (const Node& old : g.nodes()) {
+    Node n = remap(old, map);
+    std::vector<ValueType> types;
+    for (int r = 0; r < old.num_results; ++r) types.push_back(g.type(old.first_result + r));
+    ValueId same = -1;
+    for (int i = 0; i < kMaxRewrites && same < 0 && old.num_results == 1; ++i)
+      if (!rewrite(out, n, types[0], &same)) break;
+    if (same >= 0) {
+      map[size_t(old.first_result)] = same;
+      continue;
+    }
+    Array folded = n.num_results == 1 ? fold(out, n, types[0]) : Array();
+    if (folded.buffer()) {
+      Node c;
+      c.kind = OpKind::constant;
+      c.constant = folded;
+      n = std::move(c);
+    }
+    ValueId first = out.add_node(std::move(n), std::move(types));
+    for (int r = 0; r < old.num_results; ++r) map[size_t(old.first_result + r)] = first + r;
+  }
+  std::vector<ValueId> outputs;
+  for (ValueId v : g.outputs()) outputs.push_back(map[size_t(v)]);
+  out.set_outputs(std::move(outputs));
+  return out;
+}
+
+}  // namespace tinyxla::passes

@@ -1,0 +1,105 @@
+// Python bindings of the graph IR and jit: GraphBuilder, Graph, parse_graph, compile and
+// Executable. Thin: argument conversion and calls. Value ids are ints; dtypes and ops are
+// the integer codes of _core (DType order, UNARY_OPS / BINARY_OPS / REDUCE_OPS).
+#include "graph_bindings.h"
+
+#include <pybind11/stl.h>
+
+#include "tinyxla/compiler.h"
+#include "tinyxla/error.h"
+#include "tinyxla/graph.h"
+
+namespace py = pybind11;
+
+namespace tinyxla {
+namespace {
+
+DType dtype_code(int code) {
+  if (code < 0 || code >= kNumDTypes)
+    throw_error(ErrorKind::InvalidArgument, "graph", "bad dtype code " + std::to_string(code));
+  return static_cast<DType>(code);
+}
+
+py::tuple shape_tuple(const Shape& s) {
+  py::tuple t(s.size());
+  for (size_t i = 0; i < s.size(); ++i) t[i] = py::int_(s[i]);
+  return t;
+}
+
+std::shared_ptr<Executable> compile_graph(const Graph& g, bool simplify, bool fuse) {
+  CompileOptions options;
+  options.simplify = simplify;
+  options.fuse = fuse;
+  return compile(g, options);
+}
+
+}  // namespace
+
+void bind_graph(py::module_& m) {
+  using V = ValueId;
+  using Ints = std::vector<int64_t>;
+  using B = GraphBuilder;
+
+  py::class_<Graph, std::shared_ptr<Graph>>(m, "Graph")
+      .def("text", &Graph::to_text)
+      .def_property_readonly("num_nodes", &Graph::num_nodes)
+      .def("verify", &Graph::verify)
+      .def("identical_to", &Graph::identical_to)
+      .def("__str__", &Graph::to_text);
+
+  py::class_<B>(m, "GraphBuilder")
+      .def(py::init<>())
+      .def("parameter", [](B& b, Ints shape, int dtype) { return b.parameter(shape, dtype_code(dtype)); })
+      .def("constant", [](B& b, const Array& value) { return b.constant(value); })
+      .def("unary", [](B& b, int op, V x) { return b.unary(static_cast<UnaryOp>(op), x); })
+      .def("binary", [](B& b, int op, V x, V y) { return b.binary(static_cast<BinaryOp>(op), x, y); })
+      .def("select_n", &B::select_n)
+      .def("clamp", &B::clamp)
+      .def("convert", [](B& b, V x, int dtype) { return b.convert(x, dtype_code(dtype)); })
+      .def("bitcast_convert", [](B& b, V x, int dtype) { return b.bitcast_convert(x, dtype_code(dtype)); })
+      .def("iota", [](B& b, int dtype, Ints shape, int64_t dimension) {
+        return b.iota(dtype_code(dtype), shape, dimension);
+      })
+      .def("reduce", [](B& b, int op, V x, Ints axes) { return b.reduce(static_cast<ReduceOp>(op), x, axes); })
+      .def("argreduce", [](B& b, bool is_max, V x, int64_t axis, int index_dtype) {
+        return b.argreduce(is_max, x, axis, dtype_code(index_dtype));
+      })
+      .def("reshape", &B::reshape)
+      .def("transpose", &B::transpose)
+      .def("broadcast_in_dim", &B::broadcast_in_dim)
+      .def("slice", &B::slice, py::arg("x"), py::arg("start"), py::arg("limit"),
+           py::arg("strides") = Ints{})
+      .def("pad", &B::pad)
+      .def("concatenate", &B::concatenate)
+      .def("rev", &B::rev)
+      .def("dot_general", [](B& b, V lhs, V rhs, Ints lc, Ints rc, Ints lb, Ints rb, int preferred) {
+        std::optional<DType> p;
+        if (preferred >= 0) p = dtype_code(preferred);
+        return b.dot_general(lhs, rhs, DotDims{lc, rc, lb, rb}, p);
+      }, py::arg("lhs"), py::arg("rhs"), py::arg("lhs_contracting"), py::arg("rhs_contracting"),
+         py::arg("lhs_batch"), py::arg("rhs_batch"), py::arg("preferred") = -1)
+      .def("set_outputs", &B::set_outputs)
+      .def("shape", [](const B& b, V v) { return shape_tuple(b.type(v).shape); })
+      .def("dtype_code", [](const B& b, V v) { return int(b.type(v).dtype); })
+      .def("build", [](const B& b) { return std::make_shared<Graph>(b.build()); })
+      .def("text", [](const B& b) { return b.graph().to_text(); });
+
+  m.def("parse_graph", [](const std::string& text) { return std::make_shared<Graph>(parse_graph(text)); });
+
+  py::class_<Executable, std::shared_ptr<Executable>>(m, "Executable")
+      .def("run", &Executable::run, py::arg("args"), py::arg("device") = 0,
+           py::call_guard<py::gil_scoped_release>())
+      .def("text", &Executable::text)
+      .def_property_readonly("num_kernels", &Executable::num_kernels);
+
+  m.def("compile", [](const B& b, bool simplify, bool fuse) {
+    return compile_graph(b.graph(), simplify, fuse);
+  }, py::arg("builder"), py::arg("simplify") = true, py::arg("fuse") = true,
+     py::call_guard<py::gil_scoped_release>());
+  m.def("compile", [](const Graph& g, bool simplify, bool fuse) {
+    return compile_graph(g, simplify, fuse);
+  }, py::arg("graph"), py::arg("simplify") = true, py::arg("fuse") = true,
+     py::call_guard<py::gil_scoped_release>());
+}
+
+}  // namespace tinyxla

@@ -1,0 +1,273 @@
+// tinyxla._core: the pybind11 binding. Thin: argument conversion and calls, no logic.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include "runtime/thread_pool.h"
+#include "tinyxla/tinyxla.h"
+
+namespace py = pybind11;
+using namespace tinyxla;
+
+namespace {
+
+// Python numbers (and numpy scalars) cross as Scalars.
+bool to_scalar(py::handle h, Scalar* s) {
+  PyObject* o = h.ptr();
+  if (PyBool_Check(o)) {
+    *s = Scalar::of_bool(o == Py_True);
+  } else if (PyLong_Check(o)) {
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+    if (overflow > 0) {
+      unsigned long long u = PyLong_AsUnsignedLongLong(o);
+      if (PyErr_Occurred()) throw py::error_already_set();
+      *s = Scalar::of_uint(u);
+    } else if (overflow < 0) {
+      throw py::value_error("Python int too large to convert to int64");
+    } else {
+      *s = Scalar::of_int(v);
+    }
+  } else if (PyFloat_Check(o)) {
+    *s = Scalar::of_float(PyFloat_AS_DOUBLE(o));
+  } else if (PyComplex_Check(o)) {
+    *s = Scalar::of_complex(PyComplex_RealAsDouble(o), PyComplex_ImagAsDouble(o));
+  } else if (py::hasattr(h, "dtype") && py::hasattr(h, "item") && !py::isinstance<Array>(h)) {
+    return to_scalar(h.attr("item")(), s);
+  } else {
+    return false;
+  }
+  return true;
+}
+
+// An operand: an Array, or a number made into a 0-d array of `dtype` on `device`.
+Array operand(py::handle h, DType dtype, int device) {
+  if (py::isinstance<Array>(h)) return h.cast<const Array&>();
+  Scalar s;
+  if (!to_scalar(h, &s)) throw py::type_error("expected an Array or a Python scalar");
+  return scalar(dtype, s, device);
+}
+
+// Picks the dtype and device of the first Array among the operands for scalar ones.
+std::pair<DType, int> like(std::initializer_list<py::handle> hs) {
+  for (py::handle h : hs)
+    if (py::isinstance<Array>(h)) {
+      const Array& a = h.cast<const Array&>();
+      return {a.dtype(), a.device()};
+    }
+  throw py::type_error("at least one operand must be an Array");
+}
+
+DType to_dtype(int code) {
+  if (code < 0 || code >= kNumDTypes) throw py::value_error("bad dtype code");
+  return static_cast<DType>(code);
+}
+
+py::tuple shape_tuple(const Shape& s) {
+  py::tuple t(s.size());
+  for (size_t i = 0; i < s.size(); ++i) t[i] = py::int_(s[i]);
+  return t;
+}
+
+// Zero-copy, read-only numpy view that keeps the buffer alive.
+py::array to_numpy(const Array& a, py::dtype dt) {
+  {
+    py::gil_scoped_release release;
+    a.wait();
+  }
+  auto* keep = new Array(a);
+  py::capsule base(keep, [](void* p) { delete static_cast<Array*>(p); });
+  std::vector<py::ssize_t> shape(a.shape().begin(), a.shape().end()), strides;
+  for (int64_t s : a.strides()) strides.push_back(s * py::ssize_t(itemsize(a.dtype())));
+  py::array out(dt, shape, strides, a.size() ? a.data() : nullptr, base);
+  py::detail::array_proxy(out.ptr())->flags &= ~py::detail::npy_api::NPY_ARRAY_WRITEABLE_;
+  return out;
+}
+
+Array from_numpy(py::array arr, int code, int device) {
+  DType t = to_dtype(code);
+  if (size_t(arr.itemsize()) != itemsize(t)) throw py::value_error("from_numpy: itemsize mismatch");
+  py::array c = py::array::ensure(arr, py::array::c_style);
+  Shape shape(c.shape(), c.shape() + c.ndim());
+  return Array::from_host(c.data(), shape, t, device);
+}
+
+// DLPack (https://dmlc.github.io/dlpack): the C ABI structs, declared here.
+struct DLDevice { int32_t device_type; int32_t device_id; };
+struct DLDataType { uint8_t code; uint8_t bits; uint16_t lanes; };
+struct DLTensor {
+  void* data; DLDevice device; int32_t ndim; DLDataType dtype;
+  int64_t* shape; int64_t* strides; uint64_t byte_offset;
+};
+struct DLManagedTensor {
+  DLTensor dl_tensor; void* manager_ctx; void (*deleter)(DLManagedTensor*);
+};
+struct DLPackHolder {
+  Array array;
+  std::vector<int64_t> shape, strides;
+  DLManagedTensor managed;
+};
+
+DLDataType dl_dtype(DType t) {
+  uint8_t bits = uint8_t(itemsize(t) * 8);
+  if (t == DType::Bool) return {6, 8, 1};
+  if (is_signed_int(t)) return {0, bits, 1};
+  if (is_unsigned_int(t)) return {1, bits, 1};
+  if (t == DType::BF16) return {4, 16, 1};
+  if (is_complex(t)) return {5, bits, 1};
+  return {2, bits, 1};
+}
+
+py::capsule to_dlpack(const Array& a) {
+  Array dense = contiguous(a);
+  {
+    py::gil_scoped_release release;
+    dense.wait();
+  }
+  auto* h = new DLPackHolder{dense, dense.shape(), dense.strides(), {}};
+  DLTensor& t = h->managed.dl_tensor;
+  t.data = dense.size() ? const_cast<char*>(dense.data()) : nullptr;
+  t.device = {1, 0};  // kDLCPU
+  t.ndim = dense.ndim();
+  t.dtype = dl_dtype(dense.dtype());
+  t.shape = h->shape.data();
+  t.strides = h->strides.data();
+  t.byte_offset = 0;
+  h->managed.manager_ctx = h;
+  h->managed.deleter = [](DLManagedTensor* m) { delete static_cast<DLPackHolder*>(m->manager_ctx); };
+  return py::capsule(&h->managed, "dltensor", [](PyObject* cap) {
+    // A consumer renames the capsule to "used_dltensor" and takes ownership.
+    if (PyCapsule_IsValid(cap, "dltensor")) {
+      auto* m = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(cap, "dltensor"));
+      m->deleter(m);
+    }
+  });
+}
+
+std::vector<Array> array_list(const py::sequence& seq) {
+  std::vector<Array> out;
+  for (py::handle h : seq) out.push_back(h.cast<Array>());
+  return out;
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_core, m) {
+  m.doc() = "tinyxla's C++ runtime: arrays, devices and eager ops.";
+
+  static py::exception<Error> resource_exhausted(m, "ResourceExhaustedError", PyExc_MemoryError);
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const Error& e) {
+      switch (e.kind()) {
+        case ErrorKind::TypeError: PyErr_SetString(PyExc_TypeError, e.what()); return;
+        case ErrorKind::IndexError: PyErr_SetString(PyExc_IndexError, e.what()); return;
+        case ErrorKind::ResourceExhausted: PyErr_SetString(resource_exhausted.ptr(), e.what()); return;
+        case ErrorKind::Internal: PyErr_SetString(PyExc_RuntimeError, e.what()); return;
+        case ErrorKind::InvalidArgument: PyErr_SetString(PyExc_ValueError, e.what()); return;
+      }
+    }
+  });
+
+  py::class_<Array>(m, "Array")
+      .def_property_readonly("shape", [](const Array& a) { return shape_tuple(a.shape()); })
+      .def_property_readonly("dtype_code", [](const Array& a) { return int(a.dtype()); })
+      .def_property_readonly("ndim", &Array::ndim)
+      .def_property_readonly("size", &Array::size)
+      .def_property_readonly("nbytes", &Array::nbytes)
+      .def_property_readonly("device", &Array::device)
+      .def_property_readonly("is_contiguous", &Array::is_contiguous)
+      .def("is_ready", &Array::is_ready)
+      .def("wait", &Array::wait, py::call_guard<py::gil_scoped_release>())
+      .def("numpy", &to_numpy)
+      .def("dlpack", &to_dlpack)
+      .def("buffer_id", [](const Array& a) { return reinterpret_cast<uintptr_t>(a.buffer().get()); });
+
+  m.def("from_numpy", &from_numpy);
+  m.def("scalar", [](py::handle v, int code, int device) {
+    Scalar s;
+    if (!to_scalar(v, &s)) throw py::type_error("scalar: expected a Python number");
+    return scalar(to_dtype(code), s, device);
+  });
+  m.def("full", [](std::vector<int64_t> shape, py::handle v, int code, int device) {
+    Scalar s;
+    if (!to_scalar(v, &s)) throw py::type_error("full: expected a Python number");
+    return full(shape, to_dtype(code), s, device);
+  });
+  m.def("iota", [](int code, std::vector<int64_t> shape, int64_t dim, int device) {
+    return iota(to_dtype(code), shape, dim, device);
+  });
+
+  m.def("unary", [](int op, const Array& x) { return unary(static_cast<UnaryOp>(op), x); });
+  m.def("binary", [](int op, py::handle x, py::handle y) {
+    auto [dtype, dev] = like({x, y});
+    return binary(static_cast<BinaryOp>(op), operand(x, dtype, dev), operand(y, dtype, dev));
+  });
+  m.def("select_n", [](const Array& which, py::sequence cases) {
+    return select_n(which, array_list(cases));
+  });
+  m.def("clamp", [](py::handle lo, const Array& x, py::handle hi) {
+    return clamp(operand(lo, x.dtype(), x.device()), x, operand(hi, x.dtype(), x.device()));
+  });
+  m.def("convert", [](const Array& x, int code) { return convert(x, to_dtype(code)); });
+  m.def("bitcast_convert", [](const Array& x, int code) { return bitcast_convert(x, to_dtype(code)); });
+  m.def("contiguous", &contiguous);
+  m.def("reduce", [](int op, const Array& x, std::vector<int64_t> axes) {
+    return reduce(static_cast<ReduceOp>(op), x, axes);
+  });
+  m.def("argreduce", [](bool is_max, const Array& x, int64_t axis, int code) {
+    return argreduce(is_max, x, axis, to_dtype(code));
+  });
+  m.def("reshape", &reshape);
+  m.def("transpose", &transpose);
+  m.def("broadcast_in_dim", &broadcast_in_dim);
+  m.def("slice", &slice);
+  m.def("rev", &rev);
+  m.def("pad", [](const Array& x, py::handle padval, std::vector<int64_t> lo,
+                  std::vector<int64_t> hi, std::vector<int64_t> interior) {
+    return pad(x, operand(padval, x.dtype(), x.device()), lo, hi, interior);
+  });
+  m.def("concatenate", [](py::sequence xs, int64_t dim) { return concatenate(array_list(xs), dim); });
+  m.def("dot_general", [](const Array& lhs, const Array& rhs, std::vector<int64_t> lc,
+                          std::vector<int64_t> rc, std::vector<int64_t> lb,
+                          std::vector<int64_t> rb, int preferred) {
+    DotDims d{lc, rc, lb, rb};
+    std::optional<DType> p;
+    if (preferred >= 0) p = to_dtype(preferred);
+    return dot_general(lhs, rhs, d, p);
+  });
+
+  auto names = [](auto name_of, int count) {
+    py::list out;
+    for (int i = 0; i < count; ++i) out.append(name_of(i));
+    return out;
+  };
+#define TINYXLA_COUNT(name) +1
+  m.attr("UNARY_OPS") = names([](int i) { return op_name(static_cast<UnaryOp>(i)); },
+                              0 TINYXLA_UNARY_OPS(TINYXLA_COUNT));
+  m.attr("BINARY_OPS") = names([](int i) { return op_name(static_cast<BinaryOp>(i)); },
+                               0 TINYXLA_BINARY_OPS(TINYXLA_COUNT));
+  m.attr("REDUCE_OPS") = names([](int i) { return op_name(static_cast<ReduceOp>(i)); },
+                               0 TINYXLA_REDUCE_OPS(TINYXLA_COUNT));
+#undef TINYXLA_COUNT
+
+  m.def("num_devices", &num_devices);
+  m.def("set_num_devices", &set_num_devices);
+  m.def("synchronize", [](int id) { device(id).synchronize(); },
+        py::call_guard<py::gil_scoped_release>());
+  m.def("memory_stats", []() {
+    MemoryStats s = memory_stats();
+    py::dict d;
+    d["bytes_in_use"] = s.bytes_in_use;
+    d["peak_bytes_in_use"] = s.peak_bytes_in_use;
+    d["num_allocs"] = s.num_allocs;
+    d["largest_alloc_size"] = s.largest_alloc_size;
+    d["bytes_limit"] = s.bytes_limit;
+    d["bytes_reserved"] = s.bytes_in_use + s.bytes_cached;
+    return d;
+  });
+  m.def("reset_peak_memory", &reset_peak_memory);
+  m.def("trim_memory_cache", &trim_memory_cache);
+  m.def("pool_size", &pool_size);
+}

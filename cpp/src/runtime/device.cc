@@ -1,0 +1,163 @@
+// Devices and their streams: one host thread per device runs its tasks in order.
+#include "tinyxla/device.h"
+
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "thread_pool.h"
+#include "tinyxla/error.h"
+
+namespace tinyxla {
+
+struct Task {
+  std::vector<EventPtr> deps;
+  std::function<void()> fn;
+};
+
+class Stream {
+ public:
+  Stream() : thread_([this] { loop(); }) {}
+  ~Stream() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+
+  // Returns false when the caller should run the task itself (idle stream, small task).
+  bool enqueue(std::vector<EventPtr>&& deps, std::function<void()>&& fn, bool may_inline) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (may_inline && queue_.empty() && !busy_) return false;
+    queue_.push_back(Task{std::move(deps), std::move(fn)});
+    cv_.notify_one();
+    return true;
+  }
+
+  void synchronize() {
+    std::unique_lock<std::mutex> lock(mu_);
+    idle_cv_.wait(lock, [&] { return queue_.empty() && !busy_; });
+  }
+
+ private:
+  void loop() {
+    set_flush_denormals_for_thread();
+    for (;;) {
+      Task task;
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        cv_.wait(lock, [&] { return stop_ || !queue_.empty(); });
+        if (queue_.empty()) return;  // stopping
+        task = std::move(queue_.front());
+        queue_.pop_front();
+        busy_ = true;
+      }
+      // Dependencies come from earlier submissions, so waiting here cannot deadlock.
+      for (auto& d : task.deps) {
+        if (!d->is_ready()) {
+          std::mutex m;
+          std::condition_variable cv;
+          bool done = false;
+          d->on_ready([&] {
+            std::lock_guard<std::mutex> l(m);
+            done = true;
+            cv.notify_one();
+          });
+          std::unique_lock<std::mutex> l(m);
+          cv.wait(l, [&] { return done; });
+        }
+      }
+      task.fn();
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        busy_ = false;
+        if (queue_.empty()) idle_cv_.notify_all();
+      }
+    }
+  }
+
+  std::mutex mu_;
+  std::condition_variable cv_, idle_cv_;
+  std::deque<Task> queue_;
+  bool busy_ = false;
+  bool stop_ = false;
+  std::thread thread_;
+};
+
+Device::Device(int id) : id_(id), stream_(std::make_unique<Stream>()) {}
+Device::~Device() = default;
+
+void Device::submit(std::vector<EventPtr> deps, std::function<void()> task, bool small) {
+  bool ready = true;
+  for (auto& d : deps) ready = ready && d->is_ready();
+  if (!stream_->enqueue(std::move(deps), std::move(task), small && ready)) {
+    ScopedFlushDenormals ftz;
+    task();
+  }
+}
+
+void Device::synchronize() { stream_->synchronize(); }
+
+namespace {
+std::mutex devices_mu;
+int requested_devices = 0;
+
+int default_device_count() {
+  for (const char* var : {"TINYXLA_NUM_CPU_DEVICES"}) {
+    if (const char* v = std::getenv(var)) return std::max(1, std::atoi(v));
+  }
+  if (const char* flags = std::getenv("XLA_FLAGS")) {
+    std::string f(flags);
+    const std::string key = "--xla_force_host_platform_device_count=";
+    auto pos = f.find(key);
+    if (pos != std::string::npos) return std::max(1, std::atoi(f.c_str() + pos + key.size()));
+  }
+  return 1;
+}
+
+std::vector<std::unique_ptr<Device>>* make_devices() {
+  int n = requested_devices > 0 ? requested_devices : default_device_count();
+  auto* v = new std::vector<std::unique_ptr<Device>>();
+  for (int i = 0; i < n; ++i) v->push_back(std::make_unique<Device>(i));
+  return v;
+}
+
+std::vector<std::unique_ptr<Device>>*& devices_ptr() {
+  static std::vector<std::unique_ptr<Device>>* d = nullptr;
+  return d;
+}
+}  // namespace
+
+// Never destroyed: device threads may still be draining at interpreter exit.
+const std::vector<std::unique_ptr<Device>>& devices() {
+  std::lock_guard<std::mutex> lock(devices_mu);
+  auto*& d = devices_ptr();
+  if (!d) d = make_devices();
+  return *d;
+}
+
+Device& device(int id) {
+  const auto& ds = devices();
+  if (id < 0 || id >= int(ds.size()))
+    throw_error(ErrorKind::InvalidArgument, "device", "no device with id " + std::to_string(id));
+  return *ds[size_t(id)];
+}
+
+int num_devices() { return int(devices().size()); }
+
+void set_num_devices(int n) {
+  std::lock_guard<std::mutex> lock(devices_mu);
+  if (n < 1) throw_error(ErrorKind::InvalidArgument, "set_num_devices", "need at least 1 device");
+  auto* d = devices_ptr();
+  if (d && int(d->size()) != n)
+    throw_error(ErrorKind::Internal, "set_num_devices",
+                "the CPU devices already exist (" + std::to_string(d->size()) +
+                    "); set the count before the first use of the runtime");
+  requested_devices = n;
+}
+
+}  // namespace tinyxla

@@ -1,0 +1,265 @@
+// compile() and Executable: the pass pipeline, then a plan of steps run node by node inside
+// one device task, calling kernels directly. Results are allocated up front (they are the
+// futures run() returns); intermediates are dropped after their last use, and a dead
+// dense intermediate nobody else holds becomes the output buffer of an elementwise step.
+#include <string>
+
+#include "../cpu/fused.h"
+#include "../cpu/kernels.h"
+#include "../ir/fused_body.h"
+#include "../passes/passes.h"
+#include "node_runner.h"
+#include "tinyxla/compiler.h"
+#include "tinyxla/device.h"
+#include "tinyxla/error.h"
+
+namespace tinyxla {
+namespace {
+
+// Graphs cheaper than this (element-ops) run on the caller when the stream is idle.
+constexpr double kInlineCost = 1 << 15;
+
+enum class StepKind { Parameter, Constant, View, Kernel, Interpreted, Body };
+
+struct Step {
+  StepKind kind = StepKind::Kernel;
+  std::unique_ptr<cpu::FusedKernel> kernel;  // Interpreted steps
+  std::vector<ValueId> release;
+  std::vector<std::pair<int, int>> inplace;
+};
+
+// A one-node body for a lone elementwise node, so that it runs through the interpreter.
+std::unique_ptr<cpu::FusedKernel> single_op_kernel(const Graph& g, const Node& n) {
+  Graph body;
+  Node copy = n;
+  for (size_t i = 0; i < n.inputs.size(); ++i) {
+    Node p;
+    p.kind = OpKind::parameter;
+    p.shape = g.type(n.inputs[i]).shape;
+    p.dtype = g.type(n.inputs[i]).dtype;
+    copy.inputs[i] = body.add_node(std::move(p), {g.type(n.inputs[i])});
+  }
+  ValueId v = body.add_node(std::move(copy), {g.type(n.first_result)});
+  body.set_outputs({v});
+  return std::make_unique<cpu::FusedKernel>(body);
+}
+
+// Runs a fused body node by node with the eager kernels (for bodies the interpreter
+// does not take).
+void run_body(const Graph& body, const std::vector<Array>& ins, const std::vector<Array>& outs) {
+  std::vector<Array> vals(size_t(body.num_values()));
+  for (const Node& n : body.nodes()) {
+    const ValueId v = n.first_result;
+    const ValueType& t = body.type(v);
+    if (n.kind == OpKind::parameter) {
+      vals[size_t(v)] = ins[size_t(n.op)];
+    } else if (n.kind == OpKind::constant) {
+      vals[size_t(v)] = n.constant;
+    } else if (runtime::is_view(n.kind)) {
+      vals[size_t(v)] = runtime::make_view(n, t, vals[size_t(n.inputs[0])]);
+    } else {
+      std::vector<Array> args;
+      for (ValueId in : n.inputs) args.push_back(vals[size_t(in)]);
+      Array out(t.shape, t.dtype, ins.empty() ? 0 : ins[0].device(), Event::ready());
+      runtime::run_kernel(n, args, {out});
+      vals[size_t(v)] = out;
+    }
+  }
+  for (size_t o = 0; o < outs.size(); ++o) {
+    const Array& src = vals[size_t(body.outputs()[o])];
+    if (src.size()) cpu::copy(src, outs[o]);
+  }
+}
+
+}  // namespace
+
+struct Executable::Impl {
+  Graph graph;
+  std::vector<Step> steps;
+  std::vector<char> is_output;
+  std::vector<Array> constants;
+  double cost = 0;
+  int num_kernels = 0;
+
+  // The body of the device task.
+  void execute(std::vector<Array>& args, const std::vector<Array>& outs, const EventPtr& ev) const {
+    for (const Array& a : args)
+      if (a.event()->has_error()) return ev->set_error(a.event()->error());
+    for (const Array& c : constants)
+      if (c.event()->has_error()) return ev->set_error(c.event()->error());
+    try {
+      std::vector<Array> vals(size_t(graph.num_values()));
+      for (size_t k = 0; k < outs.size(); ++k)
+        if (outs[k].event() == ev) vals[size_t(graph.outputs()[k])] = outs[k];
+      const int dev = outs.empty() ? 0 : outs[0].device();
+      for (size_t i = 0; i < steps.size(); ++i) {
+        run_step(int(i), args, vals, dev);
+        for (ValueId v : steps[i].release) vals[size_t(v)] = Array();
+      }
+      ev->set_ready();
+    } catch (...) {
+      ev->set_error(std::current_exception());
+    }
+  }
+
+  void run_step(int i, std::vector<Array>& args, std::vector<Array>& vals, int dev) const {
+    const Step& step = steps[size_t(i)];
+    const Node& n = graph.node(i);
+    const ValueId v0 = n.first_result;
+    switch (step.kind) {
+      case StepKind::Parameter:
+        // Moved: once the caller drops its handle, the buffer is ours alone to reuse.
+        if (!vals[size_t(v0)].buffer()) vals[size_t(v0)] = std::move(args[size_t(n.op)]);
+        return;
+      case StepKind::Constant:
+        if (!vals[size_t(v0)].buffer()) vals[size_t(v0)] = n.constant;
+        return;
+      case StepKind::View: {
+        Array view = runtime::make_view(n, graph.type(v0), vals[size_t(n.inputs[0])]);
+        if (is_output[size_t(v0)]) cpu::copy(view, vals[size_t(v0)]);
+        else vals[size_t(v0)] = std::move(view);
+        return;
+      }
+      default:
+        break;
+    }
+    // Results: the preallocated outputs, a dead input's buffer, or fresh buffers.
+    std::vector<char> taken(n.inputs.size(), 0);
+    std::vector<Array> results(size_t(n.num_results));
+    for (int r = 0; r < n.num_results; ++r) {
+      const ValueId v = v0 + r;
+      if (vals[size_t(v)].buffer()) {
+        results[size_t(r)] = vals[size_t(v)];
+        continue;
+      }
+      const ValueType& t = graph.type(v);
+      for (const auto& [j, rr] : step.inplace) {
+        if (rr != r || taken[size_t(j)] || step.kind != StepKind::Interpreted) continue;
+        const Array& x = vals[size_t(n.inputs[size_t(j)])];
+        if (x.buffer().use_count() != 1 || x.offset() != 0 || !x.is_contiguous() ||
+            x.nbytes() != size_t(num_elements(t.shape)) * itemsize(t.dtype))
+          continue;
+        taken[size_t(j)] = 1;
+        results[size_t(r)] = Array(t.shape, row_major_strides(t.shape), 0, t.dtype, dev,
+                                   x.buffer(), Event::ready());
+        break;
+      }
+      if (!results[size_t(r)].buffer()) results[size_t(r)] = Array(t.shape, t.dtype, dev, Event::ready());
+    }
+    std::vector<Array> ins;
+    ins.reserve(n.inputs.size());
+    for (ValueId v : n.inputs) ins.push_back(vals[size_t(v)]);
+    switch (step.kind) {
+      case StepKind::Interpreted: step.kernel->run(ins, results); break;
+      case StepKind::Body: run_body(*n.body, ins, results); break;
+      default: runtime::run_kernel(n, ins, results); break;
+    }
+    for (int r = 0; r < n.num_results; ++r) vals[size_t(v0 + r)] = std::move(results[size_t(r)]);
+  }
+};
+
+Executable::Executable(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Executable::~Executable() = default;
+
+std::string Executable::text() const { return impl_->graph.to_text(); }
+const Graph& Executable::graph() const { return impl_->graph; }
+int Executable::num_kernels() const { return impl_->num_kernels; }
+
+std::vector<Array> Executable::run(std::vector<Array> args, int dev) const {
+  const Graph& g = impl_->graph;
+  const auto& params = g.parameters();
+  if (args.size() != params.size())
+    throw_error(ErrorKind::InvalidArgument, "jit",
+                "expected " + std::to_string(params.size()) + " arguments, got " +
+                    std::to_string(args.size()));
+  for (size_t i = 0; i < args.size(); ++i) {
+    const ValueType& want = g.type(params[i]);
+    if (!args[i].buffer() || args[i].shape() != want.shape || args[i].dtype() != want.dtype)
+      throw_error(ErrorKind::InvalidArgument, "jit",
+                  "argument " + std::to_string(i) + " has type " +
+                      (args[i].buffer() ? type_str({args[i].shape(), args[i].dtype()}) : "<none>") +
+                      ", the compiled graph takes " + type_str(want));
+  }
+  Device& target = device(dev);
+  auto ev = std::make_shared<Event>();
+  std::vector<Array> outs;
+  bool computes = false;
+  for (ValueId v : g.outputs()) {
+    const Node& n = g.node(g.defining_node(v));
+    if (n.kind == OpKind::parameter) {
+      outs.push_back(args[size_t(n.op)]);
+    } else if (n.kind == OpKind::constant) {
+      outs.push_back(n.constant);
+    } else {
+      // A value returned twice is one array.
+      Array same;
+      for (size_t k = 0; k < outs.size(); ++k)
+        if (g.outputs()[k] == v) same = outs[k];
+      outs.push_back(same.buffer() ? same : Array(g.type(v).shape, g.type(v).dtype, dev, ev));
+      computes = true;
+    }
+  }
+  if (!computes) return outs;
+  std::vector<EventPtr> deps;
+  for (const Array& a : args)
+    if (!a.is_ready()) deps.push_back(a.event());
+  for (const Array& c : impl_->constants)
+    if (!c.is_ready()) deps.push_back(c.event());
+  auto self = shared_from_this();
+  auto task = [self, args = std::move(args), outs, ev]() mutable {
+    self->impl_->execute(args, outs, ev);
+  };
+  target.submit(std::move(deps), std::move(task), impl_->cost < kInlineCost);
+  return outs;
+}
+
+std::shared_ptr<Executable> compile(const Graph& graph, const CompileOptions& options) {
+  graph.verify();
+  Graph g = graph;
+  if (options.simplify) g = passes::dce(passes::cse(passes::simplify(g)));
+  if (options.fuse) g = passes::dce(passes::fuse(g));
+  g.verify();
+  auto impl = std::make_unique<Executable::Impl>();
+  const passes::MemoryPlan plan = passes::plan_memory(g);
+  impl->is_output.assign(size_t(g.num_values()), 0);
+  for (ValueId v : g.outputs()) impl->is_output[size_t(v)] = 1;
+  for (int i = 0; i < g.num_nodes(); ++i) {
+    const Node& n = g.node(i);
+    Step step;
+    step.release = plan.release[size_t(i)];
+    step.inplace = plan.inplace[size_t(i)];
+    if (n.kind == OpKind::parameter) {
+      step.kind = StepKind::Parameter;
+    } else if (n.kind == OpKind::constant) {
+      step.kind = StepKind::Constant;
+      impl->constants.push_back(n.constant);
+    } else if (runtime::is_view(n.kind)) {
+      step.kind = StepKind::View;
+    } else {
+      impl->num_kernels += 1;
+      for (int r = 0; r < n.num_results; ++r)
+        impl->cost += double(num_elements(g.type(n.first_result + r).shape));
+      if (n.kind == OpKind::fused) {
+        impl->cost += double(check_fused_body(*n.body).size);
+        for (const Node& b : n.body->nodes())
+          if (b.kind == OpKind::constant) impl->constants.push_back(b.constant);
+      }
+      // Elementwise and fused nodes go through the interpreter when it has their ops;
+      // otherwise the eager kernels run them (and report unsupported dtypes their way).
+      try {
+        if (n.kind == OpKind::fused) step.kernel = std::make_unique<cpu::FusedKernel>(*n.body);
+        else if (is_elementwise(n.kind) && cpu::can_fuse_elementwise(n, g))
+          step.kernel = single_op_kernel(g, n);
+      } catch (const Error&) {
+        step.kernel.reset();
+      }
+      step.kind = step.kernel ? StepKind::Interpreted
+                              : n.kind == OpKind::fused ? StepKind::Body : StepKind::Kernel;
+    }
+    impl->steps.push_back(std::move(step));
+  }
+  impl->graph = std::move(g);
+  return std::shared_ptr<Executable>(new Executable(std::move(impl)));
+}
+
+}  // namespace tinyxla

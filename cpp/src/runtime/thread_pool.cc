@@ -1,0 +1,134 @@
+// parallel_for over a persistent pool with dynamic chunking.
+#include "thread_pool.h"
+
+#include <xmmintrin.h>
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace tinyxla {
+namespace {
+
+constexpr unsigned kFtzDaz = 0x8040;
+
+struct Job {
+  const std::function<void(int64_t, int64_t)>* fn;
+  int64_t n, chunk, num_chunks;
+  std::atomic<int64_t> next{0};
+  std::atomic<int64_t> done{0};
+  std::mutex mu;
+  std::condition_variable cv;
+
+  // Runs chunks until none is left; returns after the last one this thread took.
+  void work() {
+    for (;;) {
+      int64_t c = next.fetch_add(1, std::memory_order_relaxed);
+      if (c >= num_chunks) return;
+      int64_t b = c * chunk, e = std::min(n, b + chunk);
+      (*fn)(b, e);
+      if (done.fetch_add(1, std::memory_order_acq_rel) + 1 == num_chunks) {
+        std::lock_guard<std::mutex> lock(mu);
+        cv.notify_all();
+      }
+    }
+  }
+};
+
+class Pool {
+ public:
+  Pool() {
+    unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+    for (unsigned i = 1; i < hw; ++i) workers_.emplace_back([this] { loop(); });
+    size_ = int(hw);
+  }
+  ~Pool() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    for (auto& t : workers_) t.join();
+  }
+  int size() const { return size_; }
+
+  void run(const std::function<void(int64_t, int64_t)>& fn, int64_t n, int64_t grain) {
+    auto job = std::make_shared<Job>();
+    job->fn = &fn;
+    job->n = n;
+    // About 4 chunks per thread balances load without much hand-out traffic.
+    int64_t chunks = std::min<int64_t>((n + grain - 1) / grain, int64_t(size_) * 4);
+    job->chunk = (n + chunks - 1) / chunks;
+    job->num_chunks = (n + job->chunk - 1) / job->chunk;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      jobs_.push_back(job);
+    }
+    cv_.notify_all();
+    job->work();
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      auto it = std::find(jobs_.begin(), jobs_.end(), job);
+      if (it != jobs_.end()) jobs_.erase(it);
+    }
+    std::unique_lock<std::mutex> lock(job->mu);
+    job->cv.wait(lock, [&] { return job->done.load(std::memory_order_acquire) == job->num_chunks; });
+  }
+
+ private:
+  void loop() {
+    set_flush_denormals_for_thread();
+    for (;;) {
+      std::shared_ptr<Job> job;
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        cv_.wait(lock, [&] { return stop_ || !jobs_.empty(); });
+        if (stop_) return;
+        job = jobs_.front();
+        // A job whose chunks are all handed out leaves the queue.
+        if (job->next.load(std::memory_order_relaxed) >= job->num_chunks) {
+          jobs_.pop_front();
+          continue;
+        }
+      }
+      job->work();
+    }
+  }
+
+  std::vector<std::thread> workers_;
+  std::deque<std::shared_ptr<Job>> jobs_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool stop_ = false;
+  int size_ = 1;
+};
+
+Pool& pool() {
+  static Pool* p = new Pool();  // never destroyed: threads may outlive static teardown
+  return *p;
+}
+
+}  // namespace
+
+void parallel_for(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn) {
+  if (n <= 0) return;
+  grain = std::max<int64_t>(grain, 1);
+  if (n <= grain || pool().size() == 1) {
+    fn(0, n);
+    return;
+  }
+  pool().run(fn, n, grain);
+}
+
+int pool_size() { return pool().size(); }
+
+ScopedFlushDenormals::ScopedFlushDenormals() : saved_(_mm_getcsr()) { _mm_setcsr(saved_ | kFtzDaz); }
+ScopedFlushDenormals::~ScopedFlushDenormals() { _mm_setcsr(saved_); }
+void set_flush_denormals_for_thread() { _mm_setcsr(_mm_getcsr() | kFtzDaz); }
+
+}  // namespace tinyxla

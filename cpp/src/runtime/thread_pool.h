@@ -1,0 +1,25 @@
+// The one intra-op worker pool shared by all devices, sized to the cores.
+#pragma once
+#include <cstdint>
+#include <functional>
+
+namespace tinyxla {
+
+// Runs fn(begin, end) over [0, n) in chunks of at least `grain` elements. Work is handed
+// out dynamically and the calling thread takes chunks too, so a descheduled worker never
+// holds the others at a barrier. Small n runs inline. Safe to call from several threads.
+void parallel_for(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn);
+int pool_size();  // threads that can work at once, the caller included
+
+// Flush-to-zero / denormals-are-zero, as JAX on CPU; the previous mode is restored on exit.
+class ScopedFlushDenormals {
+ public:
+  ScopedFlushDenormals();
+  ~ScopedFlushDenormals();
+
+ private:
+  unsigned saved_;
+};
+void set_flush_denormals_for_thread();
+
+}  // namespace tinyxla

@@ -1,0 +1,653 @@
+// Tests of the graph IR and jit: builder validation, the text form round trip, each pass's
+// effect, fused results against the eager ops, a 100,000-node chain, the memory peak of a
+// jitted chain, in-place reuse, and errors inside a graph.
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "tinyxla/compiler.h"
+#include "tinyxla/graph.h"
+#include "tinyxla/tinyxla.h"
+
+using namespace tinyxla;
+
+namespace {
+
+struct Failure {
+  std::string msg;
+};
+
+#define CHECK(cond)                                                                    \
+  do {                                                                                 \
+    if (!(cond)) throw Failure{std::string(__FILE__) + ":" + std::to_string(__LINE__) + \
+                               ": CHECK(" #cond ") failed"};                           \
+  } while (0)
+
+#define CHECK_THROWS(stmt, text)                                                              \
+  do {                                                                                        \
+    bool thrown_ = false;                                                                     \
+    try {                                                                                     \
+      stmt;                                                                                   \
+    } catch (const Error& e_) {                                                               \
+      thrown_ = true;                                                                         \
+      if (std::string(e_.what()).find(text) == std::string::npos)                             \
+        throw Failure{std::string(__FILE__) + ":" + std::to_string(__LINE__) +                \
+                      ": wrong error: " + e_.what()};                                         \
+    }                                                                                         \
+    if (!thrown_)                                                                             \
+      throw Failure{std::string(__FILE__) + ":" + std::to_string(__LINE__) + ": " #stmt       \
+                    " did not throw"};                                                        \
+  } while (0)
+
+Array random_f32(const Shape& shape, unsigned seed, float lo = -2, float hi = 2) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(lo, hi);
+  std::vector<float> v(size_t(num_elements(shape)));
+  for (float& x : v) x = dist(rng);
+  return Array::from_host(v.data(), shape, DType::F32, 0);
+}
+
+template <typename T>
+std::vector<T> host(const Array& a) {
+  std::vector<T> v(size_t(a.size()));
+  a.copy_to_host(v.data());
+  return v;
+}
+
+// Values of two arrays as doubles (any real dtype).
+std::vector<double> as_doubles(const Array& a) {
+  Array f = convert(a, DType::F64);
+  return host<double>(f);
+}
+
+void check_close(const Array& got, const Array& want, double rtol, double atol = 1e-6) {
+  if (got.shape() != want.shape() || got.dtype() != want.dtype())
+    throw Failure{"type " + type_str({got.shape(), got.dtype()}) + " != " +
+                  type_str({want.shape(), want.dtype()})};
+  std::vector<double> g = as_doubles(got), w = as_doubles(want);
+  for (size_t i = 0; i < g.size(); ++i) {
+    bool both_nan = std::isnan(g[i]) && std::isnan(w[i]);
+    if (!both_nan && g[i] != w[i] && !(std::fabs(g[i] - w[i]) <= atol + rtol * std::fabs(w[i])))
+      throw Failure{"element " + std::to_string(i) + ": " + std::to_string(g[i]) + " != " +
+                    std::to_string(w[i])};
+  }
+}
+
+// Evaluates a graph with the eager ops: the oracle for compiled results.
+std::vector<Array> eval_eager(const Graph& g, const std::vector<Array>& args) {
+  std::vector<Array> vals(size_t(g.num_values()));
+  for (const Node& n : g.nodes()) {
+    auto in = [&](size_t i) { return vals[size_t(n.inputs[i])]; };
+    std::vector<Array> ins;
+    for (size_t i = 0; i < n.inputs.size(); ++i) ins.push_back(in(i));
+    const ValueType& t = g.type(n.first_result);
+    Array r;
+    switch (n.kind) {
+      case OpKind::parameter: r = args[size_t(n.op)]; break;
+      case OpKind::constant: r = n.constant; break;
+      case OpKind::unary: r = unary(UnaryOp(n.op), in(0)); break;
+      case OpKind::binary: r = binary(BinaryOp(n.op), in(0), in(1)); break;
+      case OpKind::select_n: r = select_n(in(0), std::vector<Array>(ins.begin() + 1, ins.end())); break;
+      case OpKind::clamp: r = clamp(in(0), in(1), in(2)); break;
+      case OpKind::convert: r = convert(in(0), t.dtype); break;
+      case OpKind::bitcast_convert: r = bitcast_convert(in(0), t.dtype); break;
+      case OpKind::iota: r = iota(t.dtype, t.shape, n.dimension, 0); break;
+      case OpKind::reduce: r = reduce(ReduceOp(n.op), in(0), n.axes); break;
+      case OpKind::argmax: r = argreduce(true, in(0), n.dimension, t.dtype); break;
+      case OpKind::argmin: r = argreduce(false, in(0), n.dimension, t.dtype); break;
+      case OpKind::reshape: r = reshape(in(0), t.shape); break;
+      case OpKind::transpose: r = transpose(in(0), n.axes); break;
+      case OpKind::broadcast_in_dim: r = broadcast_in_dim(in(0), t.shape, n.axes); break;
+      case OpKind::slice: r = slice(in(0), n.lo, n.hi, n.step); break;
+      case OpKind::pad: r = pad(in(0), in(1), n.lo, n.hi, n.step); break;
+      case OpKind::concatenate: r = concatenate(ins, n.dimension); break;
+      case OpKind::rev: r = rev(in(0), n.axes); break;
+      case OpKind::dot_general: r = dot_general(in(0), in(1), n.dot, n.dtype); break;
+      case OpKind::fused: {
+        std::vector<Array> outs = eval_eager(*n.body, ins);
+        for (size_t k = 0; k < outs.size(); ++k) vals[size_t(n.first_result) + k] = outs[k];
+        continue;
+      }
+    }
+    vals[size_t(n.first_result)] = r;
+  }
+  std::vector<Array> outs;
+  for (ValueId v : g.outputs()) outs.push_back(vals[size_t(v)]);
+  return outs;
+}
+
+int count_kind(const Graph& g, OpKind kind) {
+  int c = 0;
+  for (const Node& n : g.nodes()) c += n.kind == kind;
+  return c;
+}
+
+CompileOptions unoptimised() {
+  CompileOptions o;
+  o.simplify = false;
+  o.fuse = false;
+  return o;
+}
+
+// Compiles `g` optimised and not, runs both and the eager oracle, and compares.
+std::shared_ptr<Executable> check_against_eager(const Graph& g, const std::vector<Array>& args,
+                                                double rtol, double atol = 1e-6) {
+  auto exe = compile(g);
+  std::vector<Array> want = eval_eager(g, args);
+  std::vector<Array> got = exe->run(args);
+  std::vector<Array> plain = compile(g, unoptimised())->run(args);
+  for (size_t k = 0; k < want.size(); ++k) {
+    check_close(got[k], want[k], rtol, atol);
+    check_close(plain[k], want[k], rtol, atol);
+  }
+  return exe;
+}
+
+// f(x) = tanh(x*2+1)*0.5 + exp(-x*x) - sin(x), as jax stages it.
+ValueId chain_f(GraphBuilder& b, ValueId x) {
+  auto c = [&](float v) { return b.scalar(DType::F32, Scalar::of_float(v)); };
+  ValueId t = b.binary(BinaryOp::add, b.binary(BinaryOp::mul, x, c(2)), c(1));
+  t = b.binary(BinaryOp::mul, b.unary(UnaryOp::tanh, t), c(0.5f));
+  ValueId e = b.unary(UnaryOp::exp, b.unary(UnaryOp::neg, b.binary(BinaryOp::mul, x, x)));
+  return b.binary(BinaryOp::sub, b.binary(BinaryOp::add, t, e), b.unary(UnaryOp::sin, x));
+}
+
+// norm(X) = (X - X.mean(0)) / X.std(0), as jnp stages it.
+ValueId norm(GraphBuilder& b, ValueId x, int64_t rows, int64_t cols) {
+  auto c = [&](float v) { return b.scalar(DType::F32, Scalar::of_float(v)); };
+  ValueId mean = b.binary(BinaryOp::div, b.reduce(ReduceOp::sum, x, {0}), c(float(rows)));
+  ValueId bm = b.broadcast_in_dim(mean, {1, cols}, {1});
+  ValueId centered = b.binary(BinaryOp::sub, x, bm);
+  ValueId var = b.binary(BinaryOp::div,
+                         b.reduce(ReduceOp::sum, b.unary(UnaryOp::square, centered), {0}),
+                         c(float(rows)));
+  ValueId std = b.unary(UnaryOp::sqrt, var);
+  ValueId bs = b.broadcast_in_dim(std, {1, cols}, {1});
+  return b.binary(BinaryOp::div, b.binary(BinaryOp::sub, x, bm), bs);
+}
+
+// ---- tests ----
+
+void test_builder_validates_like_eager() {
+  GraphBuilder b;
+  ValueId x = b.parameter({2, 3}, DType::F32);
+  ValueId i = b.parameter({3}, DType::I32);
+  CHECK(b.type(b.binary(BinaryOp::add, x, b.parameter({3}, DType::F32))).shape == Shape({2, 3}));
+  CHECK(b.type(b.binary(BinaryOp::lt, x, x)).dtype == DType::Bool);
+  CHECK(b.type(b.unary(UnaryOp::isnan, x)).dtype == DType::Bool);
+  CHECK_THROWS(b.binary(BinaryOp::add, x, i), "[add] requires arguments to have the same dtypes");
+  CHECK_THROWS(b.reshape(x, {4}), "[reshape] cannot reshape array of shape (2, 3)");
+  CHECK_THROWS(b.reduce(ReduceOp::sum, x, {2}), "axis 2 is out of bounds");
+  CHECK_THROWS(b.transpose(x, {0, 0}), "[transpose]");
+  CHECK_THROWS(b.unary(UnaryOp::exp, 99), "undefined");
+  // Eager and graph give the same message for the same mistake.
+  std::string eager;
+  try {
+    binary(BinaryOp::add, random_f32({2, 3}, 1), random_f32({4}, 1));
+  } catch (const Error& e) {
+    eager = e.what();
+  }
+  CHECK_THROWS(b.binary(BinaryOp::add, x, b.parameter({4}, DType::F32)), eager);
+  ValueId r = b.reduce(ReduceOp::max, x, {-1});
+  CHECK(b.type(r).shape == Shape({2}));
+  CHECK(b.graph().node(b.graph().defining_node(r)).axes == std::vector<int64_t>({1}));
+  CHECK(b.convert(x, DType::F32) == x);
+}
+
+// A graph with every node kind and awkward constants.
+Graph all_kinds_graph() {
+  GraphBuilder b;
+  ValueId x = b.parameter({2, 3}, DType::F32);
+  ValueId y = b.parameter({3, 4}, DType::F32);
+  float specials[] = {-0.0f, NAN, INFINITY, -INFINITY, 1e-45f, 0.1f};
+  ValueId c = b.constant(specials, {6}, DType::F32);
+  std::vector<double> big(40);
+  for (size_t k = 0; k < big.size(); ++k) big[k] = 1.0 / double(k + 3);
+  ValueId cbig = b.constant(big.data(), {40}, DType::F64);
+  complex64 z[2] = {{1, 2}, {-0.5f, 3}};
+  ValueId cz = b.constant(z, {2}, DType::C64);
+  uint64_t u = ~0ull;
+  ValueId cu = b.constant(&u, {}, DType::U64);
+  bool t = true;
+  ValueId cb = b.constant(&t, {}, DType::Bool);
+  ValueId h = b.convert(c, DType::F16);
+  ValueId bf = b.convert(c, DType::BF16);
+  ValueId s = b.select_n(b.binary(BinaryOp::gt, x, b.scalar(DType::F32, Scalar::of_float(0))),
+                         {x, b.unary(UnaryOp::neg, x)});
+  ValueId cl = b.clamp(b.scalar(DType::F32, Scalar::of_float(-1)), s,
+                       b.scalar(DType::F32, Scalar::of_float(1)));
+  ValueId bc = b.bitcast_convert(cl, DType::I32);
+  ValueId io = b.iota(DType::I32, {2, 3}, 1);
+  ValueId am = b.argreduce(true, x, 1, DType::I32);
+  ValueId amin = b.argreduce(false, x, 0, DType::I64);
+  ValueId rs = b.reshape(x, {3, 2});
+  ValueId tr = b.transpose(x, {1, 0});
+  ValueId br = b.broadcast_in_dim(x, {4, 2, 3}, {1, 2});
+  ValueId sl = b.slice(x, {0, 1}, {2, 3}, {1, 2});
+  ValueId pd = b.pad(x, b.scalar(DType::F32, Scalar::of_float(0)), {1, 0}, {0, 2}, {1, 0});
+  ValueId ct = b.concatenate({x, x}, 0);
+  ValueId rv = b.rev(x, {0});
+  ValueId dg = b.dot_general(x, y, DotDims{{1}, {0}, {}, {}});
+  ValueId dg64 = b.dot_general(x, y, DotDims{{1}, {0}, {}, {}}, DType::F64);
+  ValueId rd = b.reduce(ReduceOp::and_, b.binary(BinaryOp::and_, io, io), {0, 1});
+  b.set_outputs({c, cbig, cz, cu, cb, h, bf, bc, am, amin, rs, tr, br, sl, pd, ct, rv, dg, dg64, rd});
+  return b.build();
+}
+
+void test_text_round_trip() {
+  Graph g = all_kinds_graph();
+  g.verify();
+  std::string text = g.to_text();
+  Graph back = parse_graph(text);
+  CHECK(back.identical_to(g));
+  CHECK(back.to_text() == text);
+  CHECK(text.find("%0 = parameter(0) : f32[2,3]") != std::string::npos);
+  CHECK(text.find("dot_general(%0, %1) {lhs_contracting=[1], rhs_contracting=[0], lhs_batch=[], "
+                  "rhs_batch=[]} : f64[2,4]") != std::string::npos);
+  CHECK(text.find("{value=[-0, nan, inf, -inf, 1.40129846e-45, 0.100000001]}") != std::string::npos);
+  CHECK(text.find("{hex=0x") != std::string::npos);  // the f64[40] and complex constants
+  // Fused graphs too.
+  GraphBuilder b;
+  ValueId x = b.parameter({1000}, DType::F32);
+  b.set_outputs({chain_f(b, x), b.reduce(ReduceOp::sum, b.binary(BinaryOp::mul, x, x), {0})});
+  auto exe = compile(b.build());
+  Graph fused = parse_graph(exe->text());
+  CHECK(fused.to_text() == exe->text());
+  CHECK(fused.identical_to(exe->graph()));
+  CHECK(exe->text().find("fused(") != std::string::npos);
+  // Malformed text names its line.
+  CHECK_THROWS(parse_graph("%0 = parameter(0) : f32[3]\n%1 = exp(%7) : f32[3]\nreturn %1"),
+               "line 2: undefined value");
+  CHECK_THROWS(parse_graph("%0 = parameter(0) : f32[3]\n%1 = exp(%0) : f32[4]\nreturn %1"),
+               "differs from the inferred f32[3]");
+  CHECK_THROWS(parse_graph("%0 = frobnicate() : f32[3]\nreturn %0"), "unknown op");
+}
+
+void test_simplify() {
+  GraphBuilder b;
+  ValueId x = b.parameter({8}, DType::F32);
+  ValueId i = b.parameter({8}, DType::I32);
+  auto f = [&](float v) { return b.scalar(DType::F32, Scalar::of_float(v)); };
+  ValueId a = b.binary(BinaryOp::mul, x, f(1));                     // -> x
+  ValueId p0 = b.binary(BinaryOp::add, a, f(0));                    // stays: -0.0 + 0 = +0
+  ValueId m0 = b.binary(BinaryOp::add, x, f(-0.0f));                // -> x
+  ValueId s0 = b.binary(BinaryOp::sub, x, f(0));                    // -> x
+  ValueId ii = b.binary(BinaryOp::add, i, b.scalar(DType::I32, Scalar::of_int(0)));  // -> i
+  ValueId folded = b.binary(BinaryOp::mul, b.binary(BinaryOp::add, f(2), f(3)), x);  // 5 * x
+  ValueId rs = b.reshape(b.reshape(x, {2, 4}), {4, 2});
+  ValueId tt = b.transpose(b.transpose(rs, {1, 0}), {1, 0});        // -> rs
+  ValueId cv = b.convert(b.convert(b.convert(x, DType::F16), DType::F32), DType::F64);
+  ValueId lossy = b.convert(b.convert(x, DType::I32), DType::F32);  // kept
+  ValueId nn = b.unary(UnaryOp::neg, b.unary(UnaryOp::neg, x));     // -> x
+  b.set_outputs({a, p0, m0, s0, ii, folded, tt, cv, lossy, nn});
+  Graph g = b.build();
+  CompileOptions no_fuse;
+  no_fuse.fuse = false;
+  auto exe = compile(g, no_fuse);
+  const Graph& s = exe->graph();
+  const auto& outs = s.outputs();
+  const ValueId px = s.parameters()[0], pi = s.parameters()[1];
+  CHECK(outs[0] == px && outs[2] == px && outs[3] == px && outs[4] == pi && outs[9] == px);
+  CHECK(outs[1] != px);
+  CHECK(s.node(s.defining_node(outs[6])).kind == OpKind::reshape);
+  CHECK(s.node(s.defining_node(s.node(s.defining_node(outs[6])).inputs[0])).kind == OpKind::parameter);
+  const Node& cvn = s.node(s.defining_node(outs[7]));  // f16 -> f64 directly
+  CHECK(cvn.kind == OpKind::convert && s.type(cvn.inputs[0]).dtype == DType::F16);
+  const Node& lossy_n = s.node(s.defining_node(outs[8]));
+  CHECK(s.type(lossy_n.inputs[0]).dtype == DType::I32);
+  const Node& fo = s.node(s.defining_node(outs[5]));
+  CHECK(fo.kind == OpKind::binary);
+  float five = 0;
+  s.node(s.defining_node(fo.inputs[0])).constant.copy_to_host(&five);
+  CHECK(five == 5);
+  // Same values as the eager graph, -0.0 included.
+  // (No denormals: x*1 -> x keeps them where the FTZ kernels flush them, as in XLA.)
+  float xs[8] = {-0.0f, 0.0f, 1.5f, -2, NAN, INFINITY, 3e-30f, 7};
+  int32_t is[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+  std::vector<Array> args{Array::from_host(xs, {8}, DType::F32, 0), Array::from_host(is, {8}, DType::I32, 0)};
+  std::vector<Array> got = exe->run(args), want = eval_eager(g, args);
+  for (size_t k = 0; k < got.size(); ++k) {
+    CHECK(got[k].nbytes() == want[k].nbytes());
+    std::vector<char> gb(got[k].nbytes()), wb(want[k].nbytes());
+    got[k].copy_to_host(gb.data());
+    want[k].copy_to_host(wb.data());
+    if (std::memcmp(gb.data(), wb.data(), gb.size()) != 0)
+      throw Failure{"output " + std::to_string(k) + " differs from the eager graph"};
+  }
+}
+
+void test_cse_and_dce() {
+  GraphBuilder b;
+  ValueId x = b.parameter({16}, DType::F32);
+  ValueId e1 = b.unary(UnaryOp::exp, x), e2 = b.unary(UnaryOp::exp, x);
+  ValueId c1 = b.scalar(DType::F32, Scalar::of_float(3)), c2 = b.scalar(DType::F32, Scalar::of_float(3));
+  ValueId s = b.binary(BinaryOp::add, b.binary(BinaryOp::mul, e1, c1), b.binary(BinaryOp::mul, e2, c2));
+  b.unary(UnaryOp::log, x);  // dead
+  b.set_outputs({s});
+  CompileOptions no_fuse;
+  no_fuse.fuse = false;
+  auto exe = compile(b.build(), no_fuse);
+  CHECK(count_kind(exe->graph(), OpKind::unary) == 1);
+  CHECK(count_kind(exe->graph(), OpKind::constant) == 1);
+  CHECK(exe->num_kernels() == 3);  // exp, mul, add
+  Array xa = random_f32({16}, 3);
+  check_close(exe->run({xa})[0], eval_eager(b.build(), {xa})[0], 1e-6);
+}
+
+void test_fusion_counts() {
+  {  // an elementwise chain is one kernel
+    GraphBuilder b;
+    ValueId x = b.parameter({1000}, DType::F32);
+    b.set_outputs({chain_f(b, x)});
+    auto exe = check_against_eager(b.build(), {random_f32({1000}, 4)}, 1e-6);
+    CHECK(exe->num_kernels() == 1);
+    CHECK(count_kind(exe->graph(), OpKind::fused) == 1);
+  }
+  {  // norm: the sum, the variance with its prologue, the output; tiny scalar work apart
+    GraphBuilder b;
+    ValueId x = b.parameter({1000, 16}, DType::F32);
+    b.set_outputs({norm(b, x, 1000, 16)});
+    auto exe = check_against_eager(b.build(), {random_f32({1000, 16}, 5)}, 1e-5);
+    const Graph& g = exe->graph();
+    int big = 0;
+    for (const Node& n : g.nodes()) {
+      bool reads_x = false;
+      for (ValueId v : n.inputs) reads_x = reads_x || num_elements(g.type(v).shape) == 16000;
+      big += reads_x;
+    }
+    CHECK(big == 3);  // three passes over X
+  }
+  {  // softmax: the max-reduce's producer is not recomputed; exp is stored once
+    GraphBuilder b;
+    ValueId x = b.parameter({64, 100}, DType::F32);
+    ValueId logits = b.binary(BinaryOp::mul, x, b.scalar(DType::F32, Scalar::of_float(1.5f)));
+    ValueId m = b.broadcast_in_dim(b.reduce(ReduceOp::max, logits, {1}), {64, 1}, {0});
+    ValueId e = b.unary(UnaryOp::exp, b.binary(BinaryOp::sub, logits, m));
+    ValueId s = b.broadcast_in_dim(b.reduce(ReduceOp::sum, e, {1}), {64, 1}, {0});
+    b.set_outputs({b.binary(BinaryOp::div, e, s)});
+    auto exe = check_against_eager(b.build(), {random_f32({64, 100}, 6)}, 1e-6);
+    CHECK(exe->num_kernels() == 3);
+    int muls = 0;
+    for (const Node& n : exe->graph().nodes())
+      if (n.kind == OpKind::fused)
+        for (const Node& k : n.body->nodes()) muls += k.kind == OpKind::binary && BinaryOp(k.op) == BinaryOp::mul;
+    CHECK(muls == 1);
+  }
+  {  // a producer needed outside becomes an extra output of the kernel that computes it
+    GraphBuilder b;
+    ValueId x = b.parameter({256}, DType::F32);
+    ValueId e = b.unary(UnaryOp::exp, x);
+    ValueId y = b.binary(BinaryOp::add, e, x);
+    b.set_outputs({y, e, b.reduce(ReduceOp::sum, y, {0})});
+    auto exe = check_against_eager(b.build(), {random_f32({256}, 7)}, 1e-5);
+    CHECK(exe->num_kernels() == 1);
+    CHECK(exe->graph().node(exe->graph().num_nodes() - 1).num_results == 3);
+  }
+  {  // sibling consumers of an expensive producer share its kernel; it is never stored
+    GraphBuilder b;
+    ValueId x = b.parameter({300}, DType::F32);
+    ValueId t = b.unary(UnaryOp::exp, x);
+    b.set_outputs({b.binary(BinaryOp::add, t, x), b.binary(BinaryOp::mul, t, t)});
+    auto exe = check_against_eager(b.build(), {random_f32({300}, 8)}, 1e-6);
+    CHECK(exe->num_kernels() == 1);
+    CHECK(exe->graph().node(exe->graph().num_nodes() - 1).num_results == 2);
+  }
+  {  // sibling reductions of one input: one pass
+    GraphBuilder b;
+    ValueId x = b.parameter({500, 16}, DType::F32);
+    b.set_outputs({b.reduce(ReduceOp::sum, x, {0}),
+                   b.reduce(ReduceOp::sum, b.binary(BinaryOp::mul, x, x), {0})});
+    auto exe = check_against_eager(b.build(), {random_f32({500, 16}, 9)}, 1e-5);
+    CHECK(exe->num_kernels() == 1);
+  }
+}
+
+void test_fused_matches_eager() {
+  const Shape shapes[] = {{7}, {1000}, {3, 5, 7}, {300, 40}, {40, 300}, {5, 70000}, {70000, 3}, {2, 3000, 8}};
+  unsigned seed = 10;
+  for (const Shape& s : shapes) {
+    const int nd = int(s.size());
+    for (int ax = -1; ax < nd; ++ax) {
+      for (ReduceOp op : {ReduceOp::sum, ReduceOp::max, ReduceOp::min, ReduceOp::prod}) {
+        GraphBuilder b;
+        ValueId x = b.parameter(s, DType::F32);
+        ValueId y = b.parameter(s, DType::F32);
+        ValueId v = op == ReduceOp::prod
+                        ? b.unary(UnaryOp::exp, b.binary(BinaryOp::mul, x, b.scalar(DType::F32, Scalar::of_float(1e-3f))))
+                        : b.binary(BinaryOp::add, b.unary(UnaryOp::tanh, x), b.binary(BinaryOp::mul, x, y));
+        std::vector<int64_t> axes;
+        if (ax >= 0) axes.push_back(ax);
+        else for (int d = 0; d < nd; ++d) axes.push_back(d);
+        b.set_outputs({b.reduce(op, v, axes), v});
+        // Sums round differently in another order: allow sqrt(count) ulps of the terms.
+        int64_t count = 1;
+        for (int64_t a : axes) count *= s[size_t(a)];
+        try {
+          check_against_eager(b.build(), {random_f32(s, seed), random_f32(s, seed + 1)}, 1e-4,
+                              1e-6 * 8 * std::sqrt(double(count)));
+        } catch (const Failure& f) {
+          throw Failure{type_str({s, DType::F32}) + " axis " + std::to_string(ax) + " " +
+                        op_name(op) + ": " + f.msg};
+        }
+        ++seed;
+      }
+    }
+  }
+  // Inputs that are views, broadcasts and other dtypes.
+  GraphBuilder b;
+  ValueId x = b.parameter({64, 32}, DType::F64);
+  ValueId r = b.parameter({32}, DType::F64);
+  ValueId i = b.parameter({32, 64}, DType::I32);
+  ValueId xt = b.transpose(x, {1, 0});
+  ValueId v = b.binary(BinaryOp::mul, b.convert(i, DType::F64), xt);
+  v = b.binary(BinaryOp::add, v, b.broadcast_in_dim(r, {32, 64}, {0}));
+  ValueId w = b.select_n(b.binary(BinaryOp::gt, v, b.scalar(DType::F64, Scalar::of_float(0))),
+                         {v, b.unary(UnaryOp::exp, v)});
+  ValueId c = b.clamp(b.scalar(DType::F64, Scalar::of_float(-1)), w, b.scalar(DType::F64, Scalar::of_float(3)));
+  ValueId ri = b.reduce(ReduceOp::sum, b.convert(c, DType::I32), {0, 1});
+  ValueId rr = b.reshape(b.binary(BinaryOp::mul, c, c), {2048});
+  b.set_outputs({c, ri, rr, b.reduce(ReduceOp::max, rr, {0})});
+  std::vector<int32_t> iv(32 * 64);
+  for (size_t k = 0; k < iv.size(); ++k) iv[k] = int32_t(k % 7) - 3;
+  Array xa = convert(random_f32({64, 32}, 50), DType::F64), ra = convert(random_f32({32}, 51), DType::F64);
+  check_against_eager(b.build(), {xa, ra, Array::from_host(iv.data(), {32, 64}, DType::I32, 0)}, 1e-12);
+}
+
+void test_convert_matches_eager() {
+  const double values[] = {0.0, -0.0, 1.5, -2.7, 3e9, -3e9, 1e20, NAN, INFINITY, -INFINITY, 255.9, 65504.0, 1e-40};
+  Array src = Array::from_host(values, {13}, DType::F64, 0);
+  for (int from = 0; from < kNumDTypes; ++from) {
+    Array x = convert(src, DType(from));
+    for (int to = 0; to < kNumDTypes; ++to) {
+      if (from == to) continue;
+      GraphBuilder b;
+      ValueId p = b.parameter({13}, DType(from));
+      b.set_outputs({b.convert(p, DType(to))});
+      Array got = compile(b.build())->run({x})[0];
+      Array want = convert(x, DType(to));
+      std::vector<char> gb(got.nbytes()), wb(want.nbytes());
+      got.copy_to_host(gb.data());
+      want.copy_to_host(wb.data());
+      if (std::memcmp(gb.data(), wb.data(), gb.size()) != 0) {
+        // NaNs may differ in payload only.
+        CHECK(is_inexact(DType(to)));
+        check_close(is_complex(DType(to)) ? convert(got, real_dtype(DType(to))) : got,
+                    is_complex(DType(to)) ? convert(want, real_dtype(DType(to))) : want, 0, 0);
+      }
+    }
+  }
+}
+
+void test_long_chain() {
+  const int n = 100000;
+  GraphBuilder b;
+  ValueId x = b.parameter({64}, DType::F32);
+  ValueId v = x;
+  ValueId one = b.scalar(DType::F32, Scalar::of_float(1));
+  for (int k = 0; k < n; ++k) v = k % 2 ? b.binary(BinaryOp::add, v, one) : b.unary(UnaryOp::neg, v);
+  b.set_outputs({v});
+  Graph g = b.build();
+  std::string text = g.to_text();
+  Graph back = parse_graph(text);
+  CHECK(back.identical_to(g));
+  auto exe = compile(g);
+  CHECK(exe->num_kernels() == 1);
+  std::vector<float> xs(64, 0.25f);
+  std::vector<float> got = host<float>(exe->run({Array::from_host(xs.data(), {64}, DType::F32, 0)})[0]);
+  // Each (neg, +1) pair maps x to 1 - x: an even number of pairs gives x back.
+  CHECK(got[0] == 0.25f && got[63] == 0.25f);
+  auto plain = compile(g, unoptimised());
+  CHECK(plain->num_kernels() == n);
+  got = host<float>(plain->run({Array::from_host(xs.data(), {64}, DType::F32, 0)})[0]);
+  CHECK(got[5] == 0.25f);
+}
+
+// 20 elementwise ops on 1e6 float32, peak memory within 3 buffers, fused or not.
+void test_memory_peak() {
+  const int64_t n = 1000000;
+  GraphBuilder b;
+  ValueId x = b.parameter({n}, DType::F32);
+  ValueId v = x;
+  for (int k = 0; k < 20; ++k)
+    v = k % 3 == 0 ? b.unary(UnaryOp::sin, v)
+                   : b.binary(BinaryOp::add, v, b.scalar(DType::F32, Scalar::of_float(float(k))));
+  b.set_outputs({v});
+  Graph g = b.build();
+  Array xa = random_f32({n}, 11);
+  const int64_t buffer = n * 4;
+  for (bool fused : {true, false}) {
+    CompileOptions o;
+    o.fuse = fused;
+    auto exe = compile(g, o);
+    exe->run({xa})[0].wait();  // warm the allocator's cache
+    trim_memory_cache();
+    const int64_t base = memory_stats().bytes_in_use;
+    reset_peak_memory();
+    Array out = exe->run({xa})[0];
+    out.wait();
+    const int64_t peak = memory_stats().peak_bytes_in_use - base + buffer;  // + the input
+    if (peak > 3 * buffer + (1 << 20))
+      throw Failure{"peak " + std::to_string(peak) + " bytes with fusion " + std::to_string(fused)};
+    check_close(out, eval_eager(g, {xa})[0], 1e-5);
+  }
+}
+
+void test_inplace_respects_holders() {
+  GraphBuilder b;
+  ValueId x = b.parameter({4096}, DType::F32);
+  ValueId e = b.unary(UnaryOp::exp, x);
+  ValueId y = b.binary(BinaryOp::mul, b.unary(UnaryOp::sin, e), e);  // sin/mul may reuse e
+  b.set_outputs({y});
+  CompileOptions o;
+  o.fuse = false;
+  auto exe = compile(b.build(), o);
+  Array xa = random_f32({4096}, 12);
+  std::vector<float> before = host<float>(xa);
+  Array out = exe->run({xa})[0];
+  check_close(out, eval_eager(b.build(), {xa})[0], 1e-6);
+  CHECK(host<float>(xa) == before);  // the caller's input is never overwritten
+}
+
+void test_errors_surface_at_wait() {
+  // An op the kernels reject for the dtype fails inside the graph.
+  GraphBuilder b;
+  ValueId x = b.parameter({8}, DType::I32);
+  ValueId s = b.unary(UnaryOp::sin, b.binary(BinaryOp::add, x, x));
+  b.set_outputs({s, b.binary(BinaryOp::mul, x, x)});
+  auto exe = compile(b.build());
+  std::vector<int32_t> v(8, 3);
+  std::vector<Array> outs = exe->run({Array::from_host(v.data(), {8}, DType::I32, 0)});
+  CHECK_THROWS(outs[0].wait(), "sin");
+  CHECK_THROWS(outs[1].wait(), "sin");
+  // A failed argument fails the results.
+  GraphBuilder b2;
+  ValueId p = b2.parameter({8}, DType::F32);
+  b2.set_outputs({b2.unary(UnaryOp::exp, p)});
+  auto exe2 = compile(b2.build());
+  Array bad = unary(UnaryOp::sin, Array::from_host(v.data(), {8}, DType::I32, 0));
+  Array badf = convert(bad, DType::F32);
+  CHECK_THROWS(exe2->run({badf})[0].wait(), "sin");
+  // Wrong arguments are rejected at the call.
+  CHECK_THROWS(exe2->run({}), "[jit] expected 1 arguments, got 0");
+  CHECK_THROWS(exe2->run({random_f32({9}, 1)}), "argument 0 has type f32[9]");
+  // And the runtime keeps working.
+  Array ok = exe2->run({random_f32({8}, 2)})[0];
+  ok.wait();
+  CHECK(ok.is_ready());
+}
+
+void test_outputs_that_are_inputs_or_views() {
+  GraphBuilder b;
+  ValueId x = b.parameter({3, 4}, DType::F32);
+  ValueId t = b.transpose(x, {1, 0});
+  ValueId c = b.scalar(DType::F32, Scalar::of_float(2));
+  b.set_outputs({x, t, c, t, b.binary(BinaryOp::mul, t, c)});
+  auto exe = compile(b.build());
+  Array xa = random_f32({3, 4}, 13);
+  std::vector<Array> outs = exe->run({xa});
+  CHECK(outs[0].buffer() == xa.buffer());
+  CHECK(outs[1].buffer() == outs[3].buffer() && outs[1].is_contiguous());
+  std::vector<Array> want = eval_eager(b.build(), {xa});
+  for (size_t k = 0; k < outs.size(); ++k) check_close(outs[k], want[k], 0);
+}
+
+void test_empty_arrays() {
+  GraphBuilder b;
+  ValueId x = b.parameter({0, 3}, DType::F32);
+  ValueId v = b.unary(UnaryOp::exp, b.binary(BinaryOp::mul, x, x));
+  b.set_outputs({v, b.reduce(ReduceOp::sum, v, {0}), b.reduce(ReduceOp::max, v, {0}),
+                 b.reduce(ReduceOp::prod, v, {1})});
+  Graph g = b.build();
+  Array xa = Array::from_host(nullptr, {0, 3}, DType::F32, 0);
+  std::vector<Array> outs = compile(g)->run({xa}), want = eval_eager(g, {xa});
+  for (size_t k = 0; k < outs.size(); ++k) check_close(outs[k], want[k], 0);
+  CHECK(host<float>(outs[1]) == std::vector<float>(3, 0.0f));
+  CHECK(host<float>(outs[2]) == std::vector<float>(3, -INFINITY));
+}
+
+}  // namespace
+
+int main() {
+  struct Test {
+    const char* name;
+    std::function<void()> fn;
+  };
+  const std::vector<Test> tests = {
+      {"builder_validates_like_eager", test_builder_validates_like_eager},
+      {"text_round_trip", test_text_round_trip},
+      {"simplify", test_simplify},
+      {"cse_and_dce", test_cse_and_dce},
+      {"fusion_counts", test_fusion_counts},
+      {"fused_matches_eager", test_fused_matches_eager},
+      {"convert_matches_eager", test_convert_matches_eager},
+      {"long_chain", test_long_chain},
+      {"memory_peak", test_memory_peak},
+      {"inplace_respects_holders", test_inplace_respects_holders},
+      {"errors_surface_at_wait", test_errors_surface_at_wait},
+      {"outputs_that_are_inputs_or_views", test_outputs_that_are_inputs_or_views},
+      {"empty_arrays", test_empty_arrays},
+  };
+  int passed = 0, failed = 0;
+  for (const Test& t : tests) {
+    auto start = std::chrono::steady_clock::now();
+    try {
+      t.fn();
+      ++passed;
+      double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+      std::printf("ok   %s (%.0f ms)\n", t.name, ms);
+    } catch (const Failure& f) {
+      ++failed;
+      std::printf("FAIL %s: %s\n", t.name, f.msg.c_str());
+    } catch (const std::exception& e) {
+      ++failed;
+      std::printf("FAIL %s: exception %s\n", t.name, e.what());
+    }
+  }
+  std::printf("graph: %d passed, %d failed\n", passed, failed);
+  return failed ? 1 : 0;
+}

@@ -1,0 +1,450 @@
+// Unit tests of the runtime through the public C++ API: buffers and the caching allocator,
+// events, device streams, error propagation, eager ops, long chains, out-of-memory.
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <functional>
+#include <mutex>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "tinyxla/tinyxla.h"
+
+using namespace tinyxla;
+
+namespace {
+
+struct Failure {
+  std::string msg;
+};
+
+std::string where(int line) { return std::string(__FILE__) + ":" + std::to_string(line) + ": "; }
+
+#define CHECK(cond)                                                          \
+  do {                                                                       \
+    if (!(cond)) throw Failure{where(__LINE__) + "CHECK(" #cond ") failed"}; \
+  } while (0)
+
+// Throws a Failure unless `fn` throws a tinyxla::Error of `kind` whose message has `text`.
+template <typename F>
+void expect_error(int line, F fn, ErrorKind kind, const std::string& text) {
+  try {
+    fn();
+  } catch (const Error& e) {
+    if (e.kind() != kind || std::string(e.what()).find(text) == std::string::npos)
+      throw Failure{where(line) + "wrong error: " + e.what()};
+    return;
+  }
+  throw Failure{where(line) + "no error, expected one containing '" + text + "'"};
+}
+#define CHECK_THROWS(stmt, kind, text) expect_error(__LINE__, [&] { stmt; }, kind, text)
+
+Array f32(const std::vector<float>& v, const Shape& shape, int dev = 0) {
+  return Array::from_host(v.data(), shape, DType::F32, dev);
+}
+
+std::vector<float> host(const Array& a) {
+  CHECK(a.dtype() == DType::F32);
+  std::vector<float> out(size_t(a.size()));
+  a.copy_to_host(out.data());
+  return out;
+}
+
+std::string str(const std::vector<float>& v) {
+  std::ostringstream s;
+  s << "[";
+  for (size_t i = 0; i < v.size(); ++i) s << (i ? ", " : "") << v[i];
+  return s.str() + "]";
+}
+
+void check_values(const Array& a, const Shape& shape, const std::vector<float>& want,
+                  float tol = 0) {
+  if (a.shape() != shape)
+    throw Failure{"shape " + shape_str(a.shape()) + " != expected " + shape_str(shape)};
+  std::vector<float> got = host(a);
+  bool ok = got.size() == want.size();
+  for (size_t i = 0; ok && i < got.size(); ++i)
+    ok = std::fabs(got[i] - want[i]) <= tol * std::fabs(want[i]);
+  if (!ok) throw Failure{"values " + str(got) + " != expected " + str(want)};
+}
+
+// Waits on `a` and returns the message of the error it rethrows ("" when none).
+std::string wait_error(const Array& a) {
+  try {
+    a.wait();
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "";
+}
+
+void test_buffer_alignment() {
+  const size_t mib = size_t(1) << 20;
+  for (size_t n : {size_t(1), size_t(3), size_t(64), size_t(1000), mib, 5 * mib}) {
+    Buffer b(n);
+    CHECK(reinterpret_cast<uintptr_t>(b.data()) % 64 == 0);
+    CHECK(b.size() == n);
+  }
+  // Array storage comes from the same allocator.
+  Array a = f32({1, 2, 3}, {3});
+  CHECK(reinterpret_cast<uintptr_t>(a.data()) % 64 == 0);
+}
+
+void test_caching_allocator_reuse() {
+  const size_t n = (size_t(3) << 20) + 5;  // an odd size: a size class no other test uses
+  MemoryStats s0 = memory_stats();
+  void* first;
+  {
+    Buffer b(n);
+    first = b.data();
+    CHECK(memory_stats().bytes_in_use >= s0.bytes_in_use + int64_t(n));
+  }
+  CHECK(memory_stats().bytes_in_use == s0.bytes_in_use);
+  CHECK(memory_stats().bytes_cached >= int64_t(n));
+  {
+    Buffer b(n);
+    CHECK(b.data() == first);  // the freed block came back instead of fresh memory
+  }
+  MemoryStats s1 = memory_stats();
+  CHECK(s1.num_allocs == s0.num_allocs + 2);
+  CHECK(s1.largest_alloc_size >= int64_t(n));
+  trim_memory_cache();
+  CHECK(memory_stats().bytes_cached == 0);
+}
+
+void test_peak_tracking() {
+  reset_peak_memory();
+  MemoryStats s0 = memory_stats();
+  CHECK(s0.peak_bytes_in_use == s0.bytes_in_use);
+  {
+    Buffer a(size_t(1) << 20), b(size_t(2) << 20);
+    CHECK(memory_stats().peak_bytes_in_use >= s0.bytes_in_use + (int64_t(3) << 20));
+  }
+  MemoryStats s1 = memory_stats();
+  CHECK(s1.bytes_in_use == s0.bytes_in_use);
+  CHECK(s1.peak_bytes_in_use >= s0.bytes_in_use + (int64_t(3) << 20));  // peak survives frees
+  reset_peak_memory();
+  CHECK(memory_stats().peak_bytes_in_use == s0.bytes_in_use);
+}
+
+void test_event_ready_and_callbacks() {
+  Event ev;
+  CHECK(!ev.is_ready());
+  CHECK(!ev.has_error());
+  std::atomic<int> before{0}, after{0};
+  ev.on_ready([&] { before++; });
+  std::thread waiter([&] { ev.wait(); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ev.set_ready();
+  waiter.join();
+  CHECK(ev.is_ready() && !ev.has_error() && ev.error() == nullptr);
+  CHECK(before == 1);
+  ev.on_ready([&] { after++; });  // already set: runs at once, on this thread
+  CHECK(after == 1);
+  CHECK(before == 1);
+  CHECK(Event::ready()->is_ready());
+}
+
+void test_event_error_rethrown() {
+  Event ev;
+  std::atomic<int> calls{0};
+  ev.on_ready([&] { calls++; });  // an error also counts as set
+  ev.set_error(std::make_exception_ptr(Error(ErrorKind::Internal, "[test] boom")));
+  CHECK(ev.is_ready() && ev.has_error() && ev.error() != nullptr);
+  CHECK(calls == 1);
+  for (int i = 0; i < 2; ++i)  // every wait rethrows it
+    CHECK_THROWS(ev.wait(), ErrorKind::Internal, "[test] boom");
+}
+
+void test_device_submit_order() {
+  std::mutex mu;
+  std::vector<int> order;
+  const int n = 1000;
+  for (int i = 0; i < n; ++i) {
+    // Small tasks may run inline, but only when nothing is queued before them.
+    device(0).submit({}, [&, i] {
+      std::lock_guard<std::mutex> lock(mu);
+      if (i == 0) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      order.push_back(i);
+    }, i % 3 == 1);
+  }
+  device(0).synchronize();
+  CHECK(int(order.size()) == n);
+  for (int i = 0; i < n; ++i) CHECK(order[size_t(i)] == i);
+}
+
+void test_device_dependencies() {
+  CHECK(num_devices() == 2);
+  std::mutex mu;
+  std::vector<std::string> log;
+  auto note = [&](const char* s) {
+    std::lock_guard<std::mutex> lock(mu);
+    log.push_back(s);
+  };
+  // Device 1 waits on an event that device 0 sets later.
+  auto produced = std::make_shared<Event>(), consumed = std::make_shared<Event>();
+  device(1).submit({produced}, [&, consumed] { note("consume"); consumed->set_ready(); }, true);
+  device(0).submit({}, [&, produced] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    note("produce");
+    produced->set_ready();
+  }, false);
+  consumed->wait();
+  CHECK(log.size() == 2 && log[0] == "produce" && log[1] == "consume");
+
+  // A device blocked on a dependency leaves the other device free.
+  auto gate = std::make_shared<Event>();
+  std::atomic<bool> gated_ran{false}, free_ran{false};
+  device(1).submit({gate}, [&] { gated_ran = true; }, false);
+  device(0).submit({}, [&] { free_ran = true; }, false);
+  device(0).synchronize();
+  CHECK(free_ran && !gated_ran);
+  gate->set_ready();
+  device(1).synchronize();
+  CHECK(gated_ran);
+
+  // Eager ops run on their operands' device and refuse mixed devices.
+  Array x = f32({1, 2}, {2}, 1), y = f32({3, 4}, {2}, 1), z = f32({3, 4}, {2}, 0);
+  Array s = binary(BinaryOp::add, x, y);
+  CHECK(s.device() == 1);
+  check_values(s, {2}, {4, 6});
+  CHECK_THROWS(binary(BinaryOp::add, x, z), ErrorKind::InvalidArgument, "different devices");
+  CHECK_THROWS(device(2), ErrorKind::InvalidArgument, "no device with id 2");
+}
+
+void test_kernel_error_propagates() {
+  // A kernel that fails stores its error in its output, as the eager ops' launcher does.
+  auto ev = std::make_shared<Event>();
+  Array bad({2}, DType::F32, 0, ev);
+  auto gate = std::make_shared<Event>();
+  device(0).submit({gate}, [bad] {
+    try {
+      throw Error(ErrorKind::Internal, "[test_kernel] failed on purpose");
+    } catch (...) {
+      bad.event()->set_error(std::current_exception());
+    }
+  }, false);
+  // Downstream ops are enqueued before the failure happens and inherit it.
+  Array one = f32({1, 1}, {2});
+  Array e = unary(UnaryOp::exp, bad);
+  Array sum = binary(BinaryOp::add, e, one);
+  Array r = reduce(ReduceOp::sum, sum, {0});
+  Array t = transpose(reshape(sum, {2, 1}), {1, 0});
+  Array d = dot_general(reshape(bad, {1, 2}), reshape(one, {2, 1}), DotDims{{1}, {0}, {}, {}});
+  gate->set_ready();
+  for (const Array* a : {&bad, &e, &sum, &r, &t, &d})
+    CHECK(wait_error(*a) == "[test_kernel] failed on purpose");
+  CHECK_THROWS(r.wait(), ErrorKind::Internal, "failed on purpose");  // kind survives
+  // Ops started after the failure on an already failed input inherit it too.
+  CHECK(wait_error(unary(UnaryOp::neg, r)) == "[test_kernel] failed on purpose");
+  // The runtime keeps working.
+  check_values(binary(BinaryOp::add, one, one), {2}, {2, 2});
+}
+
+void test_elementwise_broadcast() {
+  Array a = f32({1, 2, 3, 4, 5, 6}, {2, 3});
+  check_values(binary(BinaryOp::add, a, f32({10, 20, 30}, {3})), {2, 3},
+               {11, 22, 33, 14, 25, 36});
+  check_values(binary(BinaryOp::mul, f32({1, 2}, {2, 1}), f32({1, 10, 100}, {1, 3})), {2, 3},
+               {1, 10, 100, 2, 20, 200});
+  Scalar two = Scalar::of_float(2);
+  check_values(binary(BinaryOp::sub, a, scalar(DType::F32, two, 0)), {2, 3},
+               {-1, 0, 1, 2, 3, 4});
+  check_values(binary(BinaryOp::add, a, full({2, 3}, DType::F32, two, 0)), {2, 3},
+               {3, 4, 5, 6, 7, 8});
+  check_values(unary(UnaryOp::exp, f32({0, 1, std::log(2.0f)}, {3})), {3},
+               {1, 2.7182817f, 2}, 1e-6f);
+  Array lt = binary(BinaryOp::lt, a, f32({3}, {}));
+  CHECK(lt.dtype() == DType::Bool && lt.shape() == Shape({2, 3}));
+  bool b[6];
+  lt.copy_to_host(b);
+  CHECK(b[0] && b[1] && !b[2] && !b[5]);
+  CHECK_THROWS(binary(BinaryOp::add, a, f32({1, 2}, {2})), ErrorKind::InvalidArgument,
+               "[add] Incompatible shapes for broadcasting");
+  Array i = Array::from_host(std::vector<int32_t>{1, 2, 3}.data(), {3}, DType::I32, 0);
+  CHECK_THROWS(binary(BinaryOp::add, i, f32({1, 2, 3}, {3})), ErrorKind::TypeError,
+               "same dtypes");
+}
+
+void test_reduce() {
+  Array a = f32({1, 2, 3, 4, 5, 6}, {2, 3});
+  check_values(reduce(ReduceOp::sum, a, {0}), {3}, {5, 7, 9});
+  check_values(reduce(ReduceOp::sum, a, {1}), {2}, {6, 15});
+  check_values(reduce(ReduceOp::sum, a, {0, 1}), {}, {21});
+  check_values(reduce(ReduceOp::max, a, {-1}), {2}, {3, 6});
+  check_values(reduce(ReduceOp::prod, a, {0}), {3}, {4, 10, 18});
+  check_values(reduce(ReduceOp::sum, a, {}), {2, 3}, {1, 2, 3, 4, 5, 6});
+  check_values(reduce(ReduceOp::sum, transpose(a, {1, 0}), {1}), {3}, {5, 7, 9});
+  check_values(reduce(ReduceOp::sum, f32({}, {0, 3}), {0}), {3}, {0, 0, 0});
+  // 2^25 ones: a naive float32 running sum would stop at 2^24; numpy and JAX give 2^25.
+  Array ones = full({int64_t(1) << 25}, DType::F32, Scalar::of_float(1), 0);
+  check_values(reduce(ReduceOp::sum, ones, {0}), {}, {float(1 << 25)});
+  CHECK_THROWS(reduce(ReduceOp::sum, a, {2}), ErrorKind::InvalidArgument, "out of bounds");
+  CHECK_THROWS(reduce(ReduceOp::sum, a, {1, -1}), ErrorKind::InvalidArgument, "duplicate");
+}
+
+void test_views() {
+  Array a = f32({1, 2, 3, 4, 5, 6}, {2, 3});
+  Array t = transpose(a, {1, 0});
+  CHECK(t.buffer() == a.buffer() && !t.is_contiguous());
+  check_values(t, {3, 2}, {1, 4, 2, 5, 3, 6});
+  Array s = slice(a, {0, 1}, {2, 3}, {1, 1});
+  CHECK(s.buffer() == a.buffer());
+  check_values(s, {2, 2}, {2, 3, 5, 6});
+  Array strided = slice(f32({0, 1, 2, 3, 4, 5, 6}, {7}), {1}, {7}, {2});
+  check_values(strided, {3}, {1, 3, 5});
+  Array r = reshape(a, {3, 2});
+  CHECK(r.buffer() == a.buffer());
+  check_values(r, {3, 2}, {1, 2, 3, 4, 5, 6});
+  Array rt = reshape(t, {6});  // a transposed view needs a copy to be reshaped
+  CHECK(rt.buffer() != a.buffer());
+  check_values(rt, {6}, {1, 4, 2, 5, 3, 6});
+  check_values(rev(a, {1}), {2, 3}, {3, 2, 1, 6, 5, 4});
+  check_values(broadcast_in_dim(f32({7, 8}, {2}), {2, 3}, {0}), {2, 3}, {7, 7, 7, 8, 8, 8});
+  check_values(binary(BinaryOp::add, t, t), {3, 2}, {2, 8, 4, 10, 6, 12});
+  CHECK_THROWS(reshape(a, {4}), ErrorKind::TypeError, "cannot reshape");
+  CHECK_THROWS(transpose(a, {0, 0}), ErrorKind::InvalidArgument, "permutation");
+  CHECK_THROWS(slice(a, {0, 0}, {3, 1}, {}), ErrorKind::InvalidArgument, "[slice]");
+}
+
+void test_concatenate_and_pad() {
+  Array a = f32({1, 2, 3, 4}, {2, 2}), b = f32({5, 6}, {1, 2});
+  check_values(concatenate({a, b}, 0), {3, 2}, {1, 2, 3, 4, 5, 6});
+  check_values(concatenate({a, transpose(a, {1, 0})}, 1), {2, 4}, {1, 2, 1, 3, 3, 4, 2, 4});
+  CHECK_THROWS(concatenate({a, b}, 1), ErrorKind::InvalidArgument, "Cannot concatenate");
+  Array zero = scalar(DType::F32, Scalar::of_float(0), 0);
+  Array v = f32({1, 2, 3}, {3});
+  // lo=-1 drops the first element, interior=1 puts one zero between the others, hi=2 appends.
+  check_values(pad(v, zero, {-1}, {2}, {1}), {6}, {0, 2, 0, 3, 0, 0});
+  check_values(pad(v, zero, {1}, {-2}, {0}), {2}, {0, 1});
+  check_values(pad(a, scalar(DType::F32, Scalar::of_float(9), 0), {0, 1}, {1, 0}, {0, 0}),
+               {3, 3}, {9, 1, 2, 9, 3, 4, 9, 9, 9});
+  CHECK_THROWS(pad(v, zero, {-4}, {0}, {0}), ErrorKind::InvalidArgument, "not at least 0");
+}
+
+void test_dot_general() {
+  Array a = f32({1, 2, 3, 4, 5, 6}, {2, 3}), b = f32({7, 8, 9, 10, 11, 12}, {3, 2});
+  // [[1,2,3],[4,5,6]] @ [[7,8],[9,10],[11,12]]
+  check_values(dot_general(a, b, DotDims{{1}, {0}, {}, {}}), {2, 2}, {58, 64, 139, 154});
+  // Contracting a transposed view: a @ a.T
+  check_values(dot_general(a, transpose(a, {1, 0}), DotDims{{1}, {0}, {}, {}}), {2, 2},
+               {14, 32, 32, 77});
+  // Batched: two 1x2 @ 2x1 products.
+  Array x = f32({1, 2, 3, 4}, {2, 1, 2}), y = f32({5, 6, 7, 8}, {2, 2, 1});
+  check_values(dot_general(x, y, DotDims{{2}, {1}, {0}, {0}}), {2, 1, 1}, {17, 53});
+  // Vector inner product.
+  check_values(dot_general(f32({1, 2, 3}, {3}), f32({4, 5, 6}, {3}), DotDims{{0}, {0}, {}, {}}),
+               {}, {32});
+  // Larger than the inline threshold, so it runs on the device thread (and BLAS).
+  const int n = 128;
+  Array ones = full({n, n}, DType::F32, Scalar::of_float(1), 0);
+  Array id = convert(binary(BinaryOp::eq, iota(DType::I32, {n, n}, 0, 0),
+                            iota(DType::I32, {n, n}, 1, 0)), DType::F32);
+  check_values(reduce(ReduceOp::sum, dot_general(ones, id, DotDims{{1}, {0}, {}, {}}), {0, 1}),
+               {}, {float(n * n)});
+  CHECK_THROWS(dot_general(a, a, DotDims{{1}, {0}, {}, {}}), ErrorKind::InvalidArgument,
+               "[dot_general] dot_general requires contracting dimensions to have the same shape");
+}
+
+void test_long_chain() {
+  // 100k ops queued behind an unset event, then drained: no recursion anywhere.
+  const int n = 100000;
+  auto gate = std::make_shared<Event>();
+  Array x(Shape{4}, DType::F32, 0, gate);
+  Array one = f32({1, 1, 1, 1}, {4});
+  Array y = x;
+  for (int i = 0; i < n; ++i) y = binary(BinaryOp::add, y, one);
+  std::memset(x.mutable_data(), 0, x.nbytes());
+  gate->set_ready();
+  check_values(y, {4}, {float(n), float(n), float(n), float(n)});
+  // The same through the inline path (the stream is idle and every input ready).
+  Array z = one;
+  for (int i = 0; i < n; ++i) z = unary(UnaryOp::neg, z);
+  check_values(z, {4}, {1, 1, 1, 1});
+  // A pending chain whose handles are dropped lives on in the queue and fails link by link.
+  auto never = std::make_shared<Event>();
+  {
+    Array w(Shape{4}, DType::F32, 0, never);
+    for (int i = 0; i < n; ++i) w = unary(UnaryOp::neg, w);
+  }
+  never->set_error(std::make_exception_ptr(Error(ErrorKind::Internal, "[test] dropped")));
+  device(0).synchronize();
+}
+
+void test_oversized_allocation() {
+  // 2^48 elements of a broadcast scalar: a view, so only its one element is allocated.
+  Array big = full({int64_t(1) << 24, int64_t(1) << 24}, DType::F32, Scalar::of_float(1), 0);
+  MemoryStats s0 = memory_stats();
+  CHECK_THROWS(Buffer(size_t(1) << 50), ErrorKind::ResourceExhausted, "RESOURCE_EXHAUSTED");
+  CHECK_THROWS(binary(BinaryOp::add, big, big), ErrorKind::ResourceExhausted, "Out of memory");
+  CHECK_THROWS(contiguous(big), ErrorKind::ResourceExhausted, "Out of memory");
+  // `<=`: a device thread may still be freeing an earlier test's last task.
+  CHECK(memory_stats().bytes_in_use <= s0.bytes_in_use);
+  check_values(binary(BinaryOp::add, f32({1}, {1}), f32({2}, {1})), {1}, {3});
+}
+
+struct Test {
+  const char* name;
+  void (*fn)();
+};
+
+const Test kTests[] = {
+    {"buffer_alignment", test_buffer_alignment},
+    {"caching_allocator_reuse", test_caching_allocator_reuse},
+    {"peak_tracking", test_peak_tracking},
+    {"event_ready_and_callbacks", test_event_ready_and_callbacks},
+    {"event_error_rethrown", test_event_error_rethrown},
+    {"device_submit_order", test_device_submit_order},
+    {"device_dependencies", test_device_dependencies},
+    {"kernel_error_propagates", test_kernel_error_propagates},
+    {"elementwise_broadcast", test_elementwise_broadcast},
+    {"reduce", test_reduce},
+    {"views", test_views},
+    {"concatenate_and_pad", test_concatenate_and_pad},
+    {"dot_general", test_dot_general},
+    {"long_chain", test_long_chain},
+    {"oversized_allocation", test_oversized_allocation},
+};
+
+std::atomic<const char*> current_test{"startup"};
+
+}  // namespace
+
+int main() {
+  set_num_devices(2);  // before the devices exist: the dependency test needs two
+  // A hang is a failure too: report it instead of waiting for ctest's timeout.
+  std::thread([] {
+    std::this_thread::sleep_for(std::chrono::seconds(300));
+    std::fprintf(stderr, "runtime: timed out in %s\n", current_test.load());
+    std::_Exit(2);
+  }).detach();
+  int passed = 0, failed = 0;
+  for (const Test& t : kTests) {
+    current_test = t.name;
+    std::string err;
+    try {
+      t.fn();
+    } catch (const Failure& f) {
+      err = f.msg;
+    } catch (const std::exception& e) {
+      err = std::string("unexpected exception: ") + e.what();
+    }
+    if (err.empty()) {
+      ++passed;
+      std::printf("PASS %s\n", t.name);
+    } else {
+      ++failed;
+      std::printf("FAIL %s: %s\n", t.name, err.c_str());
+    }
+    std::fflush(stdout);
+  }
+  std::printf("runtime: %d passed, %d failed\n", passed, failed);
+  return failed ? 1 : 0;
+}

@@ -1,0 +1,43 @@
+"""A short tour of tinyxla: eager jax.numpy on asynchronous C++ arrays, with timings."""
+import time
+
+import numpy as np
+
+import tinyxla as jax
+import tinyxla.numpy as jnp
+
+
+def timed(label, fn, repeat=5):
+    fn()
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    print(f"  {label:<44s} {1e3 * sorted(times)[len(times) // 2]:9.3f} ms")
+
+
+print("devices:", jax.devices())
+x = jnp.arange(6.0).reshape(2, 3)
+print("x =", x)
+print("tanh(2x + 1).sum(0) =", jnp.tanh(x * 2 + 1).sum(axis=0))
+print("x @ x.T =", x @ x.T)
+print("promotion: int8 + 1 ->", (jnp.int8(1) + 1).dtype, "| arange(3) + 5.0 ->", repr(jnp.arange(3) + 5.0))
+
+big = jnp.asarray(np.random.default_rng(0).standard_normal(10_000_000, dtype=np.float32))
+print("timings (median of 5):")
+t0 = time.perf_counter()
+y = jnp.exp(big)
+dispatch = time.perf_counter() - t0
+y.block_until_ready()
+print(f"  {'exp on 1e7 float32: dispatch returns after':<44s} {1e3 * dispatch:9.3f} ms")
+timed("exp on 1e7 float32 (waited)", lambda: jnp.exp(big).block_until_ready())
+timed("sum of 1e7 float32", lambda: big.sum().block_until_ready())
+a = jnp.ones((1024, 1024))
+timed("matmul 1024x1024 float32", lambda: (a @ a).block_until_ready())
+one = jnp.ones(1)
+n = 20000
+t0 = time.perf_counter()
+for _ in range(n):
+    one + 1
+print(f"  {'eager x + 1 on one element':<44s} {1e6 * (time.perf_counter() - t0) / n:9.3f} µs/op")

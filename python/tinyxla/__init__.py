@@ -1,0 +1,40 @@
+"""tinyxla: a JAX-compatible array runtime. ``import tinyxla as jax`` gives the ``jax`` namespace.
+
+What is here so far: ``Array``, the ``numpy``, ``lax`` and ``tree_util`` modules, ``config``,
+``dtypes``, the device functions, ``device_put``/``device_get`` and ``block_until_ready``.
+"""
+from __future__ import annotations
+
+import ctypes as _ctypes
+import os as _os
+
+
+def _preload_openblas() -> None:
+    # The extension links against the scipy-openblas32 wheel's library; loading it first,
+    # globally, lets the dynamic linker resolve that dependency from the wheel's directory.
+    import scipy_openblas32
+    _ctypes.CDLL(_os.path.join(scipy_openblas32.get_lib_dir(), "libscipy_openblas.so"),
+                 mode=_ctypes.RTLD_GLOBAL)
+
+
+_preload_openblas()
+
+from tinyxla import _core  # noqa: E402
+from tinyxla._src import dtypes  # noqa: E402
+from tinyxla._src.array import Array  # noqa: E402
+from tinyxla._src.config import config  # noqa: E402
+from tinyxla._src.devices import (  # noqa: E402
+    CpuDevice as Device, block_until_ready, default_backend, device_count, device_get,
+    device_put, devices, local_device_count, local_devices, process_count, process_index)
+from tinyxla import lax, numpy, tree, tree_util  # noqa: E402
+
+__version__ = "0.1.0"
+
+
+def cmake_dir() -> str:
+    """The directory of the installed CMake package, for C++ users:
+    ``cmake -Dtinyxla_DIR=$(python -c "import tinyxla; print(tinyxla.cmake_dir())")``."""
+    path = _os.path.join(_os.path.dirname(_core.__file__), "lib", "cmake", "tinyxla")
+    if not _os.path.isdir(path):
+        raise FileNotFoundError(f"tinyxla's CMake package is not installed at {path}")
+    return path

@@ -1,0 +1,337 @@
+"""The user-facing transforms and their caches: make_jaxpr, jit, eval_shape (mirrors ``jax._src.api``)."""
+from __future__ import annotations
+
+import functools
+import inspect
+import weakref
+from typing import Any, Callable, Iterable, Sequence
+
+import numpy as np
+
+from tinyxla._src import core, dtypes, errors
+from tinyxla._src.config import config
+from tinyxla._src.interpreters import partial_eval as pe
+from tinyxla._src.tree_util import tree_flatten, tree_unflatten
+
+_CACHE_SIZE = 4096  # entries per function, as JAX's jit cache
+
+
+class ShapeDtypeStruct:
+    """A shape and dtype standing in for an array (``jax.ShapeDtypeStruct``)."""
+
+    __slots__ = ("shape", "dtype", "weak_type")
+
+    def __init__(self, shape: Sequence[int], dtype: Any, weak_type: bool = False):
+        self.shape = tuple(shape)
+        self.dtype = np.dtype(dtype)
+        self.weak_type = weak_type
+
+    ndim = property(lambda self: len(self.shape))
+    size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
+
+    def __eq__(self, other):
+        return (isinstance(other, ShapeDtypeStruct) and self.shape == other.shape
+                and self.dtype == other.dtype and self.weak_type == other.weak_type)
+
+    def __hash__(self):
+        return hash((self.shape, self.dtype, self.weak_type))
+
+    def __repr__(self):
+        weak = ", weak_type=True" if self.weak_type else ""
+        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{weak})"
+
+
+def _leaf_aval(x: Any) -> core.ShapedArray:
+    if isinstance(x, ShapeDtypeStruct):
+        return core.ShapedArray(x.shape, dtypes.canonicalize_dtype(x.dtype), x.weak_type)
+    if isinstance(x, (list, tuple, dict)) or x is None:
+        raise TypeError(f"Argument '{x}' of type {type(x)} is not a valid JAX type.")
+    try:
+        return core.get_aval(x)
+    except Exception:
+        raise TypeError(f"Argument '{x}' of type {type(x)} is not a valid JAX type.") from None
+
+
+def _flat_fun(fun: Callable, in_tree, static: dict[int, Any], static_kw: dict[str, Any],
+              out_store: list) -> Callable:
+    """``fun`` as a function of flat dynamic leaves returning flat outputs."""
+
+    def flat(*leaves):
+        args, kwargs = tree_unflatten(in_tree, leaves)
+        args = list(args)
+        for i in sorted(static):
+            args.insert(i, static[i])
+        outs = fun(*args, **kwargs, **static_kw)
+        out_leaves, out_tree = tree_flatten(outs)
+        out_store.append(out_tree)
+        return out_leaves
+
+    return flat
+
+
+def make_jaxpr(fun: Callable, static_argnums: int | Iterable[int] = (),
+               return_shape: bool = False) -> Callable[..., Any]:
+    """Returns a function giving the ClosedJaxpr of ``fun`` at given arguments (``jax.make_jaxpr``)."""
+    static_argnums = _as_tuple(static_argnums)
+
+    @functools.wraps(fun)
+    def make(*args, **kwargs):
+        static = {i: args[i] for i in static_argnums}
+        dyn = tuple(a for i, a in enumerate(args) if i not in static)
+        leaves, in_tree = tree_flatten((dyn, kwargs))
+        avals = [_leaf_aval(x) for x in leaves]
+        out_store: list = []
+        names = _flat_arg_names(fun, args, kwargs, static_argnums, len(leaves))
+        info = errors.DebugInfo("make_jaxpr", fun, names)
+        closed = pe.trace_to_jaxpr(_flat_fun(fun, in_tree, static, {}, out_store), avals, info)
+        if return_shape:
+            shapes = [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type) for a in closed.out_avals]
+            return closed, tree_unflatten(out_store[0], shapes)
+        return closed
+
+    return make
+
+
+def _as_tuple(x) -> tuple:
+    if x is None:
+        return ()
+    if isinstance(x, (int, str)):
+        return (x,)
+    return tuple(x)
+
+
+def _flat_arg_names(fun: Callable, args, kwargs, static_argnums, n: int) -> list[str]:
+    names = errors.arg_names(fun, args, kwargs)
+    out = []
+    for i, (name, a) in enumerate(zip(names, list(args) + list(kwargs.values()))):
+        if i in static_argnums:
+            continue
+        leaves, tree = tree_flatten(a)
+        if tree.num_leaves == 1 and tree.node is None:
+            out.append(name)
+        else:
+            out.extend(f"{name}{_path}" for _path in _leaf_paths(a))
+    return out if len(out) == n else [f"args[{i}]" for i in range(n)]
+
+
+def _leaf_paths(tree: Any, prefix: str = "") -> list[str]:
+    if isinstance(tree, dict):
+        return [p for k in sorted(tree) for p in _leaf_paths(tree[k], f"{prefix}[{k!r}]")]
+    if isinstance(tree, (list, tuple)):
+        return [p for i, v in enumerate(tree) for p in _leaf_paths(v, f"{prefix}[{i}]")]
+    return [prefix]
+
+
+# ---------------------------------------------------------------------------------------
+# jit: the call primitive and the user-facing wrapper.
+
+jit_p = core.Primitive("jit", multiple_results=True)
+
+
+@jit_p.def_abstract_eval
+def _jit_abstract_eval(*in_avals, jaxpr: core.ClosedJaxpr, name: str):
+    return jaxpr.out_avals
+
+
+@jit_p.def_impl
+def _jit_impl(*args, jaxpr: core.ClosedJaxpr, name: str):
+    from tinyxla._src.interpreters import lowering
+    return lowering.executable_for(jaxpr)(args)
+
+
+class _CacheEntry:
+    __slots__ = ("jaxpr", "out_tree", "executable")
+
+    def __init__(self, jaxpr, out_tree, executable):
+        self.jaxpr = jaxpr
+        self.out_tree = out_tree
+        self.executable = executable
+
+
+class Lowered:
+    """The result of ``jit(f).lower(*args)`` (``jax.stages.Lowered``)."""
+
+    def __init__(self, jaxpr: core.ClosedJaxpr, out_tree, name: str):
+        self.jaxpr = jaxpr
+        self.out_tree = out_tree
+        self.name = name
+
+    def as_text(self) -> str:
+        """Our optimised graph's text form (JAX prints StableHLO here)."""
+        from tinyxla._src.interpreters import lowering
+        return lowering.executable_for(self.jaxpr).text()
+
+    def compile(self) -> "Compiled":
+        from tinyxla._src.interpreters import lowering
+        return Compiled(lowering.executable_for(self.jaxpr), self.out_tree, self.jaxpr)
+
+
+class Compiled:
+    """A compiled function of flat arrays (``jax.stages.Compiled``)."""
+
+    def __init__(self, executable, out_tree, jaxpr):
+        self._executable = executable
+        self._out_tree = out_tree
+        self.jaxpr = jaxpr
+
+    def as_text(self) -> str:
+        return self._executable.text()
+
+    def __call__(self, *args, **kwargs):
+        leaves, _ = tree_flatten((args, kwargs))
+        return tree_unflatten(self._out_tree, self._executable(leaves))
+
+
+class JitWrapped:
+    """``jax.jit(fun)``: stages ``fun`` once per argument signature and runs it compiled."""
+
+    def __init__(self, fun: Callable, static_argnums, static_argnames, donate_argnums,
+                 donate_argnames, device):
+        self._fun = fun
+        functools.update_wrapper(self, fun)
+        sig = _signature_or_none(fun)
+        static_argnums, static_argnames = _resolve_names(sig, _as_tuple(static_argnums),
+                                                         _as_tuple(static_argnames))
+        donate_argnums, _ = _resolve_names(sig, _as_tuple(donate_argnums), _as_tuple(donate_argnames))
+        self._static_argnums = tuple(sorted(static_argnums))
+        self._static_argnames = frozenset(static_argnames)
+        self._donate_argnums = frozenset(donate_argnums)
+        self._device = device
+        self._cache: dict[Any, _CacheEntry] = {}
+
+    def __repr__(self):
+        return f"<PjitFunction of {self._fun!r}>"
+
+    def __get__(self, obj, objtype=None):
+        return self if obj is None else functools.partial(self, obj)
+
+    def _split(self, args, kwargs):
+        n = len(args)
+        for i in self._static_argnums:
+            if i >= n:
+                raise ValueError(f"Jitted function has static_argnums={self._static_argnums}, but "
+                                 f"only accepts {n} positional arguments.")
+        static = {i: args[i] for i in self._static_argnums}
+        static_kw = {k: v for k, v in kwargs.items() if k in self._static_argnames}
+        for v in list(static.values()) + list(static_kw.values()):
+            try:
+                hash(v)
+            except TypeError as e:
+                raise ValueError(
+                    "Non-hashable static arguments are not supported. An error occurred while "
+                    f"trying to hash an object of type {type(v)}, {v}. The error was:\n"
+                    f"TypeError: {e}\n") from None
+        dyn = tuple(a for i, a in enumerate(args) if i not in static) if static else tuple(args)
+        dyn_kw = {k: v for k, v in kwargs.items() if k not in self._static_argnames}
+        return static, static_kw, dyn, dyn_kw
+
+    def _entry(self, args, kwargs) -> tuple[_CacheEntry, list]:
+        static, static_kw, dyn, dyn_kw = self._split(args, kwargs)
+        leaves, in_tree = tree_flatten((dyn, dyn_kw))
+        avals = tuple(_leaf_aval(x) for x in leaves)
+        key = (in_tree, avals,
+               tuple((type(v), v) for v in static.values()),
+               tuple((k, type(v), v) for k, v in sorted(static_kw.items())),
+               config.jax_enable_x64)
+        entry = self._cache.get(key)
+        if entry is None:
+            entry = self._trace(args, kwargs, static, static_kw, in_tree, avals)
+            if len(self._cache) >= _CACHE_SIZE:
+                self._cache.pop(next(iter(self._cache)))
+            self._cache[key] = entry
+        return entry, leaves
+
+    def _trace(self, args, kwargs, static, static_kw, in_tree, avals) -> _CacheEntry:
+        from tinyxla._src.interpreters import lowering
+        out_store: list = []
+        names = _flat_arg_names(self._fun, args, kwargs, self._static_argnums, len(avals))
+        info = errors.DebugInfo("jit", self._fun, names)
+        flat = _flat_fun(self._fun, in_tree, static, static_kw, out_store)
+        closed = pe.trace_to_jaxpr(flat, avals, info)
+        if config.jax_log_compiles:
+            import logging
+            logging.getLogger("tinyxla").warning(
+                "Compiling %s with avals %s", getattr(self._fun, "__name__", "fun"),
+                [a.str_short() for a in avals])
+        return _CacheEntry(closed, out_store[0], lowering.executable_for(closed))
+
+    def __call__(self, *args, **kwargs):
+        entry, leaves = self._entry(args, kwargs)
+        name = getattr(self._fun, "__name__", "<unnamed function>")
+        outs = jit_p.bind(*leaves, jaxpr=entry.jaxpr, name=name)
+        if self._donate_argnums:
+            self._delete_donated(args)
+        return tree_unflatten(entry.out_tree, outs)
+
+    def _delete_donated(self, args):
+        for i in self._donate_argnums:
+            if i < len(args):
+                for leaf in tree_flatten(args[i])[0]:
+                    delete = getattr(leaf, "delete", None)
+                    if delete is not None and not isinstance(leaf, core.Tracer):
+                        delete()
+
+    def lower(self, *args, **kwargs) -> Lowered:
+        entry, _ = self._entry(args, kwargs)
+        return Lowered(entry.jaxpr, entry.out_tree, getattr(self._fun, "__name__", "fun"))
+
+    def eval_shape(self, *args, **kwargs):
+        entry, _ = self._entry(args, kwargs)
+        shapes = [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type) for a in entry.jaxpr.out_avals]
+        return tree_unflatten(entry.out_tree, shapes)
+
+    def clear_cache(self) -> None:
+        self._cache.clear()
+
+    def _cache_size(self) -> int:
+        return len(self._cache)
+
+
+def _signature_or_none(fun):
+    try:
+        return inspect.signature(fun)
+    except (TypeError, ValueError):
+        return None
+
+
+def _resolve_names(sig, nums: tuple, names: tuple) -> tuple[set[int], set[str]]:
+    """Completes argnums from argnames and the reverse, as ``jax.jit`` does."""
+    nums_set, names_set = set(nums), set(names)
+    if sig is None:
+        return nums_set, names_set
+    params = list(sig.parameters.values())
+    positional = [p.name for p in params
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    for n in names:
+        if n in positional:
+            nums_set.add(positional.index(n))
+    for i in nums:
+        if 0 <= i < len(positional):
+            names_set.add(positional[i])
+    return nums_set, names_set
+
+
+def jit(fun: Callable | None = None, *, static_argnums=None, static_argnames=None,
+        donate_argnums=None, donate_argnames=None, device=None, backend=None,
+        inline: bool = False, keep_unused: bool = False, abstracted_axes=None) -> Any:
+    """Compiles ``fun`` (``jax.jit``). Usable as ``@jit``, ``@jit(...)`` and through
+    ``functools.partial(jit, ...)``; the cache key is the argument tree structure, each
+    leaf's (shape, dtype, weak_type), the static arguments by type and equality, and x64."""
+    if fun is None:
+        return lambda f: jit(f, static_argnums=static_argnums, static_argnames=static_argnames,
+                             donate_argnums=donate_argnums, donate_argnames=donate_argnames,
+                             device=device, backend=backend, inline=inline, keep_unused=keep_unused)
+    if not callable(fun):
+        raise TypeError(f"Expected a callable value, got {fun}")
+    return JitWrapped(fun, static_argnums, static_argnames, donate_argnums, donate_argnames, device)
+
+
+def eval_shape(fun: Callable, *args, **kwargs) -> Any:
+    """Output shapes and dtypes of ``fun`` without running it (``jax.eval_shape``)."""
+    leaves, in_tree = tree_flatten((args, kwargs))
+    avals = [_leaf_aval(x) for x in leaves]
+    out_store: list = []
+    closed = pe.trace_to_jaxpr(_flat_fun(fun, in_tree, {}, {}, out_store), avals,
+                               errors.DebugInfo("eval_shape", fun, []))
+    shapes = [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type) for a in closed.out_avals]
+    return tree_unflatten(out_store[0], shapes)

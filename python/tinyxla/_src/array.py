@@ -1,0 +1,571 @@
+"""``tinyxla.Array`` (JAX's ``jax.Array``): a future of an n-d array on a device, and its methods.
+
+An Array wraps a ``_core.Array`` handle whose shape, dtype and device are known at once and
+whose buffer is filled asynchronously; anything that reads values (repr, ``np.asarray``,
+``float``, ``.item()``, ``block_until_ready``) waits and raises a failed kernel's error.
+Operators and most methods delegate to ``tinyxla.numpy``; the same operators, methods and
+properties are installed on ``core.Tracer`` so traced values behave like arrays.
+
+The class is named ``ArrayImpl`` at run time, as JAX's concrete array class is, so Python's
+own error texts (``unhashable type: 'ArrayImpl'``, ``unsupported operand type(s) for +:
+'ArrayImpl' and 'list'``) match JAX's. ``Array`` is an ABC: tracers are registered as
+virtual subclasses, so ``isinstance(tracer, tinyxla.Array)`` holds as in JAX.
+"""
+from __future__ import annotations
+
+import abc
+import enum
+import importlib
+import operator
+from typing import Any, Callable
+
+import numpy as np
+
+from tinyxla import _core
+from tinyxla._src import core, devices, dtypes
+
+# The runtime's dtype codes: _DTYPES[code] is the numpy dtype, _CODE[dtype] the code.
+_DTYPES: tuple[np.dtype, ...] = (
+    dtypes.bool_dtype, dtypes.int8, dtypes.int16, dtypes.int32, dtypes.int64, dtypes.uint8,
+    dtypes.uint16, dtypes.uint32, dtypes.uint64, dtypes.float16, dtypes.bfloat16,
+    dtypes.float32, dtypes.float64, dtypes.complex64, dtypes.complex128)
+_CODE: dict[np.dtype, int] = {dt: i for i, dt in enumerate(_DTYPES)}
+
+
+class _LazyModule:
+    """Stands in for a module that imports this one; on first use it replaces itself
+    (the module-level name ``global_name``) with the real module."""
+
+    def __init__(self, global_name: str, module_name: str):
+        self._global_name = global_name
+        self._module_name = module_name
+
+    def __getattr__(self, attr: str) -> Any:
+        module = importlib.import_module(self._module_name)
+        globals()[self._global_name] = module
+        return getattr(module, attr)
+
+
+_jnp: Any = _LazyModule("_jnp", "tinyxla.numpy")
+_lax: Any = _LazyModule("_lax", "tinyxla._src.lax.lax")
+_indexing: Any = _LazyModule("_indexing", "tinyxla._src.numpy.indexing")
+
+
+class DLDeviceType(enum.IntEnum):
+    """DLPack device types (``__dlpack_device__`` returns ``(kDLCPU, 0)``, as JAX does)."""
+    kDLCPU = 1
+
+
+_SETITEM_ERROR = (
+    "JAX arrays are immutable and do not support in-place item assignment. Instead of "
+    "x[idx] = y, use x = x.at[idx].set(y) or another .at[] method: "
+    "https://docs.jax.dev/en/latest/_autosummary/jax.numpy.ndarray.at.html")
+
+
+class Array(metaclass=abc.ABCMeta):
+    """A JAX array (``jax.Array``, concretely ``jaxlib._jax.ArrayImpl``).
+
+    Slots: ``_h`` (the ``_core.Array`` handle), ``dtype`` (kept here rather than read
+    from the handle: it is on every dispatch path), ``weak_type``, ``_committed`` (set by
+    ``device_put`` with a device). Build instances with ``_wrap``; the class has no
+    public constructor, as in JAX. Differences from JAX: ``.view``, ``.flat`` and the
+    multi-device shard accessors (``addressable_shards``, ``global_shards``) are absent.
+    """
+
+    __slots__ = ("_h", "dtype", "weak_type", "_committed", "__weakref__")
+    __array_priority__ = 100
+    __hash__ = None  # type: ignore[assignment]
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        raise TypeError("tinyxla.Array has no public constructor; use jnp.asarray, "
+                        "jnp.array or jax.device_put")
+
+    # -- metadata, known without waiting --------------------------------------------------
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self._h.shape
+
+    @property
+    def ndim(self) -> int:
+        return self._h.ndim
+
+    @property
+    def size(self) -> int:
+        return self._h.size
+
+    @property
+    def nbytes(self) -> int:
+        return self._h.nbytes
+
+    @property
+    def itemsize(self) -> int:
+        return self.dtype.itemsize
+
+    @property
+    def aval(self) -> core.ShapedArray:
+        """The abstract value ``ShapedArray(shape, dtype, weak_type)``."""
+        return core.ShapedArray(self.shape, self.dtype, self.weak_type)
+
+    @property
+    def device(self) -> devices.CpuDevice:
+        return devices._device(self._h.device)
+
+    def devices(self) -> set[devices.CpuDevice]:
+        return {devices._device(self._h.device)}
+
+    @property
+    def sharding(self) -> devices.SingleDeviceSharding:
+        return devices._sharding(self._h.device)
+
+    @property
+    def committed(self) -> bool:
+        return self._committed
+
+    is_fully_addressable = property(lambda self: True)
+    is_fully_replicated = property(lambda self: True)
+
+    # -- synchronisation and lifetime ----------------------------------------------------
+
+    def block_until_ready(self) -> "Array":
+        """Waits for the value; raises the error of a failed computation. Returns self."""
+        self._h.wait()
+        return self
+
+    def is_ready(self) -> bool:
+        return self._h.is_ready()
+
+    def copy_to_host_async(self) -> None:
+        """Accepted for compatibility: buffers already live in host memory."""
+
+    def delete(self) -> None:
+        """Releases the buffer; later uses raise ``RuntimeError: Array has been deleted``."""
+        _HANDLE.__set__(self, self._h.shape)
+        self.__class__ = _DeletedArray
+
+    def is_deleted(self) -> bool:
+        return False
+
+    def addressable_data(self, index: int) -> "Array":
+        """The data on the ``index``-th local device: the array itself (one device)."""
+        if index != 0:
+            raise IndexError(f"addressable_data index {index} out of range for 1 shard")
+        return self
+
+    def on_device_size_in_bytes(self) -> int:
+        return self._h.nbytes
+
+    # -- host values (these wait) -------------------------------------------------------
+
+    @property
+    def _value(self) -> np.ndarray:
+        """The values as a read-only numpy view of the buffer (waits)."""
+        return self._h.numpy(self.dtype)
+
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
+        if dtype is None and copy is None:
+            return self._value  # zero copy, read-only as in JAX
+        if copy is None:
+            return np.asarray(self._value, dtype=dtype)
+        return np.array(self._value, dtype=dtype, copy=copy)
+
+    def __dlpack__(self, *, stream: Any = None, max_version: Any = None,
+                   dl_device: Any = None, copy: bool | None = None) -> Any:
+        """A DLPack capsule of the (dense) values; waits. ``stream`` etc. are ignored on CPU."""
+        return self._h.dlpack()
+
+    def __dlpack_device__(self) -> tuple[DLDeviceType, int]:
+        return DLDeviceType.kDLCPU, 0
+
+    def item(self, *args: Any) -> Any:
+        return self._value.item(*args)
+
+    def tolist(self) -> Any:
+        return self._value.tolist()
+
+    def tobytes(self, order: str = "C") -> bytes:
+        return self._value.tobytes(order)
+
+    def __bool__(self) -> bool:
+        size = self._h.size
+        if size == 0:
+            raise ValueError("The truth value of an empty array is ambiguous. Use "
+                             "`array.size > 0` to check that an array is not empty.")
+        if size > 1:
+            raise ValueError("The truth value of an array with more than one element is "
+                             "ambiguous. Use a.any() or a.all()")
+        return bool(self._value)
+
+    def _check_scalar(self) -> np.ndarray:
+        ndim = self._h.ndim
+        if ndim:
+            raise TypeError("Only scalar arrays can be converted to Python scalars; "
+                            f"got arr.{ndim=}")
+        return self._value
+
+    def __float__(self) -> float:
+        return self._check_scalar().__float__()
+
+    def __int__(self) -> int:
+        return self._check_scalar().__int__()
+
+    def __complex__(self) -> complex:
+        return self._check_scalar().__complex__()
+
+    def __index__(self) -> int:
+        if self._h.ndim or not dtypes.issubdtype(self.dtype, np.integer):
+            raise TypeError("Only integer scalar arrays can be converted to a scalar index.")
+        return operator.index(self._value)
+
+    def __repr__(self) -> str:
+        prefix = "Array("
+        dtype_str = f"dtype={self.dtype.name}"
+        if self.weak_type:
+            dtype_str += ", weak_type=True"
+        line_width = np.get_printoptions()["linewidth"]
+        if self._h.size == 0:
+            s = f"[], shape={self.shape}"
+        else:
+            s = np.array2string(self._value, prefix=prefix, suffix=",", separator=", ",
+                                max_line_width=line_width)
+        last_line_len = len(s) - s.rfind("\n") + 1
+        sep = " " * len(prefix) if last_line_len + len(dtype_str) + 2 > line_width else " "
+        return f"{prefix}{s},{sep}{dtype_str})"
+
+    def __str__(self) -> str:
+        return str(self._value)
+
+    def __format__(self, format_spec: str) -> str:
+        value = self._value
+        return format(value if value.ndim else value[()], format_spec)
+
+    def __reduce__(self) -> tuple[Callable[..., "Array"], tuple[np.ndarray, bool]]:
+        return _unpickle, (np.array(self._value), self.weak_type)
+
+    def __copy__(self) -> Any:
+        return self.copy()
+
+    def __deepcopy__(self, memo: Any) -> Any:
+        return self.copy()
+
+    def to_device(self, device: Any, *, stream: Any = None) -> "Array":
+        """A copy committed to ``device`` (``jax.Array.to_device``)."""
+        if stream is not None:
+            raise NotImplementedError("stream argument of array.to_device()")
+        return devices.device_put(self, device)
+
+
+Array.__name__ = Array.__qualname__ = "ArrayImpl"
+ArrayImpl = Array  # the run-time class name, so pickle finds it
+Array.register(core.Tracer)
+
+_HANDLE = Array.__dict__["_h"]  # the slot descriptor; _DeletedArray keeps metadata in it
+_new_array = object.__new__
+
+
+def _wrap(handle: Any, weak_type: bool, dtype: np.dtype) -> Array:
+    """An Array around a ``_core.Array`` handle: the constructor every impl uses.
+
+    ``dtype`` must be the handle's dtype, taken from ``_DTYPES`` (callers know it without
+    asking the handle).
+    """
+    a = _new_array(Array)
+    a._h = handle
+    a.dtype = dtype
+    a.weak_type = weak_type
+    a._committed = False
+    return a
+
+
+class _DeletedArray(Array):
+    """What ``Array.delete()`` turns an array into: metadata stays, any use raises."""
+
+    __slots__ = ()
+
+    @property
+    def _h(self) -> Any:
+        raise RuntimeError(f"Array has been deleted with shape={self.dtype.name}"
+                           f"[{','.join(map(str, self.shape))}].")
+
+    shape = property(lambda self: _HANDLE.__get__(self))
+    ndim = property(lambda self: len(self.shape))
+    size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
+    nbytes = property(lambda self: self.size * self.dtype.itemsize)
+    itemsize = property(lambda self: self.dtype.itemsize)
+
+    def delete(self) -> None:
+        pass
+
+    def is_deleted(self) -> bool:
+        return True
+
+
+# ----------------------------------------------------------------------------------------
+# Host values to Arrays.
+
+def _invalid_type(x: Any) -> TypeError:
+    return TypeError(f"Argument '{x}' of type {type(x)} is not a valid JAX type")
+
+
+def _from_numpy(x: Any, device: int = 0) -> Array:
+    """A strong Array holding a numpy array or scalar (64-bit dtypes truncated with x64 off)."""
+    arr = np.asarray(x)
+    dt = dtypes.canonicalize_dtype(arr.dtype)
+    code = _CODE.get(dt)
+    if code is None:
+        raise TypeError(f"Dtype {arr.dtype} is not a valid JAX array type. Only arrays of "
+                        "numeric types are supported by JAX.")
+    if arr.dtype != dt:
+        arr = arr.astype(dt)
+    return _wrap(_core.from_numpy(arr, code, device), False, _DTYPES[code])
+
+
+def _from_python_scalar(x: bool | int | float | complex, device: int = 0) -> Array:
+    """A 0-d Array of a Python scalar's default dtype; weak unless it is a bool."""
+    code = _CODE[dtypes.scalar_type_to_dtype(type(x), x)]
+    return _wrap(_core.scalar(x, code, device), type(x) is not bool, _DTYPES[code])
+
+
+_PY_SCALARS = frozenset({bool, int, float, complex})
+
+
+def _to_array(x: Any, device: int = 0) -> Array:
+    """A concrete value as an Array: Arrays pass, Python scalars become weak arrays,
+    numpy values strong ones; anything else raises JAX's TypeError."""
+    if type(x) is Array:
+        return x
+    if type(x) in _PY_SCALARS:
+        return _from_python_scalar(x, device)
+    jax_array = getattr(x, "__jax_array__", None)
+    if jax_array is not None:
+        return _to_array(jax_array(), device)
+    if isinstance(x, (np.ndarray, np.generic)):
+        return _from_numpy(x, device)
+    raise _invalid_type(x)
+
+
+def _device_put_leaf(x: Any, device: int | None) -> Any:
+    """One leaf of ``device_put``: uncommitted without a device, committed with one."""
+    if isinstance(x, core.Tracer):
+        return x
+    if type(x) is Array:
+        if device is None:
+            return x
+        h = x._h
+        if h.device != device:
+            h = _core.from_numpy(np.ascontiguousarray(x._value), _CODE[x.dtype], device)
+        out = _wrap(h, x.weak_type, x.dtype)
+    else:
+        out = _to_array(x, device or 0)
+    out._committed = device is not None
+    return out
+
+
+def _unpickle(value: np.ndarray, weak_type: bool) -> Array:
+    out = _from_numpy(value)
+    out.weak_type = weak_type
+    return out
+
+
+# ----------------------------------------------------------------------------------------
+# Operators and methods shared by Array and Tracer; they delegate to tinyxla.numpy.
+
+_BINOP_FAST_TYPES = frozenset({Array, int, float, complex, bool, np.ndarray})
+_BINOP_TYPES = (int, float, complex, np.generic, np.ndarray, Array)
+
+
+def _binop_operand(self: Any, other: Any, symbol: str | None, reject: tuple[type, ...],
+                   reflected: bool) -> Any:
+    """The operand a binary operator accepts, or NotImplemented (JAX's operator rules)."""
+    jax_array = getattr(other, "__jax_array__", None)
+    if jax_array is not None:
+        other = jax_array()
+    if isinstance(other, _BINOP_TYPES):
+        return other
+    # JAX rejects these explicitly: Python would otherwise concatenate or compare them.
+    if type(other) in reject:
+        names = (type(other).__name__, type(self).__name__)
+        if not reflected:
+            names = names[::-1]
+        raise TypeError(f"unsupported operand type(s) for {symbol}: {names[0]!r} and {names[1]!r}")
+    return NotImplemented
+
+
+def _make_binop(fun_name: str, reflected: bool, symbol: str | None = None,
+                reject: tuple[type, ...] = ()) -> Callable[[Any, Any], Any]:
+    fun: Callable[[Any, Any], Any] | None = None  # resolved on first use (import cycle)
+
+    def op(self: Any, other: Any) -> Any:
+        nonlocal fun
+        if type(other) not in _BINOP_FAST_TYPES:
+            other = _binop_operand(self, other, symbol, reject, reflected)
+            if other is NotImplemented:
+                return other
+        if fun is None:
+            fun = getattr(_jnp, fun_name)
+        return fun(other, self) if reflected else fun(self, other)
+
+    op.__doc__ = f"Delegates to ``jnp.{fun_name}``."
+    return op
+
+
+def _make_unop(fun_name: str) -> Callable[[Any], Any]:
+    def op(self: Any) -> Any:
+        return getattr(_jnp, fun_name)(self)
+    op.__doc__ = f"Delegates to ``jnp.{fun_name}``."
+    return op
+
+
+def _make_method(name: str, fun_name: str | None = None) -> Callable[..., Any]:
+    fun_name = fun_name or name
+
+    def method(self: Any, *args: Any, **kwargs: Any) -> Any:
+        return getattr(_jnp, fun_name)(self, *args, **kwargs)
+    method.__name__ = name
+    method.__doc__ = f"Delegates to ``jnp.{fun_name}``."
+    return method
+
+
+_SEQ = (list, tuple)
+_CONTAINERS = (dict, list, set, tuple)
+
+# (dunder name, jnp function, reflected, symbol for the explicit TypeError, types rejected)
+_BINOPS: list[tuple[str, str, bool, str | None, tuple[type, ...]]] = [
+    ("__add__", "add", False, "+", _SEQ), ("__radd__", "add", True, "+", _SEQ),
+    ("__sub__", "subtract", False, None, ()), ("__rsub__", "subtract", True, None, ()),
+    ("__mul__", "multiply", False, "*", _SEQ), ("__rmul__", "multiply", True, "*", _SEQ),
+    ("__truediv__", "true_divide", False, None, ()),
+    ("__rtruediv__", "true_divide", True, None, ()),
+    ("__floordiv__", "floor_divide", False, None, ()),
+    ("__rfloordiv__", "floor_divide", True, None, ()),
+    ("__mod__", "mod", False, None, ()), ("__rmod__", "mod", True, None, ()),
+    ("__divmod__", "divmod", False, None, ()), ("__rdivmod__", "divmod", True, None, ()),
+    ("__pow__", "power", False, None, ()), ("__rpow__", "power", True, None, ()),
+    ("__matmul__", "matmul", False, None, ()), ("__rmatmul__", "matmul", True, None, ()),
+    ("__and__", "bitwise_and", False, None, ()), ("__rand__", "bitwise_and", True, None, ()),
+    ("__or__", "bitwise_or", False, None, ()), ("__ror__", "bitwise_or", True, None, ()),
+    ("__xor__", "bitwise_xor", False, None, ()), ("__rxor__", "bitwise_xor", True, None, ()),
+    ("__lshift__", "left_shift", False, None, ()),
+    ("__rlshift__", "left_shift", True, None, ()),
+    ("__rshift__", "right_shift", False, None, ()),
+    ("__rrshift__", "right_shift", True, None, ()),
+    # JAX's own text says "==" for != too.
+    ("__eq__", "equal", False, "==", _CONTAINERS),
+    ("__ne__", "not_equal", False, "==", _CONTAINERS),
+    ("__lt__", "less", False, None, ()), ("__le__", "less_equal", False, None, ()),
+    ("__gt__", "greater", False, None, ()), ("__ge__", "greater_equal", False, None, ()),
+]
+
+_UNOPS = [("__neg__", "negative"), ("__pos__", "positive"), ("__abs__", "abs"),
+          ("__invert__", "invert")]
+
+# Methods that forward to the jnp function of the same (or the given) name.
+_METHODS = [
+    ("all", None), ("any", None), ("argmax", None), ("argmin", None),
+    ("argpartition", None), ("argsort", None), ("astype", None), ("choose", None),
+    ("clip", None), ("compress", None), ("conj", None), ("conjugate", None), ("copy", None),
+    ("cumprod", None), ("cumsum", None), ("diagonal", None), ("dot", None),
+    ("flatten", "ravel"), ("max", None), ("mean", None), ("min", None), ("nonzero", None),
+    ("prod", None), ("ptp", None), ("ravel", None), ("repeat", None), ("round", None),
+    ("searchsorted", None), ("sort", None), ("squeeze", None), ("std", None), ("sum", None),
+    ("swapaxes", None), ("take", None), ("trace", None), ("var", None),
+]
+
+
+def _reshape(self: Any, *args: Any, order: str = "C") -> Any:
+    """``x.reshape(2, 3)`` or ``x.reshape((2, 3))``; delegates to ``jnp.reshape``."""
+    shape = args[0] if len(args) == 1 else args
+    return _jnp.reshape(self, shape, order=order)
+
+
+def _transpose(self: Any, *args: Any) -> Any:
+    """``x.transpose()``, ``x.transpose(1, 0)`` or ``x.transpose((1, 0))`` (``jnp.transpose``)."""
+    axes = None if not args else args[0] if len(args) == 1 else args
+    return _jnp.transpose(self, axes)
+
+
+def _round(self: Any, ndigits: int | None = None) -> Any:
+    """Python's ``round(x)``: an int array when ``ndigits`` is None, as for builtin floats."""
+    out = _jnp.round(self, decimals=ndigits or 0)
+    return out.astype(int) if ndigits is None else out
+
+
+def _contains(self: Any, item: Any) -> bool:
+    return bool((self == item).any())
+
+
+def _getitem(self: Any, idx: Any) -> Any:
+    return _indexing.getitem(self, idx)
+
+
+def _setitem(self: Any, idx: Any, value: Any) -> None:
+    raise TypeError(_SETITEM_ERROR)
+
+
+def _len(self: Any) -> int:
+    shape = self.shape
+    if not shape:
+        raise TypeError("len() of unsized object")  # numpy's text, as in JAX
+    return shape[0]
+
+
+def _iter(self: Any) -> Any:
+    shape = self.shape
+    if not shape:
+        raise TypeError("iteration over a 0-d array")  # numpy's text, as in JAX
+    return _iter_rows(self, shape)
+
+
+def _iter_rows(x: Any, shape: tuple[int, ...]) -> Any:
+    # Each row is a slice and a reshape: both are views of x's buffer.
+    lax = _lax
+    rest = shape[1:]
+    zeros = (0,) * len(rest)
+    for i in range(shape[0]):
+        yield lax.reshape(lax.slice(x, (i, *zeros), (i + 1, *rest)), rest)
+
+
+def _at(self: Any) -> Any:
+    try:
+        helper = _indexing._IndexUpdateHelper
+    except (ImportError, AttributeError):
+        raise AttributeError("Array.at is not available: tinyxla._src.numpy.indexing "
+                             "does not define _IndexUpdateHelper") from None
+    return helper(self)
+
+
+def _flat(self: Any) -> Any:
+    raise NotImplementedError("JAX Arrays do not implement the arr.flat property: "
+                              "consider arr.flatten() instead.")
+
+
+_SHARED: dict[str, Any] = {
+    **{name: _make_binop(fun, refl, sym, rej) for name, fun, refl, sym, rej in _BINOPS},
+    **{name: _make_unop(fun) for name, fun in _UNOPS},
+    **{name: _make_method(name, fun) for name, fun in _METHODS},
+    "reshape": _reshape,
+    "transpose": _transpose,
+    "__round__": _round,
+    "__contains__": _contains,
+    "__getitem__": _getitem,
+    "__setitem__": _setitem,
+    "__len__": _len,
+    "__iter__": _iter,
+    "T": property(lambda self: _jnp.transpose(self), doc="``jnp.transpose(x)``"),
+    "mT": property(lambda self: _jnp.matrix_transpose(self), doc="``jnp.matrix_transpose(x)``"),
+    "real": property(lambda self: _jnp.real(self), doc="``jnp.real(x)``"),
+    "imag": property(lambda self: _jnp.imag(self), doc="``jnp.imag(x)``"),
+    "at": property(_at, doc="The ``x.at[idx].set(y)`` family of functional updates."),
+    "flat": property(_flat),
+}
+
+for _name, _attr in _SHARED.items():
+    setattr(Array, _name, _attr)
+    # The Tracer's own definitions (its concretisation errors, __hash__) stay.
+    if _name not in core.Tracer.__dict__:
+        setattr(core.Tracer, _name, _attr)
+for _name, _attr in (("itemsize", property(lambda self: self.dtype.itemsize)),
+                     ("nbytes", property(lambda self: self.size * self.dtype.itemsize))):
+    if _name not in core.Tracer.__dict__:
+        setattr(core.Tracer, _name, _attr)
+del _name, _attr

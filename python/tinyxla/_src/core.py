@@ -1,0 +1,427 @@
+"""Primitives, abstract values, traces and bind: the spine every transform hangs off.
+
+Mirrors ``jax._src.core`` in its stackless form: the current trace is thread-local state,
+and ``Primitive.bind`` hands the primitive to it. Eager execution is the ``EvalTrace``,
+which calls the primitive's ``impl`` on concrete arrays. Staging (make_jaxpr, jit) and
+the transforms (jvp, vmap) add traces of their own; each primitive keeps all its rules
+next to its definition (see ``_src/lax/lax.py``).
+"""
+from __future__ import annotations
+
+import threading
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from tinyxla._src import dtypes
+
+
+class ShapedArray:
+    """The abstract value of an array: shape, dtype and weak type (``jax.core.ShapedArray``)."""
+
+    __slots__ = ("shape", "dtype", "weak_type")
+
+    def __init__(self, shape: tuple[int, ...], dtype: Any, weak_type: bool = False):
+        self.shape = tuple(shape)
+        self.dtype = np.dtype(dtype)
+        self.weak_type = bool(weak_type)
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    def update(self, shape=None, dtype=None, weak_type=None) -> "ShapedArray":
+        return ShapedArray(self.shape if shape is None else shape,
+                           self.dtype if dtype is None else dtype,
+                           self.weak_type if weak_type is None else weak_type)
+
+    def str_short(self) -> str:
+        """JAX's short form, e.g. ``f32[3,4]``."""
+        return f"{dtypes.short_dtype_name(self.dtype)}[{','.join(map(str, self.shape))}]"
+
+    def __eq__(self, other):
+        return (isinstance(other, ShapedArray) and self.shape == other.shape
+                and self.dtype == other.dtype and self.weak_type == other.weak_type)
+
+    def __hash__(self):
+        return hash((self.shape, self.dtype, self.weak_type))
+
+    def __repr__(self):
+        return f"ShapedArray({self.str_short()}{', weak_type=True' if self.weak_type else ''})"
+
+
+class Primitive:
+    """A primitive operation (``jax.core.Primitive``).
+
+    ``impl`` runs it eagerly on concrete values; ``abstract_eval`` maps input avals to
+    output avals (one aval, or a list when ``multiple_results``). Transform rules live in
+    the tables of the interpreters and are registered beside the primitive's definition.
+    """
+
+    __slots__ = ("name", "multiple_results", "impl", "abstract_eval")
+
+    def __init__(self, name: str, multiple_results: bool = False):
+        self.name = name
+        self.multiple_results = multiple_results
+        self.impl: Callable[..., Any] | None = None
+        self.abstract_eval: Callable[..., Any] | None = None
+
+    def def_impl(self, impl: Callable[..., Any]) -> Callable[..., Any]:
+        self.impl = impl
+        return impl
+
+    def def_abstract_eval(self, rule: Callable[..., Any]) -> Callable[..., Any]:
+        self.abstract_eval = rule
+        return rule
+
+    def bind(self, *args: Any, **params: Any) -> Any:
+        return _state.trace.process_primitive(self, args, params)
+
+    def __repr__(self):
+        return self.name
+
+
+class Trace:
+    """Interprets primitives applied to its tracers; ``parent`` runs the rules' own ops."""
+
+    def process_primitive(self, primitive: Primitive, args: Sequence[Any], params: dict) -> Any:
+        raise NotImplementedError
+
+
+class EvalTrace(Trace):
+    """Eager evaluation: the impl runs on concrete arrays (asynchronously in C++)."""
+
+    def process_primitive(self, primitive, args, params):
+        return primitive.impl(*args, **params)
+
+
+EVAL_TRACE = EvalTrace()
+
+
+class _TraceState(threading.local):
+    def __init__(self):
+        self.trace: Trace = EVAL_TRACE
+
+
+_state = _TraceState()
+
+
+def current_trace() -> Trace:
+    return _state.trace
+
+
+class set_current_trace:
+    """Context manager installing ``trace`` as this thread's current trace."""
+
+    __slots__ = ("trace", "prev")
+
+    def __init__(self, trace: Trace):
+        self.trace = trace
+
+    def __enter__(self):
+        self.prev = _state.trace
+        _state.trace = self.trace
+
+    def __exit__(self, *exc):
+        _state.trace = self.prev
+
+
+# ---------------------------------------------------------------------------------------
+# The Jaxpr: the one IR of the Python layer (ANF: variables, literals, equations).
+
+
+class Var:
+    """A variable of a jaxpr; named only when printed (``jax.core.Var``)."""
+
+    __slots__ = ("aval",)
+
+    def __init__(self, aval: ShapedArray):
+        self.aval = aval
+
+    def __repr__(self):
+        return f"Var(id={id(self)}):{self.aval.str_short()}"
+
+
+class Literal:
+    """A scalar constant written inline in a jaxpr (``jax.core.Literal``)."""
+
+    __slots__ = ("val", "aval")
+
+    def __init__(self, val: Any, aval: ShapedArray):
+        self.val = val
+        self.aval = aval
+
+    def __repr__(self):
+        return f"{_literal_str(self.val, self.aval)}:{self.aval.str_short()}"
+
+
+def _literal_str(val: Any, aval: ShapedArray) -> str:
+    v = np.asarray(val).item() if not isinstance(val, (bool, int, float, complex)) else val
+    if aval.dtype == np.bool_:
+        return str(bool(v))
+    if np.issubdtype(aval.dtype, np.floating):
+        return repr(float(v))
+    if np.issubdtype(aval.dtype, np.complexfloating):
+        return repr(complex(v))
+    return str(int(v))
+
+
+class JaxprEqn:
+    """One equation: ``outvars = primitive[params] invars`` (``jax.core.JaxprEqn``)."""
+
+    __slots__ = ("primitive", "invars", "outvars", "params")
+
+    def __init__(self, primitive: Primitive, invars: list, outvars: list[Var], params: dict):
+        self.primitive = primitive
+        self.invars = invars
+        self.outvars = outvars
+        self.params = params
+
+
+class Jaxpr:
+    """A function in ANF (``jax.core.Jaxpr``): constvars, invars, equations, outvars."""
+
+    __slots__ = ("constvars", "invars", "outvars", "eqns")
+
+    def __init__(self, constvars: list[Var], invars: list[Var], outvars: list, eqns: list[JaxprEqn]):
+        self.constvars = constvars
+        self.invars = invars
+        self.outvars = outvars
+        self.eqns = eqns
+
+    @property
+    def in_avals(self) -> list[ShapedArray]:
+        return [v.aval for v in self.invars]
+
+    @property
+    def out_avals(self) -> list[ShapedArray]:
+        return [v.aval for v in self.outvars]
+
+    def __str__(self):
+        return pp_jaxpr(self)
+
+    __repr__ = __str__
+
+
+class ClosedJaxpr:
+    """A jaxpr with values for its constvars (``jax.core.ClosedJaxpr``)."""
+
+    __slots__ = ("jaxpr", "consts")
+
+    def __init__(self, jaxpr: Jaxpr, consts: list[Any]):
+        self.jaxpr = jaxpr
+        self.consts = list(consts)
+
+    in_avals = property(lambda self: self.jaxpr.in_avals)
+    out_avals = property(lambda self: self.jaxpr.out_avals)
+    eqns = property(lambda self: self.jaxpr.eqns)
+
+    def __str__(self):
+        return pp_jaxpr(self.jaxpr)
+
+    __repr__ = __str__
+
+
+def eval_jaxpr(jaxpr: Jaxpr, consts: Sequence[Any], *args: Any) -> list[Any]:
+    """Evaluates ``jaxpr`` by binding each equation under the current trace, so running
+    it inside a transform re-traces it (``jax.core.eval_jaxpr``). Iterative."""
+    env: dict[Var, Any] = {}
+    for v, x in zip(jaxpr.constvars, consts):
+        env[v] = x
+    for v, x in zip(jaxpr.invars, args):
+        env[v] = x
+
+    def read(v):
+        return v.val if isinstance(v, Literal) else env[v]
+
+    for eqn in jaxpr.eqns:
+        outs = eqn.primitive.bind(*[read(v) for v in eqn.invars], **eqn.params)
+        if not eqn.primitive.multiple_results:
+            outs = (outs,)
+        for v, x in zip(eqn.outvars, outs):
+            env[v] = x
+    return [read(v) for v in jaxpr.outvars]
+
+
+def check_jaxpr(jaxpr: Jaxpr) -> None:
+    """Type-checks ``jaxpr`` with the primitives' abstract-eval rules (``jax.core.check_jaxpr``):
+    every variable is defined once before use and each equation's outputs match its rule."""
+    defined: set[int] = set()
+
+    def define(v: Var) -> None:
+        if id(v) in defined:
+            raise TypeError(f"Variable {v} defined twice")
+        defined.add(id(v))
+
+    def read(v) -> ShapedArray:
+        if isinstance(v, Literal):
+            return v.aval
+        if id(v) not in defined:
+            raise TypeError(f"Variable {v} used before it is defined")
+        return v.aval
+
+    for v in jaxpr.constvars + jaxpr.invars:
+        define(v)
+    for eqn in jaxpr.eqns:
+        in_avals = [read(v) for v in eqn.invars]
+        out = eqn.primitive.abstract_eval(*in_avals, **eqn.params)
+        outs = list(out) if eqn.primitive.multiple_results else [out]
+        for v, a in zip(eqn.outvars, outs):
+            if (v.aval.shape, v.aval.dtype) != (a.shape, a.dtype):
+                raise TypeError(f"{eqn.primitive} output {v.aval.str_short()} does not match "
+                                f"its rule's {a.str_short()}")
+            define(v)
+    for v in jaxpr.outvars:
+        read(v)
+
+
+# Pretty-printing in JAX's format.
+
+def _var_names():
+    """Yields a, b, ..., z, ba, bb, ... as JAX names variables."""
+    n = 0
+    while True:
+        s, k = "", n
+        while True:
+            s = chr(ord("a") + k % 26) + s
+            k //= 26
+            if k == 0:
+                break
+        yield s
+        n += 1
+
+
+class _Namer:
+    def __init__(self):
+        self.names: dict[int, str] = {}
+        self.gen = _var_names()
+
+    def __call__(self, v) -> str:
+        if isinstance(v, Literal):
+            return repr(v)
+        name = self.names.get(id(v))
+        if name is None:
+            name = self.names[id(v)] = next(self.gen)
+        return name
+
+
+def _param_str(value: Any, namer_factory) -> str:
+    if isinstance(value, (Jaxpr, ClosedJaxpr)):
+        j = value.jaxpr if isinstance(value, ClosedJaxpr) else value
+        return pp_jaxpr(j)
+    if isinstance(value, np.dtype):
+        return value.name
+    if isinstance(value, type) and issubclass(value, np.generic):
+        return np.dtype(value).name
+    if isinstance(value, tuple):
+        return "(" + ", ".join(_param_str(v, namer_factory) for v in value) + ("," if len(value) == 1 else "") + ")"
+    if callable(value) and hasattr(value, "__name__"):
+        return value.__name__
+    return str(value)
+
+
+def pp_jaxpr(jaxpr: Jaxpr, indent: int = 0, namer: _Namer | None = None) -> str:
+    """JAX's text form: one line when short, else one equation per line."""
+    namer = namer or _Namer()
+    decl = lambda v: f"{namer(v)}:{v.aval.str_short()}"
+    consts = " ".join(decl(v) for v in jaxpr.constvars)
+    invars = " ".join(decl(v) for v in jaxpr.invars)
+    eqn_strs = []
+    for eqn in jaxpr.eqns:
+        ins = " ".join(namer(v) for v in eqn.invars)
+        outs = " ".join(decl(v) for v in eqn.outvars)
+        params = ""
+        if eqn.params:
+            items = [f"{k}={_param_str(eqn.params[k], None)}" for k in sorted(eqn.params)]
+            if any("\n" in it or "{" in it for it in items):
+                inner = "\n".join("  " + it.replace("\n", "\n  ") for it in items)
+                params = "[\n" + inner + "\n]"
+            else:
+                params = "[" + " ".join(items) + "]"
+        eqn_strs.append(f"{outs} = {eqn.primitive.name}{params} {ins}".rstrip() if ins
+                        else f"{outs} = {eqn.primitive.name}{params} ")
+    outvars = ", ".join(namer(v) for v in jaxpr.outvars)
+    outs_str = f"({outvars}{',' if len(jaxpr.outvars) == 1 else ''})"
+    head = f"{{ lambda {consts}; {invars}. let"
+    one_line = f"{head} {' '.join(eqn_strs)} in {outs_str} }}" if eqn_strs else f"{head} in {outs_str} }}"
+    if len(eqn_strs) <= 1 and len(one_line) <= 80 and "\n" not in one_line:
+        return one_line
+    body = "\n".join("    " + s.replace("\n", "\n    ") for s in eqn_strs)
+    return f"{head}\n{body}\n  in {outs_str} }}"
+
+
+# ---------------------------------------------------------------------------------------
+# Tracers.
+
+
+class Tracer:
+    """A value being traced by ``_trace`` (``jax.core.Tracer``). Its operators and methods
+    are the Array ones (installed by ``_src/array.py``), so user code treats both alike."""
+
+    __slots__ = ("_trace", "__weakref__")
+    __array_priority__ = 1000
+
+    @property
+    def aval(self) -> ShapedArray:
+        raise NotImplementedError
+
+    shape = property(lambda self: self.aval.shape)
+    dtype = property(lambda self: self.aval.dtype)
+    ndim = property(lambda self: self.aval.ndim)
+    size = property(lambda self: self.aval.size)
+    weak_type = property(lambda self: self.aval.weak_type)
+
+    def __hash__(self):
+        raise TypeError(f"unhashable type: {type(self).__name__}")
+
+    # Concrete values are not available while tracing: JAX's errors.
+    def __bool__(self):
+        from tinyxla._src import errors
+        raise errors.TracerBoolConversionError(self)
+
+    def __array__(self, *args, **kwargs):
+        from tinyxla._src import errors
+        raise errors.TracerArrayConversionError(self)
+
+    def __index__(self):
+        from tinyxla._src import errors
+        raise errors.TracerIntegerConversionError(self)
+
+    def _concretization_error(self, fun: str):
+        from tinyxla._src import errors
+        return errors.ConcretizationTypeError(
+            self, f"The problem arose with the `{fun}` function. If trying to convert the data "
+                  f"type of a value, try using `x.astype({fun})` or `jnp.array(x, {fun})` instead.")
+
+    def __float__(self):
+        raise self._concretization_error("float")
+
+    def __int__(self):
+        raise self._concretization_error("int")
+
+    def __complex__(self):
+        raise self._concretization_error("complex")
+
+    def item(self, *args):
+        raise self._concretization_error("item")
+
+    def tolist(self):
+        raise self._concretization_error("tolist")
+
+
+def get_aval(x: Any) -> ShapedArray:
+    """The abstract value of an Array, tracer, numpy value or Python scalar."""
+    if isinstance(x, Tracer):
+        return x.aval
+    aval = getattr(x, "aval", None)
+    if aval is not None:
+        return aval
+    if isinstance(x, (bool, int, float, complex)):
+        dt = dtypes.dtype(type(x))
+        return ShapedArray((), dtypes.canonicalize_dtype(dt), weak_type=True)
+    arr = np.asarray(x)
+    return ShapedArray(arr.shape, dtypes.canonicalize_dtype(arr.dtype), weak_type=False)

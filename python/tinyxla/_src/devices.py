@@ -1,0 +1,243 @@
+"""CPU devices, shardings, and moving values between host and device (device_put/get).
+
+Mirrors ``jax.devices``, ``jax.Device`` (as ``CpuDevice``), ``jax.sharding.SingleDeviceSharding``,
+``jax.device_put``, ``jax.device_get`` and ``jax.block_until_ready``. Each device is a host
+thread with an in-order stream in the C++ runtime; their number is fixed when the runtime
+first starts, from ``jax_num_cpu_devices`` or the environment (``TINYXLA_NUM_CPU_DEVICES``,
+``XLA_FLAGS=--xla_force_host_platform_device_count=N``, read by the C++ side).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from tinyxla import _core
+from tinyxla._src.config import config
+
+
+class CpuDevice:
+    """One CPU device (``jax.Device`` of platform ``'cpu'``); one instance per id."""
+
+    __slots__ = ("id",)
+    platform = "cpu"
+    device_kind = "cpu"
+    process_index = 0
+    host_id = 0
+    task_id = 0
+
+    def __init__(self, id: int):
+        self.id = id
+
+    @property
+    def local_hardware_id(self) -> int:
+        return self.id
+
+    def memory_stats(self) -> dict[str, int]:
+        """The runtime allocator's statistics (bytes_in_use, peak_bytes_in_use, ...).
+
+        JAX returns None for CPU devices; tinyxla reports its allocator, which all
+        devices share.
+        """
+        return _core.memory_stats()
+
+    def synchronize_all_activity(self) -> None:
+        """Blocks until every operation dispatched to this device has finished."""
+        _core.synchronize(self.id)
+
+    def __repr__(self) -> str:
+        return f"CpuDevice(id={self.id})"
+
+    def __str__(self) -> str:
+        return f"cpu:{self.id}"
+
+
+class SingleDeviceSharding:
+    """The placement of an array on one device (``jax.sharding.SingleDeviceSharding``)."""
+
+    __slots__ = ("_device", "_memory_kind")
+
+    def __init__(self, device: CpuDevice, *, memory_kind: str | None = None):
+        self._device = device
+        self._memory_kind = memory_kind or "device"
+
+    @property
+    def device_set(self) -> set[CpuDevice]:
+        return {self._device}
+
+    @property
+    def _device_assignment(self) -> tuple[CpuDevice, ...]:
+        return (self._device,)
+
+    addressable_devices = device_set
+    memory_kind = property(lambda self: self._memory_kind)
+    num_devices = property(lambda self: 1)
+    is_fully_replicated = property(lambda self: True)
+    is_fully_addressable = property(lambda self: True)
+    has_addressable_devices = property(lambda self: True)
+
+    def shard_shape(self, global_shape: tuple[int, ...]) -> tuple[int, ...]:
+        return tuple(global_shape)
+
+    def devices_indices_map(self, global_shape: tuple[int, ...]) -> dict[CpuDevice, tuple]:
+        return {self._device: (slice(None),) * len(global_shape)}
+
+    addressable_devices_indices_map = devices_indices_map
+
+    def with_memory_kind(self, kind: str) -> "SingleDeviceSharding":
+        return SingleDeviceSharding(self._device, memory_kind=kind)
+
+    def __eq__(self, other: Any) -> bool:
+        return (isinstance(other, SingleDeviceSharding) and other._device is self._device
+                and other._memory_kind == self._memory_kind)
+
+    def __hash__(self) -> int:
+        return hash((self._device, self._memory_kind))
+
+    def __repr__(self) -> str:
+        return f"SingleDeviceSharding(device={self._device!r}, memory_kind={self._memory_kind})"
+
+
+# Filled on first use; the runtime fixes its device count at the same moment.
+_DEVICES: list[CpuDevice] = []
+_SHARDINGS: list[SingleDeviceSharding] = []
+
+_LATE_DEVICE_COUNT = (
+    "jax_num_cpu_devices config should be updated before backends are initialized i.e. "
+    "before any JAX operation is executed. You should initialize this config immediately "
+    "after `import jax`.")
+
+
+def _set_num_devices(n: int) -> None:
+    try:
+        _core.set_num_devices(n)
+    except RuntimeError:  # the runtime already runs with another count
+        raise RuntimeError(_LATE_DEVICE_COUNT) from None
+
+
+def _init_devices() -> list[CpuDevice]:
+    n = config.jax_num_cpu_devices
+    if n is not None and n > 0:
+        _set_num_devices(n)
+    devs = [CpuDevice(i) for i in range(_core.num_devices())]
+    _SHARDINGS[:] = [SingleDeviceSharding(d) for d in devs]
+    _DEVICES[:] = devs
+    return _DEVICES
+
+
+def _device(i: int) -> CpuDevice:
+    """The CpuDevice with id ``i`` (the runtime's device index)."""
+    return (_DEVICES or _init_devices())[i]
+
+
+def _sharding(i: int) -> SingleDeviceSharding:
+    """The SingleDeviceSharding of device ``i``; one shared instance per device."""
+    if not _SHARDINGS:
+        _init_devices()
+    return _SHARDINGS[i]
+
+
+def _on_config_update(name: str, value: Any) -> None:
+    # The runtime fixes its device count when it starts, as JAX's backend does.
+    if name == "jax_num_cpu_devices" and value is not None and value > 0:
+        if _DEVICES and value != len(_DEVICES):
+            raise RuntimeError(_LATE_DEVICE_COUNT)
+        _set_num_devices(value)
+
+
+config.add_update_hook(_on_config_update)
+
+
+def _check_backend(backend: Any) -> None:
+    if backend is None or backend == "cpu":
+        return
+    if backend in ("gpu", "cuda", "rocm", "tpu"):
+        raise RuntimeError(
+            f"Unknown backend: '{backend}' requested, but no platforms that are instances of "
+            f"{backend} are present. Platforms present are: cpu")
+    raise RuntimeError(f"Unknown backend {backend}. Available backends are ['cpu']")
+
+
+def devices(backend: str | None = None) -> list[CpuDevice]:
+    """All devices (``jax.devices``); the first call starts the runtime."""
+    _check_backend(backend)
+    return list(_DEVICES or _init_devices())
+
+
+def local_devices(process_index: int | None = None, backend: str | None = None,
+                  host_id: int | None = None) -> list[CpuDevice]:
+    """Devices of this process (``jax.local_devices``): all of them, in one process."""
+    return devices(backend)
+
+
+def device_count(backend: str | None = None) -> int:
+    """Number of devices (``jax.device_count``)."""
+    return len(devices(backend))
+
+
+def local_device_count(backend: str | None = None) -> int:
+    """Number of devices of this process (``jax.local_device_count``)."""
+    return len(devices(backend))
+
+
+def process_index(backend: str | None = None) -> int:
+    """This process's index (``jax.process_index``): always 0, tinyxla runs one process."""
+    return 0
+
+
+def process_count(backend: str | None = None) -> int:
+    """Number of processes (``jax.process_count``): always 1."""
+    return 1
+
+
+def default_backend() -> str:
+    """The platform of the default device (``jax.default_backend``): ``'cpu'``."""
+    return "cpu"
+
+
+def _device_index(device: Any) -> int:
+    """The runtime index of a device_put target (a CpuDevice or a SingleDeviceSharding)."""
+    if isinstance(device, SingleDeviceSharding):
+        device = device._device
+    if isinstance(device, CpuDevice):
+        return device.id
+    raise TypeError(f"device_put: expected a Device or Sharding, got {device!r}")
+
+
+def device_put(x: Any, device: Any = None, *, src: Any = None, donate: bool = False,
+               may_alias: bool | None = None) -> Any:
+    """Moves every leaf of the pytree ``x`` to a device as an Array (``jax.device_put``).
+
+    Python scalars become weak-typed arrays, numpy values strong ones (64-bit dtypes are
+    truncated when x64 is off). Without ``device`` an existing Array is returned as it is;
+    with one, the result is committed to that device. ``src``, ``donate`` and
+    ``may_alias`` are accepted for compatibility and ignored.
+    """
+    from tinyxla._src import array, tree_util
+    dev = None if device is None else _device_index(device)
+    return tree_util.tree_map(lambda leaf: array._device_put_leaf(leaf, dev), x)
+
+
+def device_get(x: Any) -> Any:
+    """Every Array leaf of the pytree ``x`` as a numpy array (``jax.device_get``).
+
+    Arrays are first all waited on; other leaves are returned unchanged.
+    """
+    from tinyxla._src import array, tree_util
+    leaves = tree_util.tree_leaves(x)
+    for leaf in leaves:
+        if type(leaf) is array.Array:
+            leaf._h.wait()
+    return tree_util.tree_map(
+        lambda leaf: leaf._value if type(leaf) is array.Array else leaf, x)
+
+
+def block_until_ready(x: Any) -> Any:
+    """Waits for every Array leaf of the pytree ``x`` and returns ``x`` (``jax.block_until_ready``).
+
+    A failed computation raises its error here.
+    """
+    from tinyxla._src import tree_util
+    for leaf in tree_util.tree_leaves(x):
+        wait = getattr(leaf, "block_until_ready", None)
+        if wait is not None:
+            wait()
+    return x

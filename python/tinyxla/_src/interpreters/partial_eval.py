@@ -1,0 +1,109 @@
+"""Staging Python functions into jaxprs (mirrors ``jax._src.interpreters.partial_eval``).
+
+``DynamicJaxprTrace`` records every primitive bound while it is the current trace
+("omnistaging": constants computed inside the function are staged too). Concrete arrays
+the function closes over become constvars; Python and numpy scalars become literals.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from tinyxla._src import core, errors
+from tinyxla._src.core import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, ShapedArray, Var
+
+
+class DynamicJaxprTracer(core.Tracer):
+    """A value inside a function being staged; its repr is JAX's ``JitTracer(f32[3])``."""
+
+    __slots__ = ("_aval", "var")
+
+    def __init__(self, trace: "DynamicJaxprTrace", aval: ShapedArray, var: Var):
+        self._trace = trace
+        self._aval = aval
+        self.var = var
+
+    @property
+    def aval(self) -> ShapedArray:
+        return self._aval
+
+    def __repr__(self):
+        return f"JitTracer({self._aval.str_short()})"
+
+
+_LITERAL_TYPES = (bool, int, float, complex, np.generic)
+
+
+class DynamicJaxprTrace(core.Trace):
+    """Builds a jaxpr from the primitives bound under it."""
+
+    def __init__(self, debug_info: "errors.DebugInfo | None" = None):
+        self.eqns: list[JaxprEqn] = []
+        self.constvars: list[Var] = []
+        self.consts: list[Any] = []
+        self._const_vars: dict[int, Var] = {}
+        self.debug_info = debug_info
+        self.args: list[Var] = []
+        self.valid = True
+
+    def new_arg(self, aval: ShapedArray) -> DynamicJaxprTracer:
+        t = DynamicJaxprTracer(self, aval, Var(aval))
+        self.args.append(t.var)
+        return t
+
+    def arg_dependence(self, tracer: DynamicJaxprTracer) -> list[str]:
+        """Names of the arguments ``tracer`` depends on (only used in error messages)."""
+        names = self.debug_info.arg_names if self.debug_info else ()
+        deps: dict[int, set[int]] = {id(v): {i} for i, v in enumerate(self.args)}
+        for eqn in self.eqns:
+            d: set[int] = set()
+            for v in eqn.invars:
+                d |= deps.get(id(v), set())
+            for v in eqn.outvars:
+                deps[id(v)] = d
+        return [names[i] for i in sorted(deps.get(id(tracer.var), ())) if i < len(names)]
+
+    def to_var(self, x: Any) -> Var | Literal:
+        if isinstance(x, DynamicJaxprTracer) and x._trace is self:
+            return x.var
+        if isinstance(x, core.Tracer):
+            trace = x._trace
+            if not getattr(trace, "valid", True):
+                raise errors.unexpected_tracer_error(x)
+        elif isinstance(x, _LITERAL_TYPES) and np.ndim(x) == 0:
+            return Literal(x, core.get_aval(x))
+        # A concrete array (or an outer trace's value) closed over: a constvar.
+        v = self._const_vars.get(id(x))
+        if v is None:
+            v = Var(core.get_aval(x))
+            self._const_vars[id(x)] = v
+            self.constvars.append(v)
+            self.consts.append(x)
+        return v
+
+    def process_primitive(self, primitive: core.Primitive, args: Sequence[Any], params: dict):
+        invars = [self.to_var(x) for x in args]
+        out = primitive.abstract_eval(*[v.aval for v in invars], **params)
+        if primitive.multiple_results:
+            outvars = [Var(a) for a in out]
+            self.eqns.append(JaxprEqn(primitive, invars, outvars, params))
+            return [DynamicJaxprTracer(self, v.aval, v) for v in outvars]
+        outvar = Var(out)
+        self.eqns.append(JaxprEqn(primitive, invars, [outvar], params))
+        return DynamicJaxprTracer(self, out, outvar)
+
+
+def trace_to_jaxpr(fun: Callable[..., Sequence[Any]], in_avals: Sequence[ShapedArray],
+                   debug_info: "errors.DebugInfo | None" = None) -> ClosedJaxpr:
+    """Stages ``fun`` (flat arrays in, a flat list out) into a closed jaxpr."""
+    trace = DynamicJaxprTrace(debug_info)
+    args = [trace.new_arg(a) for a in in_avals]
+    try:
+        with core.set_current_trace(trace):
+            outs = fun(*args)
+            outvars = [trace.to_var(x) for x in outs]
+    finally:
+        trace.valid = False
+    jaxpr = Jaxpr(trace.constvars, trace.args, outvars, trace.eqns)
+    return ClosedJaxpr(jaxpr, trace.consts)

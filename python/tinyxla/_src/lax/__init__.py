@@ -1,0 +1,1 @@
+"""The lax primitives (see ``lax.py``); ``tinyxla.lax`` is their public face."""

@@ -1,0 +1,2114 @@
+"""The lax primitives: for each one its Primitive, abstract-eval rule, eager impl and API.
+
+Mirrors ``jax._src.lax.lax`` (and the ``slice`` and special-function primitives JAX keeps
+in ``slicing.py`` / ``special.py``). Every public function binds its primitive; under the
+EvalTrace the impl makes one ``_core`` call and wraps the handle. Impls never call the
+abstract-eval rule on the way to a result: they check dtypes with one lookup in a
+precomputed table (accepted dtype -> result dtype) and let the C++ op check shapes; when
+anything is rejected the abstract-eval rule is run to raise JAX's own error class and text.
+
+Operand conventions (the same for impls and abstract-eval rules):
+- Arrays and tracers carry their dtype and weak type.
+- A Python scalar is a weak-typed value of its default dtype (int32, float32, complex64,
+  or their 64-bit forms with x64; a bool is strong bool), exactly as in JAX: so
+  ``lax.add(f32_array, 1)`` is a dtype error and ``lax.add(f32_array, 1.0)`` is not. The
+  binary impls hand such scalars straight to C++, which is what makes ``x + 1.0`` cheap.
+- numpy arrays and scalars are strong values of their (canonicalized) dtype.
+
+A primitive's output is weak-typed iff all its (array) inputs are. Abstract-eval rules
+return ``core.ShapedArray``.
+"""
+from __future__ import annotations
+
+import builtins
+import enum
+import operator
+import warnings
+from typing import Any, Callable, NamedTuple, Sequence
+
+import numpy as np
+
+from tinyxla import _core
+from tinyxla._src import core, dtypes
+from tinyxla._src.array import _CODE, _DTYPES, Array, _to_array, _wrap
+from tinyxla._src.config import config
+from tinyxla._src.core import Primitive, ShapedArray
+
+_UNARY_OP = {name: i for i, name in enumerate(_core.UNARY_OPS)}
+_BINARY_OP = {name: i for i, name in enumerate(_core.BINARY_OPS)}
+_REDUCE_OP = {name: i for i, name in enumerate(_core.REDUCE_OPS)}
+
+_PY_SCALARS = frozenset({bool, int, float, complex})
+_BOOL = dtypes.bool_dtype
+_COMPLEX_DTYPES = (dtypes.complex64, dtypes.complex128)
+
+
+# ----------------------------------------------------------------------------------------
+# Dtype classes. The impls test membership in ``dtypes`` (the concrete dtypes, as the
+# identical objects Arrays carry); the abstract-eval rules use JAX's abstract types.
+
+class _Accepted(NamedTuple):
+    """Dtypes a primitive accepts: JAX's abstract types, its listing of them, the dtypes."""
+    types: tuple[type, ...]
+    names: str  # the order JAX prints its type set in
+    dtypes: frozenset[np.dtype]
+
+
+def _accepted(types: tuple[type, ...], names: str) -> _Accepted:
+    members = frozenset(dt for dt in _DTYPES if any(dtypes.issubdtype(dt, t) for t in types))
+    return _Accepted(types, names, members)
+
+
+def _result_table(accepted: _Accepted,
+                  result_dtype: Callable[[np.dtype], np.dtype] | None = None
+                  ) -> dict[np.dtype, np.dtype]:
+    """Accepted input dtype -> output dtype: an impl's dtype check and result in one lookup."""
+    return {dt: dt if result_dtype is None else _DTYPES[_CODE[np.dtype(result_dtype(dt))]]
+            for dt in accepted.dtypes}
+
+
+_FLOAT = _accepted((np.floating,), "floating")
+_FLOAT_COMPLEX = _accepted((np.floating, np.complexfloating), "floating, complexfloating")
+_COMPLEX = _accepted((np.complexfloating,), "complexfloating")
+_INT = _accepted((np.integer,), "integer")
+_NUM = _accepted((np.integer, np.floating, np.complexfloating),
+                 "integer, floating, complexfloating")
+_ANY = _accepted((np.integer, np.floating, np.complexfloating, np.bool_),
+                 "integer, floating, complexfloating, bool")
+_ORDERED = _accepted((np.integer, np.floating, np.bool_), "integer, floating, bool")
+_BOOL_OR_INT = _accepted((np.integer, np.bool_), "integer, bool")
+_INT_FLOAT = _accepted((np.integer, np.floating), "integer, floating")
+_ABS = _accepted((np.floating, np.complexfloating, np.signedinteger),
+                 "floating, complexfloating, signedinteger")
+_COMPLEX_ELEM = _accepted((np.float32, np.float64), "float32, float64")
+_CONJ = _accepted((np.float32, np.complexfloating, np.float64),
+                  "float32, complexfloating, float64")
+
+
+def _is_accepted(dtype: np.dtype, accepted: _Accepted) -> bool:
+    return any(dtypes.issubdtype(dtype, t) for t in accepted.types)
+
+
+# The dtypes of Python scalars in the current x64 mode.
+_PY_DTYPE: dict[type, np.dtype] = {}
+
+
+def _refresh_py_dtypes(name: str | None = None, value: Any = None) -> None:
+    for t in _PY_SCALARS:
+        _PY_DTYPE[t] = _DTYPES[_CODE[dtypes.canonicalize_dtype(dtypes.python_scalar_dtypes[t])]]
+
+
+_refresh_py_dtypes()
+config.add_update_hook(_refresh_py_dtypes)
+
+
+# ----------------------------------------------------------------------------------------
+# Operands and errors shared by the impls.
+
+def _operand(prim: Primitive, pos: int, x: Any) -> Array:
+    """A concrete impl operand as an Array, with JAX's error for non-array values."""
+    try:
+        return _to_array(x)
+    except TypeError:
+        raise TypeError(f"Error interpreting argument to {prim.name} as a JAX value. The "
+                        f"problematic value is of type {type(x)} and was passed to "
+                        f"{prim.name} at position {pos}.\n") from None
+
+
+def _reject(prim: Primitive, args: Sequence[Any], params: dict,
+            error: BaseException | None = None) -> None:
+    """Raises JAX's error for an eager call the fast path rejected.
+
+    Runs the abstract-eval rule, which raises JAX's class and text; if the rule accepts
+    the operands, the C++ error ``error`` (or an internal error) is raised instead.
+    """
+    avals = [_operand(prim, i, a).aval for i, a in enumerate(args)]
+    prim.abstract_eval(*avals, **params)
+    if error is not None:
+        raise error
+    raise RuntimeError(f"tinyxla internal error: {prim.name} rejected operands "
+                       f"{avals} that its abstract evaluation accepts")
+
+
+def _result(handle: Any, weak_type: bool, dtype: np.dtype, inputs: Sequence[Array]) -> Array:
+    """The Array of an impl's output; committed if any input is, as in JAX."""
+    out = _wrap(handle, weak_type, dtype)
+    out._committed = any(x._committed for x in inputs)
+    return out
+
+
+def _colocated(prim: Primitive, args: Sequence[Array]) -> list[Array] | None:
+    """``args`` on one device, or None when they already are (JAX's placement rule).
+
+    Uncommitted arrays follow the committed ones; committed arrays on different devices
+    raise JAX's error. Moving an array copies it through the host.
+    """
+    devices = [a._h.device for a in args]
+    if len(set(devices)) == 1:
+        return None
+    committed = [i for i, a in enumerate(args) if a._committed]
+    if len({devices[i] for i in committed}) > 1:
+        first = committed[0]
+        other = next(i for i in committed if devices[i] != devices[first])
+
+        def describe(i: int) -> str:
+            a = args[i]
+            return (f"argument args[{i}] of {prim.name} with shape {a.dtype.name}"
+                    f"[{','.join(map(str, a.shape))}] and with device ids [{devices[i]}] on "
+                    "platform CPU")
+        raise ValueError("Received incompatible devices for jitted computation. Got "
+                         f"{describe(first)} and {describe(other)}")
+    target = devices[committed[0]] if committed else devices[0]
+    return [a if d == target else _wrap(_core.from_numpy(np.ascontiguousarray(a._value),
+                                                          _CODE[a.dtype], target),
+                                        a.weak_type, a.dtype)
+            for a, d in zip(args, devices)]
+
+
+def _dtype_to_string(dtype: Any) -> str:
+    return np.dtype(dtype).name
+
+
+def _weak(*avals: Any) -> bool:
+    return all(a.weak_type for a in avals)
+
+
+# ----------------------------------------------------------------------------------------
+# Abstract-eval building blocks (JAX's unop/naryop dtype and shape rules).
+
+def _check_unop_dtype(name: str, accepted: _Accepted, dtype: np.dtype) -> None:
+    if not _is_accepted(dtype, accepted):
+        raise TypeError(f"{name} does not accept dtype {_dtype_to_string(dtype)}. "
+                        f"Accepted dtypes are subtypes of {accepted.names}.")
+
+
+def _check_naryop_dtypes(name: str, accepted: Sequence[_Accepted], avals: Sequence[Any]) -> None:
+    for i, (acc, aval) in enumerate(zip(accepted, avals)):
+        if not _is_accepted(aval.dtype, acc):
+            raise TypeError(f"{name} does not accept dtype {_dtype_to_string(aval.dtype)} at "
+                            f"position {i}. Accepted dtypes at position {i} are subtypes of "
+                            f"{acc.names}.")
+
+
+# lax name -> the jnp function that promotes (JAX's _JNP_FUNCTION_EQUIVALENTS).
+_JNP_EQUIVALENTS = {
+    'abs': 'fabs', 'acos': 'arccos', 'acosh': 'arccosh', 'add': 'add', 'asin': 'arcsin',
+    'asinh': 'arcsinh', 'atan': 'arctan', 'atan2': 'arctan2', 'atanh': 'arctanh',
+    'bitwise_and': 'bitwise_and', 'bitwise_not': 'bitwise_not', 'bitwise_or': 'bitwise_or',
+    'bitwise_xor': 'bitwise_xor', 'cbrt': 'cbrt', 'ceil': 'ceil',
+    'concatenate': 'concatenate', 'cos': 'cos', 'cosh': 'cosh', 'div': 'divide',
+    'eq': 'equal', 'exp': 'exp', 'expm1': 'expm1', 'floor': 'floor', 'greater': 'greater',
+    'greater_equal': 'greater_equal', 'less': 'less', 'less_equal': 'less_equal',
+    'log': 'log', 'logical_and': 'logical_and', 'logical_not': 'logical_not',
+    'logical_or': 'logical_or', 'logical_xor': 'logical_xor', 'log1p': 'log1p',
+    'max': 'maximum', 'min': 'minimum', 'mul': 'multiply', 'ne': 'not_equal',
+    'neg': 'negative', 'nextafter': 'nextafter', 'pow': 'float_power', 'round': 'round',
+    'select': 'where', 'shift_left': 'left_shift', 'shift_right_logical': 'right_shift',
+    'shift_right_arithmetic': 'right_shift', 'sign': 'sign', 'sin': 'sin', 'sinh': 'sinh',
+    'sqrt': 'sqrt', 'sub': 'subtract', 'tan': 'tan', 'tanh': 'tanh'}
+
+
+def _check_same_dtypes(name: str, *avals: Any) -> None:
+    """JAX's ``check_same_dtypes``: lax ops do not promote."""
+    if len(avals) < 2:
+        return
+    dtype = avals[0].dtype
+    if any(a.dtype != dtype for a in avals[1:]):
+        msg = (f"lax.{name} requires arguments to have the same dtypes, got "
+               f"{', '.join(str(a.dtype) for a in avals)}.")
+        if name in _JNP_EQUIVALENTS:
+            msg += (f" (Tip: jnp.{_JNP_EQUIVALENTS[name]} is a similar function that does "
+                    "automatic type promotion on inputs).")
+        raise TypeError(msg)
+
+
+def _broadcasting_shape(name: str, *avals: Any) -> tuple[int, ...]:
+    """Elementwise result shape: 0-d operands broadcast; others need equal ranks and
+    sizes that are equal or 1 (JAX's ``broadcasting_shape_rule``)."""
+    shapes = [a.shape for a in avals if a.shape]
+    if not shapes:
+        return ()
+    if len({len(s) for s in shapes}) != 1:
+        raise TypeError(f"{name}: arrays must have the same number of dimensions, got "
+                        f"{ {len(s) for s in shapes} }")
+    out = []
+    for ds in zip(*shapes):
+        non_1s = [d for d in ds if d != 1]
+        if not non_1s:
+            out.append(1)
+        elif all(d == non_1s[0] for d in non_1s[1:]):
+            out.append(non_1s[0])
+        else:
+            raise TypeError(f"{name} got incompatible shapes for broadcasting: "
+                            f"{', '.join(map(str, map(tuple, shapes)))}.")
+    return tuple(out)
+
+
+def _check_shapelike(fun_name: str, arg_name: str, obj: Any) -> None:
+    """JAX's ``_check_shapelike``: a 1-d sequence of nonnegative ints."""
+    if not isinstance(obj, (tuple, list, np.ndarray)):
+        raise TypeError(f"{fun_name} {arg_name} must be of type tuple/list/ndarray, "
+                        f"got {type(obj)}.")
+    if not len(obj):
+        return
+    arr = np.array(obj)
+    if arr.ndim != 1:
+        raise TypeError(f"{fun_name} {arg_name} must be 1-dimensional, got {arr.ndim}.")
+    if not all(isinstance(d, (int, np.integer)) for d in obj):
+        raise TypeError(f"{fun_name} {arg_name} must have every element be an integer type, "
+                        f"got {tuple(map(type, obj))}.")
+    if not all(d >= 0 for d in obj):
+        raise TypeError(f"{fun_name} {arg_name} must have every element be nonnegative, "
+                        f"got {obj}.")
+
+
+def canonicalize_shape(shape: Any, context: str = "") -> tuple[int, ...]:
+    """A shape as a tuple of ints (JAX's ``core.canonicalize_shape``); ints are 1-d shapes."""
+    if isinstance(shape, int):
+        shape = (shape,)
+    try:
+        return tuple(map(operator.index, shape))
+    except TypeError:
+        pass
+    msg = f"Shapes must be 1D sequences of concrete values of integer type, got {shape}."
+    if context:
+        msg += f" {context}."
+    raise TypeError(msg)
+
+
+def _canonicalize_axis(axis: Any, num_dims: int) -> int:
+    """An axis in [-num_dims, num_dims) as one in [0, num_dims) (``util.canonicalize_axis``)."""
+    axis = operator.index(axis)
+    if not -num_dims <= axis < num_dims:
+        raise ValueError(f"axis {axis} is out of bounds for array of dimension {num_dims}")
+    return axis + num_dims if axis < 0 else axis
+
+
+# ----------------------------------------------------------------------------------------
+# Elementwise unary primitives.
+
+def _unop(name: str, accepted: _Accepted, opcode: str | None = None,
+          result_dtype: Callable[[np.dtype], np.dtype] | None = None,
+          custom_impl: Callable[..., Array] | None = None) -> Primitive:
+    """A unary elementwise primitive whose impl is ``_core.unary(opcode)`` unless
+    ``custom_impl`` is given."""
+    prim = Primitive(name)
+    op = _UNARY_OP[opcode or name]
+    table = _result_table(accepted, result_dtype)
+
+    def abstract_eval(x: Any, **params: Any) -> ShapedArray:
+        _check_unop_dtype(name, accepted, x.dtype)
+        dt = x.dtype if result_dtype is None else result_dtype(x.dtype)
+        return ShapedArray(x.shape, dt, x.weak_type)
+
+    def impl(x: Any, **params: Any) -> Array:
+        if type(x) is not Array:
+            x = _operand(prim, 0, x)
+        out_dtype = table.get(x.dtype)
+        if out_dtype is None:
+            _reject(prim, (x,), params)
+        out = _wrap(_core.unary(op, x._h), x.weak_type, out_dtype)
+        out._committed = x._committed
+        return out
+
+    prim.def_abstract_eval(abstract_eval)
+    prim.def_impl(custom_impl or impl)
+    return prim
+
+
+def _real_dtype(dtype: np.dtype) -> np.dtype:
+    return np.dtype(np.float64) if dtype == dtypes.complex128 else \
+        np.dtype(np.float32) if dtype == dtypes.complex64 else dtype
+
+
+def _complex_dtype(dtype: np.dtype) -> np.dtype:
+    return dtypes.complex128 if dtype in (dtypes.float64, dtypes.complex128) else dtypes.complex64
+
+
+neg_p = _unop('neg', _NUM)
+sign_p = _unop('sign', _NUM)
+floor_p = _unop('floor', _FLOAT)
+ceil_p = _unop('ceil', _FLOAT)
+is_finite_p = _unop('is_finite', _FLOAT, result_dtype=lambda _: dtypes.bool_dtype)
+exp_p = _unop('exp', _FLOAT_COMPLEX)
+exp2_p = _unop('exp2', _FLOAT_COMPLEX)
+log_p = _unop('log', _FLOAT_COMPLEX)
+log1p_p = _unop('log1p', _FLOAT_COMPLEX)
+expm1_p = _unop('expm1', _FLOAT_COMPLEX)
+tanh_p = _unop('tanh', _FLOAT_COMPLEX)
+logistic_p = _unop('logistic', _FLOAT_COMPLEX)
+sin_p = _unop('sin', _FLOAT_COMPLEX)
+cos_p = _unop('cos', _FLOAT_COMPLEX)
+tan_p = _unop('tan', _FLOAT_COMPLEX)
+asin_p = _unop('asin', _FLOAT_COMPLEX)
+acos_p = _unop('acos', _FLOAT_COMPLEX)
+atan_p = _unop('atan', _FLOAT_COMPLEX)
+sinh_p = _unop('sinh', _FLOAT_COMPLEX)
+cosh_p = _unop('cosh', _FLOAT_COMPLEX)
+asinh_p = _unop('asinh', _FLOAT_COMPLEX)
+acosh_p = _unop('acosh', _FLOAT_COMPLEX)
+atanh_p = _unop('atanh', _FLOAT_COMPLEX)
+sqrt_p = _unop('sqrt', _FLOAT_COMPLEX)
+rsqrt_p = _unop('rsqrt', _FLOAT_COMPLEX)
+cbrt_p = _unop('cbrt', _FLOAT)
+real_p = _unop('real', _COMPLEX, result_dtype=_real_dtype)
+imag_p = _unop('imag', _COMPLEX, result_dtype=_real_dtype)
+abs_p = _unop('abs', _ABS, result_dtype=_real_dtype)
+square_p = _unop('square', _NUM)
+population_count_p = _unop('population_count', _INT)
+clz_p = _unop('clz', _INT)
+erf_p = _unop('erf', _FLOAT)
+erfc_p = _unop('erfc', _FLOAT)
+erf_inv_p = _unop('erf_inv', _FLOAT)
+lgamma_p = _unop('lgamma', _FLOAT)
+digamma_p = _unop('digamma', _FLOAT)
+
+
+def _not_impl(x: Any) -> Array:
+    if type(x) is not Array:
+        x = _operand(not_p, 0, x)
+    dt = x.dtype
+    if dt not in _BOOL_OR_INT.dtypes:
+        _reject(not_p, (x,), {})
+    op = _UNARY_OP['logical_not' if dt is _BOOL else 'bitwise_not']
+    return _result(_core.unary(op, x._h), x.weak_type, dt, (x,))
+
+
+not_p = _unop('not', _BOOL_OR_INT, 'bitwise_not', custom_impl=_not_impl)
+
+
+class RoundingMethod(enum.IntEnum):
+    """How ``round`` treats halfway values (``jax.lax.RoundingMethod``)."""
+    AWAY_FROM_ZERO = 0
+    TO_NEAREST_EVEN = 1
+
+
+def _round_impl(x: Any, *, rounding_method: RoundingMethod) -> Array:
+    if type(x) is not Array:
+        x = _operand(round_p, 0, x)
+    if x.dtype not in _FLOAT.dtypes:
+        _reject(round_p, (x,), {"rounding_method": rounding_method})
+    op = _UNARY_OP['round_even' if rounding_method == RoundingMethod.TO_NEAREST_EVEN else 'round']
+    return _result(_core.unary(op, x._h), x.weak_type, x.dtype, (x,))
+
+
+round_p = _unop('round', _FLOAT, custom_impl=_round_impl)
+
+
+def _conj_abstract_eval(x: Any, *, input_dtype: Any) -> ShapedArray:
+    _check_unop_dtype('conj', _CONJ, x.dtype)
+    return ShapedArray(x.shape, _complex_dtype(x.dtype), x.weak_type)
+
+
+def _conj_impl(x: Any, *, input_dtype: Any) -> Array:
+    if type(x) is not Array:
+        x = _operand(conj_p, 0, x)
+    dt = x.dtype
+    if dt not in _CONJ.dtypes:
+        _reject(conj_p, (x,), {"input_dtype": input_dtype})
+    if dt in _COMPLEX_DTYPES:
+        return _result(_core.unary(_UNARY_OP['conj'], x._h), x.weak_type, dt, (x,))
+    # A real operand: conj(x) is complex(x, 0).
+    return _result(_core.binary(_BINARY_OP['complex'], x._h, 0.0), x.weak_type,
+                   _complex_dtype(dt), (x,))
+
+
+conj_p = Primitive('conj')
+conj_p.def_abstract_eval(_conj_abstract_eval)
+conj_p.def_impl(_conj_impl)
+
+
+def _integer_pow_abstract_eval(x: Any, *, y: int) -> ShapedArray:
+    _check_unop_dtype('integer_pow', _NUM, x.dtype)
+    if y < 0 and dtypes.issubdtype(x.dtype, np.integer):
+        raise TypeError(f"Integers cannot be raised to negative powers, got "
+                        f"integer_pow({x.dtype.name}[{','.join(map(str, x.shape))}], {y})")
+    return ShapedArray(x.shape, x.dtype, x.weak_type)
+
+
+def _integer_pow_impl(x: Any, *, y: int) -> Array:
+    if type(x) is not Array:
+        x = _operand(integer_pow_p, 0, x)
+    h, dt = x._h, x.dtype
+    if dt not in _NUM.dtypes or (y < 0 and dt in _INT.dtypes):
+        _reject(integer_pow_p, (x,), {"y": y})
+    code = _CODE[dt]
+    mul = _BINARY_OP['mul']
+    # Square-and-multiply with the same multiplications as JAX's lowering, so results agree.
+    if y == 0:
+        return _result(_core.full(list(h.shape), 1, code, h.device), x.weak_type, dt, (x,))
+    n = -y if y < 0 else y
+    acc = None
+    while n > 0:
+        if n & 1:
+            acc = h if acc is None else _core.binary(mul, acc, h)
+        n >>= 1
+        if n > 0:
+            h = _core.binary(mul, h, h)
+    if y < 0:
+        acc = _core.binary(_BINARY_OP['div'], _core.full(list(acc.shape), 1, code, acc.device), acc)
+    return _result(acc, x.weak_type, dt, (x,))
+
+
+integer_pow_p = Primitive('integer_pow')
+integer_pow_p.def_abstract_eval(_integer_pow_abstract_eval)
+integer_pow_p.def_impl(_integer_pow_impl)
+
+
+def _stop_gradient_impl(x: Any) -> Array:
+    return x if type(x) is Array else _operand(stop_gradient_p, 0, x)
+
+
+stop_gradient_p = Primitive('stop_gradient')
+stop_gradient_p.def_abstract_eval(lambda x: ShapedArray(x.shape, x.dtype, x.weak_type))
+stop_gradient_p.def_impl(_stop_gradient_impl)
+
+
+# ----------------------------------------------------------------------------------------
+# Elementwise binary primitives.
+
+def _naryop_abstract_eval(name: str, accepted: Sequence[_Accepted],
+                          result_dtype: Callable[..., np.dtype] | None = None,
+                          require_same: bool = True) -> Callable[..., ShapedArray]:
+    def abstract_eval(*avals: Any, **params: Any) -> ShapedArray:
+        shape = _broadcasting_shape(name, *avals)
+        _check_naryop_dtypes(name, accepted, avals)
+        if require_same and params.get('out_dtype') is None:
+            _check_same_dtypes(name, *avals)
+        dt = avals[0].dtype if result_dtype is None else result_dtype(*avals)
+        return ShapedArray(shape, dt, _weak(*avals))
+    return abstract_eval
+
+
+def _binop(name: str, accepted: _Accepted, opcode: str | None = None,
+           result_dtype: Callable[..., np.dtype] | None = None) -> Primitive:
+    """A binary elementwise primitive whose impl is ``_core.binary(opcode)``."""
+    prim = Primitive(name)
+    prim.def_abstract_eval(_naryop_abstract_eval(name, (accepted, accepted), result_dtype))
+    table = _result_table(accepted, None if result_dtype is None else
+                          lambda dt: result_dtype(ShapedArray((), dt), ShapedArray((), dt)))
+    prim.def_impl(_binary_impl(prim, _BINARY_OP[opcode or name], table))
+    return prim
+
+
+def _binary_impl(prim: Primitive, op: int, table: dict[np.dtype, np.dtype]) -> Callable[..., Array]:
+    """The eager binary op: both operands of one dtype, or an Array and a Python scalar of
+    the Array's dtype (handed to C++ as it is)."""
+    def impl(x: Any, y: Any) -> Array:
+        tx, ty = type(x), type(y)
+        if tx is Array:
+            dt = x.dtype
+            out_dtype = table.get(dt)
+            if ty is Array:
+                if out_dtype is None or y.dtype is not dt:
+                    _reject(prim, (x, y), {})
+                xh, yh = x._h, y._h
+                xn, yn = xh.ndim, yh.ndim
+                if xn != yn and xn and yn:  # the runtime would broadcast across ranks
+                    _reject(prim, (x, y), {})
+                try:
+                    out = _wrap(_core.binary(op, xh, yh), x.weak_type and y.weak_type, out_dtype)
+                except ValueError as e:  # different devices or incompatible shapes
+                    moved = _colocated(prim, (x, y))
+                    if moved is not None:
+                        return impl(*moved)
+                    _reject(prim, (x, y), {}, e)
+                    raise
+                out._committed = x._committed or y._committed
+                return out
+            if ty in _PY_SCALARS:
+                if out_dtype is None or _PY_DTYPE[ty] is not dt:
+                    _reject(prim, (x, y), {})
+                out = _wrap(_core.binary(op, x._h, y), x.weak_type and ty is not bool, out_dtype)
+                out._committed = x._committed
+                return out
+        elif tx in _PY_SCALARS and ty is Array:
+            dt = y.dtype
+            out_dtype = table.get(dt)
+            if out_dtype is None or _PY_DTYPE[tx] is not dt:
+                _reject(prim, (x, y), {})
+            out = _wrap(_core.binary(op, x, y._h), y.weak_type and tx is not bool, out_dtype)
+            out._committed = y._committed
+            return out
+        return impl(_operand(prim, 0, x), _operand(prim, 1, y))
+    return impl
+
+
+def _bool_result(*avals: Any) -> np.dtype:
+    return dtypes.bool_dtype
+
+
+add_p = _binop('add', _NUM)
+sub_p = _binop('sub', _NUM)
+mul_p = _binop('mul', _NUM)
+div_p = _binop('div', _NUM)
+rem_p = _binop('rem', _INT_FLOAT)
+max_p = _binop('max', _ANY)
+min_p = _binop('min', _ANY)
+atan2_p = _binop('atan2', _FLOAT_COMPLEX)
+nextafter_p = _binop('nextafter', _FLOAT)
+and_p = _binop('and', _BOOL_OR_INT, 'and_')
+or_p = _binop('or', _BOOL_OR_INT, 'or_')
+xor_p = _binop('xor', _BOOL_OR_INT, 'xor_')
+shift_left_p = _binop('shift_left', _INT)
+shift_right_arithmetic_p = _binop('shift_right_arithmetic', _INT)
+shift_right_logical_p = _binop('shift_right_logical', _INT)
+eq_p = _binop('eq', _ANY, result_dtype=_bool_result)
+ne_p = _binop('ne', _ANY, result_dtype=_bool_result)
+lt_p = _binop('lt', _ORDERED, result_dtype=_bool_result)
+le_p = _binop('le', _ORDERED, result_dtype=_bool_result)
+gt_p = _binop('gt', _ORDERED, result_dtype=_bool_result)
+ge_p = _binop('ge', _ORDERED, result_dtype=_bool_result)
+complex_p = _binop('complex', _COMPLEX_ELEM,
+                   result_dtype=lambda x, y: _complex_dtype(x.dtype))
+
+
+_mul_same_dtype = mul_p.impl
+_mul_naryop_abstract_eval = mul_p.abstract_eval
+
+
+def _mul_impl(x: Any, y: Any, *, out_dtype: Any = None) -> Array:
+    # mul(x, y, out_dtype=t) multiplies after converting both operands to t, as JAX's
+    # CPU lowering does.
+    if out_dtype is not None:
+        x = _convert_element_type(x, out_dtype, False)
+        y = _convert_element_type(y, out_dtype, False)
+    return _mul_same_dtype(x, y)
+
+
+mul_p.def_impl(_mul_impl)
+
+
+def _mul_abstract_eval(x: Any, y: Any, *, out_dtype: Any = None) -> ShapedArray:
+    out = _mul_naryop_abstract_eval(x, y, out_dtype=out_dtype)
+    return out if out_dtype is None else out.update(dtype=out_dtype)
+
+
+mul_p.def_abstract_eval(_mul_abstract_eval)
+
+
+def _pow_dtype_rule(x: Any, y: Any) -> np.dtype:
+    if dtypes.issubdtype(x.dtype, np.inexact) and dtypes.issubdtype(y.dtype, np.integer):
+        return x.dtype
+    if x.dtype == y.dtype:
+        return x.dtype
+    raise TypeError("the first argument to pow must have an inexact dtype (float or "
+                    "complex), and the second argument must have an inexact or integer "
+                    "dtype, and two inexact dtypes must match, but got "
+                    f"{x.dtype} and {y.dtype} respectively.")
+
+
+def _pow_impl(x: Any, y: Any) -> Array:
+    if type(x) is not Array:
+        x = _operand(pow_p, 0, x)
+    if type(y) is not Array:
+        y = _operand(pow_p, 1, y)
+    if x.dtype is not y.dtype:
+        if x.dtype not in _FLOAT_COMPLEX.dtypes or y.dtype not in _INT.dtypes:
+            _reject(pow_p, (x, y), {})
+        # An integer exponent: XLA converts it to the base's dtype.
+        y = _result(_core.convert(y._h, _CODE[x.dtype]), y.weak_type, x.dtype, (y,))
+    return _pow_same_dtype(x, y)
+
+
+pow_p = Primitive('pow')
+pow_p.def_abstract_eval(_naryop_abstract_eval(
+    'pow', (_FLOAT_COMPLEX, _NUM), _pow_dtype_rule, require_same=False))
+pow_p.def_impl(_pow_impl)
+_pow_same_dtype = _binary_impl(pow_p, _BINARY_OP['pow'], _result_table(_FLOAT_COMPLEX))
+
+
+# ----------------------------------------------------------------------------------------
+# Conversions.
+
+def _convert_element_type_abstract_eval(operand: Any, *, new_dtype: np.dtype,
+                                        weak_type: bool, sharding: Any = None) -> ShapedArray:
+    return ShapedArray(operand.shape, new_dtype, weak_type)
+
+
+def _convert_element_type_impl(operand: Any, *, new_dtype: np.dtype, weak_type: bool,
+                               sharding: Any = None) -> Array:
+    code = _CODE[new_dtype]
+    out_dtype = _DTYPES[code]
+    t = type(operand)
+    if t is Array:
+        h = operand._h
+        return _result(h if operand.dtype is out_dtype else _core.convert(h, code), weak_type,
+                       out_dtype, (operand,))
+    if t in _PY_SCALARS:
+        # Python scalars convert on the host, never overflowing an intermediate dtype
+        # (convert_element_type(2**40, float32) is fine, as in JAX).
+        value = operand.real if t is complex and out_dtype not in _COMPLEX_DTYPES else operand
+        return _wrap(_core.scalar(value, code, 0), weak_type, out_dtype)
+    arr = _operand(convert_element_type_p, 0, operand)
+    return _wrap(_core.convert(arr._h, code), weak_type, out_dtype)
+
+
+convert_element_type_p = Primitive('convert_element_type')
+convert_element_type_p.def_abstract_eval(_convert_element_type_abstract_eval)
+convert_element_type_p.def_impl(_convert_element_type_impl)
+
+
+def _warn_complex_to_real(old: np.dtype, new: np.dtype) -> None:
+    if old in _COMPLEX_DTYPES and new not in _COMPLEX_DTYPES:
+        warnings.warn("Casting complex values to real discards the imaginary part",
+                      np.exceptions.ComplexWarning, stacklevel=3)
+
+
+def _canonical_dtype(dtype: Any) -> np.dtype:
+    """The runtime's instance of a supported dtype (so dtypes compare with ``is``)."""
+    code = _CODE.get(dtype)
+    return _DTYPES[_CODE[np.dtype(dtype)] if code is None else code]
+
+
+def _convert_element_type(operand: Any, new_dtype: Any = None, weak_type: bool = False) -> Any:
+    """``operand`` as ``new_dtype`` with the given weak type; arrays and tracers that
+    already match are returned as they are (``lax._convert_element_type``).
+
+    ``new_dtype`` is used as given (callers canonicalize it). Eagerly, a Python scalar
+    becomes a 0-d Array without a primitive, as JAX's constants do; under a trace it is a
+    ``convert_element_type`` equation (JAX folds it into a literal; see ``weak_scalar``).
+    """
+    weak_type = bool(weak_type)
+    t = type(operand)
+    if t in _PY_SCALARS:
+        old = _PY_DTYPE[t]
+        new = old if new_dtype is None else _canonical_dtype(new_dtype)
+        if t is complex:
+            _warn_complex_to_real(old, new)
+            if new not in _COMPLEX_DTYPES:
+                operand = operand.real
+        if core._state.trace is not core.EVAL_TRACE:
+            return convert_element_type_p.bind(operand, new_dtype=new, weak_type=weak_type)
+        # Eagerly this is a host-side constant: the runtime converts the value itself.
+        return _wrap(_core.scalar(operand, _CODE[new], 0), weak_type, new)
+    if t is Array:
+        old, old_weak = operand.dtype, operand.weak_type
+    elif isinstance(operand, core.Tracer):
+        old, old_weak = operand.aval.dtype, operand.aval.weak_type
+    else:
+        old, old_weak = _canonical_dtype(dtypes.dtype(operand)), False
+    new = old if new_dtype is None else _canonical_dtype(new_dtype)
+    if new is old and old_weak == weak_type and t is not np.ndarray and \
+            not isinstance(operand, np.generic):
+        return operand
+    _warn_complex_to_real(old, new)
+    return convert_element_type_p.bind(operand, new_dtype=new, weak_type=weak_type)
+
+
+def weak_scalar(value: bool | int | float | complex, dtype: np.dtype) -> Any:
+    """A Python scalar as a weak-typed operand of ``dtype`` for a binary primitive.
+
+    When ``dtype`` is the default dtype of a Python type (float32 for float with x64 off,
+    ...), the result is a Python scalar of that type: the impls hand it to C++ as it is
+    (no 0-d array is made) and a trace records it as a literal (``mul a 2.0:f32[]``, as
+    JAX prints). Otherwise it is a weak 0-d array of ``dtype``.
+    """
+    dtype = _canonical_dtype(dtype)
+    rank = _PY_RANK[type(value)]
+    for t in _WEAK_PY_TYPES:
+        # Only widening (bool -> int -> float -> complex) keeps the value exact.
+        if _PY_DTYPE[t] is dtype and _PY_RANK[t] >= rank:
+            return t(value)
+    return _convert_element_type(value, dtype, True)
+
+
+_WEAK_PY_TYPES = (int, float, complex)
+_PY_RANK = {bool: 0, int: 1, float: 2, complex: 3}
+
+
+def _bitcast_convert_type_abstract_eval(operand: Any, *, new_dtype: np.dtype) -> ShapedArray:
+    old = operand.dtype
+    for dt in (old, new_dtype):
+        if dtypes.issubdtype(dt, np.bool_) or dtypes.issubdtype(dt, np.complexfloating):
+            if old != new_dtype:
+                raise TypeError("lax.bitcast_convert_type does not support bool or complex "
+                                "values unless the operand and destination types match. "
+                                f"Got operand dtype={old}, {new_dtype=}. "
+                                "Consider using the arr.view() method instead.")
+    old_bits, new_bits = old.itemsize * 8, np.dtype(new_dtype).itemsize * 8
+    shape = operand.shape
+    if old_bits > new_bits:
+        shape = (*shape, old_bits // new_bits)
+    elif old_bits < new_bits:
+        dim_size = shape[-1] if shape else 1
+        if dim_size * old_bits != new_bits:
+            raise ValueError(f"Attempting to convert array of shape {operand.shape} from {old} "
+                             f"of size {old_bits} bits to {new_dtype} of size {new_bits}, bits "
+                             f"but {dim_size} * {old_bits} != {new_bits}")
+        shape = shape[:-1]
+    return ShapedArray(shape, new_dtype, False)
+
+
+def _bitcast_convert_type_impl(operand: Any, *, new_dtype: np.dtype) -> Array:
+    x = operand if type(operand) is Array else _operand(bitcast_convert_type_p, 0, operand)
+    new_code = _CODE[new_dtype]
+    out_dtype = _DTYPES[new_code]
+    special = (_BOOL, *_COMPLEX_DTYPES)
+    if x.dtype is not out_dtype and (x.dtype in special or out_dtype in special):
+        _reject(bitcast_convert_type_p, (x,), {"new_dtype": new_dtype})
+    try:
+        return _result(_core.bitcast_convert(x._h, new_code), False, out_dtype, (x,))
+    except ValueError as e:
+        _reject(bitcast_convert_type_p, (x,), {"new_dtype": new_dtype}, e)
+        raise
+
+
+bitcast_convert_type_p = Primitive('bitcast_convert_type')
+bitcast_convert_type_p.def_abstract_eval(_bitcast_convert_type_abstract_eval)
+bitcast_convert_type_p.def_impl(_bitcast_convert_type_impl)
+
+
+# ----------------------------------------------------------------------------------------
+# select_n and clamp.
+
+def _select_n_abstract_eval(which: Any, *cases: Any) -> ShapedArray:
+    if len(cases) == 0:
+        raise TypeError("select must have at least one case")
+    if any(c.shape != cases[0].shape for c in cases[1:]):
+        raise TypeError(f"select cases must have the same shapes, got "
+                        f"[{', '.join(str(c.shape) for c in cases)}].")
+    if which.shape and which.shape != cases[0].shape:
+        raise TypeError("select `which` must be scalar or have the same shape as cases, got "
+                        f"`which` shape {which.shape} but case shape {cases[0].shape}.")
+    _check_same_dtypes("select", *cases)
+    if not (dtypes.issubdtype(which.dtype, np.bool_) or dtypes.issubdtype(which.dtype, np.integer)):
+        raise TypeError(f"select `which` must be boolean or integer type, got {which.dtype}.")
+    if dtypes.issubdtype(which.dtype, np.bool_) and len(cases) > 2:
+        raise TypeError("select with boolean `which` cannot have > 2 cases.")
+    return ShapedArray(cases[0].shape, cases[0].dtype, _weak(*cases))
+
+
+_I32 = _CODE[dtypes.int32]
+_SELECTOR_DTYPES = (_BOOL, dtypes.int32)
+
+
+def _select_n_impl(which: Any, *cases: Any) -> Array:
+    args = (which, *cases)
+    if type(which) is not Array:
+        which = _operand(select_n_p, 0, which)
+    cases = tuple(c if type(c) is Array else _operand(select_n_p, i + 1, c)
+                  for i, c in enumerate(cases))
+    wh, wdt = which._h, which.dtype
+    if wdt not in _SELECTOR_DTYPES:
+        if wdt not in _INT.dtypes:
+            _reject(select_n_p, args, {})
+        wh = _core.convert(wh, _I32)  # the runtime takes bool or int32 selectors
+    elif wdt is _BOOL and len(cases) > 2:
+        _reject(select_n_p, args, {})
+    try:
+        out = _core.select_n(wh, [c._h for c in cases])
+    except (TypeError, ValueError) as e:
+        moved = _colocated(select_n_p, (which, *cases))
+        if moved is not None:
+            return _select_n_impl(*moved)
+        _reject(select_n_p, args, {}, e)
+        raise
+    return _result(out, all(c.weak_type for c in cases), cases[0].dtype, (which, *cases))
+
+
+select_n_p = Primitive('select_n')
+select_n_p.def_abstract_eval(_select_n_abstract_eval)
+select_n_p.def_impl(_select_n_impl)
+
+
+def _clamp_abstract_eval(min: Any, operand: Any, max: Any) -> ShapedArray:
+    if min.shape and min.shape != operand.shape:
+        raise TypeError("clamp requires min.shape == operand.shape or min.shape == (), got "
+                        f"min.shape={min.shape}, operand.shape={operand.shape}.")
+    if max.shape and max.shape != operand.shape:
+        raise TypeError("clamp requires max.shape == operand.shape or max.shape == (), got "
+                        f"max.shape={max.shape}, operand.shape={operand.shape}.")
+    _check_naryop_dtypes('clamp', (_ANY, _ANY, _ANY), (min, operand, max))
+    _check_same_dtypes('clamp', min, operand, max)
+    return ShapedArray(operand.shape, operand.dtype, _weak(min, operand, max))
+
+
+def _clamp_impl(min: Any, x: Any, max: Any) -> Array:
+    args = (min, x, max)
+    lo, x, hi = (a if type(a) is Array else _operand(clamp_p, i, a) for i, a in enumerate(args))
+    if lo.dtype is not x.dtype or hi.dtype is not x.dtype:
+        _reject(clamp_p, args, {})
+    try:
+        out = _core.clamp(lo._h, x._h, hi._h)
+    except ValueError as e:
+        moved = _colocated(clamp_p, (lo, x, hi))
+        if moved is not None:
+            return _clamp_impl(*moved)
+        _reject(clamp_p, args, {}, e)
+        raise
+    return _result(out, lo.weak_type and x.weak_type and hi.weak_type, x.dtype, (lo, x, hi))
+
+
+clamp_p = Primitive('clamp')
+clamp_p.def_abstract_eval(_clamp_abstract_eval)
+clamp_p.def_impl(_clamp_impl)
+
+
+# ----------------------------------------------------------------------------------------
+# Reductions.
+
+def _check_reduce_axes(operand: Any, axes: Sequence[int]) -> tuple[int, ...]:
+    if len(axes) != len(set(axes)):
+        raise ValueError(f"duplicate value in 'axes' of reduction: {axes}")
+    if not all(0 <= a < operand.ndim for a in axes):
+        raise ValueError(f"reduction axes {axes} contains out-of-bounds indices for "
+                         f"{operand.dtype.name}[{','.join(map(str, operand.shape))}].")
+    return tuple(d for i, d in enumerate(operand.shape) if i not in set(axes))
+
+
+def _reduce_number_check(name: str, dtype: np.dtype) -> None:
+    if not dtypes.issubdtype(dtype, np.number):
+        raise TypeError(f"{name} does not accept dtype {_dtype_to_string(dtype)}. Accepted "
+                        "dtypes are subtypes of number.")
+
+
+def _reduce_logical_check(name: str, dtype: np.dtype) -> None:
+    if dtype != np.bool_ and not np.issubdtype(dtype, np.integer):
+        raise TypeError(f"logical reduction requires operand dtype bool or int, got {dtype}.")
+
+
+def _reduction(name: str, opcode: str, dtype_check: Callable[[str, np.dtype], None] | None,
+               accepted: frozenset[np.dtype]) -> Primitive:
+    """A reduction over ``axes``; ``reduce_sum`` also has JAX's ``out_sharding`` param."""
+    prim = Primitive(name)
+    op = _REDUCE_OP[opcode]
+
+    def abstract_eval(operand: Any, *, axes: tuple[int, ...],
+                      out_sharding: Any = None) -> ShapedArray:
+        if dtype_check is not None:
+            dtype_check(name, operand.dtype)
+        shape = _check_reduce_axes(operand, axes)
+        return ShapedArray(shape, operand.dtype, operand.weak_type)
+
+    def impl(operand: Any, *, axes: tuple[int, ...], out_sharding: Any = None) -> Array:
+        x = operand if type(operand) is Array else _operand(prim, 0, operand)
+        if x.dtype not in accepted or builtins.min(axes, default=0) < 0:
+            _reject(prim, (x,), {"axes": axes})
+        try:
+            return _result(_core.reduce(op, x._h, list(axes)), x.weak_type, x.dtype, (x,))
+        except (ValueError, IndexError) as e:
+            _reject(prim, (x,), {"axes": axes}, e)
+            raise
+
+    prim.def_abstract_eval(abstract_eval)
+    prim.def_impl(impl)
+    return prim
+
+
+reduce_sum_p = _reduction('reduce_sum', 'sum', _reduce_number_check, _NUM.dtypes)
+reduce_prod_p = _reduction('reduce_prod', 'prod', _reduce_number_check, _NUM.dtypes)
+reduce_max_p = _reduction('reduce_max', 'max', None, _ANY.dtypes)
+reduce_min_p = _reduction('reduce_min', 'min', None, _ANY.dtypes)
+reduce_and_p = _reduction('reduce_and', 'and_', _reduce_logical_check, _BOOL_OR_INT.dtypes)
+reduce_or_p = _reduction('reduce_or', 'or_', _reduce_logical_check, _BOOL_OR_INT.dtypes)
+reduce_xor_p = _reduction('reduce_xor', 'xor_', _reduce_logical_check, _BOOL_OR_INT.dtypes)
+
+
+def _argminmax(name: str, is_max: bool) -> Primitive:
+    prim = Primitive(name)
+
+    def abstract_eval(operand: Any, *, axes: tuple[int], index_dtype: np.dtype) -> ShapedArray:
+        axis, = axes
+        if not 0 <= axis < len(operand.shape):
+            raise ValueError(f"Invalid axis {axis} for operand shape {operand.shape}")
+        if operand.shape[axis] < 1:
+            raise ValueError("argmin and argmax require non-empty reduced dimension. "
+                             f"operand.shape={operand.shape} {axis=}")
+        if not dtypes.issubdtype(index_dtype, np.integer):
+            raise TypeError("index_dtype must be an integer type, but got "
+                            f"{_dtype_to_string(index_dtype)}")
+        # JAX's lowering compares with gt/lt, which reject complex operands.
+        _check_naryop_dtypes('gt' if is_max else 'lt', (_ORDERED,), (operand,))
+        return ShapedArray(operand.shape[:axis] + operand.shape[axis + 1:], index_dtype, False)
+
+    def impl(operand: Any, *, axes: tuple[int], index_dtype: np.dtype) -> Array:
+        x = operand if type(operand) is Array else _operand(prim, 0, operand)
+        params = {"axes": axes, "index_dtype": index_dtype}
+        axis, = axes
+        code = _CODE[index_dtype]
+        if axis < 0 or x.dtype not in _ORDERED.dtypes or _DTYPES[code] not in _INT.dtypes:
+            _reject(prim, (x,), params)
+        try:
+            return _result(_core.argreduce(is_max, x._h, axis, code), False, _DTYPES[code], (x,))
+        except (TypeError, ValueError, IndexError) as e:
+            _reject(prim, (x,), params, e)
+            raise
+
+    prim.def_abstract_eval(abstract_eval)
+    prim.def_impl(impl)
+    return prim
+
+
+argmax_p = _argminmax('argmax', True)
+argmin_p = _argminmax('argmin', False)
+
+
+# ----------------------------------------------------------------------------------------
+# Shape and layout primitives.
+
+def _structural(name: str, abstract_eval: Callable[..., ShapedArray],
+                run: Callable[..., Any]) -> Primitive:
+    """A one-operand primitive whose impl is ``run(handle, **params)``; runtime errors are
+    re-raised as the abstract-eval rule's JAX errors."""
+    prim = Primitive(name)
+
+    def impl(operand: Any, **params: Any) -> Array:
+        x = operand if type(operand) is Array else _operand(prim, 0, operand)
+        try:
+            out = run(x._h, **params)
+        except (TypeError, ValueError, IndexError) as e:
+            _reject(prim, (x,), params, e)
+            raise
+        return _result(out, x.weak_type, x.dtype, (x,))
+
+    prim.def_abstract_eval(abstract_eval)
+    prim.def_impl(impl)
+    return prim
+
+
+def _reshape_abstract_eval(operand: Any, *, new_sizes: tuple[int, ...],
+                           dimensions: tuple[int, ...] | None, sharding: Any = None) -> ShapedArray:
+    if not all(d >= 0 for d in new_sizes):
+        raise TypeError(f"reshape new_sizes must all be positive, got {new_sizes}.")
+    if dimensions is not None and set(dimensions) != set(range(len(operand.shape))):
+        raise TypeError("reshape dimensions must be a permutation of operand dimensions, got "
+                        f"dimensions {dimensions} for shape {operand.shape}.")
+    size, new_size = int(np.prod(operand.shape)), int(np.prod(new_sizes))
+    if size != new_size:
+        # JAX only fails this at lowering; the text is jnp.reshape's.
+        raise TypeError(f"cannot reshape array of shape {operand.shape} (size {size}) into "
+                        f"shape {new_sizes} (size {new_size})")
+    return ShapedArray(tuple(new_sizes), operand.dtype, operand.weak_type)
+
+
+def _reshape_run(h: Any, *, new_sizes: tuple[int, ...], dimensions: tuple[int, ...] | None,
+                 sharding: Any = None) -> Any:
+    if dimensions is not None:
+        h = _core.transpose(h, list(dimensions))
+    return _core.reshape(h, list(new_sizes))
+
+
+reshape_p = _structural('reshape', _reshape_abstract_eval, _reshape_run)
+
+
+def _transpose_abstract_eval(operand: Any, *, permutation: tuple[int, ...]) -> ShapedArray:
+    if not isinstance(permutation, (tuple, list, np.ndarray)):
+        raise TypeError("transpose permutation must be a tuple/list/ndarray, got "
+                        f"{type(permutation)}.")
+    if tuple(sorted(permutation)) != tuple(range(len(operand.shape))):
+        raise TypeError("transpose permutation isn't a permutation of operand dimensions, got "
+                        f"permutation {permutation} for operand shape {operand.shape}.")
+    return ShapedArray(tuple(operand.shape[i] for i in permutation), operand.dtype,
+                       operand.weak_type)
+
+
+transpose_p = _structural('transpose', _transpose_abstract_eval,
+                          lambda h, *, permutation: _core.transpose(h, list(permutation)))
+
+
+def _broadcast_in_dim_abstract_eval(operand: Any, *, shape: tuple[int, ...],
+                                    broadcast_dimensions: tuple[int, ...]) -> ShapedArray:
+    _check_shapelike('broadcast_in_dim', 'shape', shape)
+    _check_shapelike('broadcast_in_dim', 'broadcast_dimensions', broadcast_dimensions)
+    ndim = len(operand.shape)
+    if ndim != len(broadcast_dimensions):
+        raise TypeError("broadcast_in_dim broadcast_dimensions must have length equal to "
+                        f"operand ndim; got broadcast_dimensions {broadcast_dimensions} for "
+                        f"operand ndim {ndim}.")
+    if len(shape) < ndim:
+        raise TypeError("broadcast_in_dim target broadcast shape must have equal or higher "
+                        f"rank to the operand shape; got operand ndim {ndim} and target "
+                        f"broadcast ndim {len(shape)}.")
+    if not set(broadcast_dimensions).issubset(set(range(len(shape)))):
+        raise TypeError("broadcast_in_dim broadcast_dimensions must be a subset of output "
+                        f"dimensions, got {broadcast_dimensions} for operand ndim {ndim} and "
+                        f"shape {shape}.")
+    if not all(operand.shape[i] in (1, shape[broadcast_dimensions[i]]) for i in range(ndim)):
+        raise TypeError("broadcast_in_dim operand dimension sizes must either be 1, or be "
+                        "equal to their corresponding dimensions in the target broadcast "
+                        f"shape; got operand of shape {tuple(operand.shape)}, target broadcast "
+                        f"shape {shape}, broadcast_dimensions {broadcast_dimensions} ")
+    if len(broadcast_dimensions) != len(set(broadcast_dimensions)):
+        raise TypeError("broadcast_in_dim broadcast_dimensions must not contain duplicates, "
+                        f"got broadcast_dimensions {broadcast_dimensions}")
+    return ShapedArray(tuple(shape), operand.dtype, operand.weak_type)
+
+
+def _broadcast_in_dim_impl(operand: Any, *, shape: tuple[int, ...],
+                           broadcast_dimensions: tuple[int, ...]) -> Array:
+    x = operand if type(operand) is Array else _operand(broadcast_in_dim_p, 0, operand)
+    h = x._h
+    if builtins.min(shape, default=0) < 0:  # the runtime does not check a 0-d operand's shape
+        _reject(broadcast_in_dim_p, (x,), {"shape": shape,
+                                           "broadcast_dimensions": broadcast_dimensions})
+    try:
+        out = _core.broadcast_in_dim(h, list(shape), list(broadcast_dimensions))
+    except ValueError as e:
+        broadcast_in_dim_p.abstract_eval(x.aval, shape=shape,
+                                         broadcast_dimensions=broadcast_dimensions)
+        if list(broadcast_dimensions) == sorted(broadcast_dimensions):
+            raise e
+        # Valid but unsorted dimensions: the runtime wants them increasing, so permute
+        # the operand's axes first.
+        perm = sorted(range(len(broadcast_dimensions)), key=broadcast_dimensions.__getitem__)
+        out = _core.broadcast_in_dim(_core.transpose(h, perm), list(shape),
+                                     sorted(broadcast_dimensions))
+    return _result(out, x.weak_type, x.dtype, (x,))
+
+
+broadcast_in_dim_p = Primitive('broadcast_in_dim')
+broadcast_in_dim_p.def_abstract_eval(_broadcast_in_dim_abstract_eval)
+broadcast_in_dim_p.def_impl(_broadcast_in_dim_impl)
+
+
+def _compute_squeeze_shape(shape: tuple[int, ...], dimensions: tuple[int, ...]) -> tuple[int, ...]:
+    dims_set = set(dimensions)
+    if len(dims_set) != len(dimensions):
+        raise ValueError(f"dimensions are not unique: {dimensions}")
+    if not all(0 <= d < len(shape) for d in dims_set):
+        raise ValueError(f"dimensions outside range [0, ndim): {dimensions}")
+    if any(shape[d] != 1 for d in dimensions):
+        raise ValueError("cannot select an axis to squeeze out which has size not equal to "
+                         f"one, got {shape=} and {dimensions=}")
+    return tuple(s for i, s in enumerate(shape) if i not in dims_set)
+
+
+squeeze_p = _structural(
+    'squeeze',
+    lambda operand, *, dimensions: ShapedArray(
+        _compute_squeeze_shape(operand.shape, dimensions), operand.dtype, operand.weak_type),
+    lambda h, *, dimensions: _core.reshape(h, list(_compute_squeeze_shape(h.shape, dimensions))))
+
+
+def _slice_abstract_eval(operand: Any, *, start_indices: tuple[int, ...],
+                         limit_indices: tuple[int, ...],
+                         strides: tuple[int, ...] | None) -> ShapedArray:
+    _check_shapelike("slice", "start_indices", start_indices)
+    _check_shapelike("slice", "limit_indices", limit_indices)
+    shape = operand.shape
+    if len(shape) != len(start_indices):
+        raise TypeError("slice start_indices must have length equal to the number of "
+                        f"dimensions of the operand, got indices {start_indices} for operand "
+                        f"shape {shape}.")
+    if len(start_indices) != len(limit_indices):
+        raise TypeError("slice limit_indices must have the same length as start_indices, got "
+                        f"start_indices {start_indices} and limit_indices {limit_indices}.")
+    if not all(map(operator.ge, shape, limit_indices)):
+        raise TypeError("slice limit_indices must be less than or equal to operand shape, got "
+                        f"limit_indices {limit_indices} for operand shape {shape}.")
+    if not all(si >= 0 for si in start_indices):
+        raise TypeError("slice start_indices must be greater than or equal to zero, got "
+                        f"start_indices of {start_indices}.")
+    if not all(map(operator.ge, limit_indices, start_indices)):
+        raise TypeError("slice limit_indices must be greater than or equal to start_indices, "
+                        f"got start_indices {start_indices} and limit_indices {limit_indices}.")
+    diff = tuple(map(operator.sub, limit_indices, start_indices))
+    if strides is None or tuple(strides) == (1,) * len(shape):
+        return ShapedArray(diff, operand.dtype, operand.weak_type)
+    _check_shapelike("slice", "strides", strides)
+    if len(strides) != len(shape):
+        raise TypeError("slice strides must have length equal to the number of dimensions of "
+                        f"the operand, got strides {strides} for operand shape {shape}.")
+    if not all(s > 0 for s in strides):  # JAX checks s >= 0 and then divides by zero
+        raise TypeError(f"slice strides must be positive, got {strides}")
+    out = tuple(0 if d == 0 else (d - 1) // s + 1 for d, s in zip(diff, strides))
+    return ShapedArray(out, operand.dtype, operand.weak_type)
+
+
+slice_p = _structural(
+    'slice', _slice_abstract_eval,
+    lambda h, *, start_indices, limit_indices, strides: _core.slice(
+        h, list(start_indices), list(limit_indices), [] if strides is None else list(strides)))
+
+
+def _dynamic_slice_abstract_eval(operand: Any, *start_indices: Any,
+                                 slice_sizes: tuple[int, ...]) -> ShapedArray:
+    if not all(map(operator.ge, operand.shape, slice_sizes)):
+        raise TypeError("slice slice_sizes must be less than or equal to operand shape, got "
+                        f"slice_sizes {slice_sizes} for operand shape {operand.shape}.")
+    if not all(ssz >= 0 for ssz in slice_sizes):
+        raise TypeError("slice slice_sizes must be greater than or equal to zero, got "
+                        f"slice_sizes of {slice_sizes}.")
+    if any(i.shape != () for i in start_indices):
+        raise TypeError("start_indices arguments to dynamic_slice must be scalars, "
+                        f" got indices {start_indices}")
+    if any(i.dtype != start_indices[0].dtype or not dtypes.issubdtype(i.dtype, np.integer)
+           for i in start_indices):
+        raise TypeError("index arguments to dynamic_slice must be integers of the same type, "
+                        f"got: {', '.join(i.dtype.name for i in start_indices)}")
+    return ShapedArray(tuple(slice_sizes), operand.dtype, operand.weak_type)
+
+
+def _dynamic_slice_impl(operand: Any, *start_indices: Any, slice_sizes: tuple[int, ...]) -> Array:
+    args = (operand, *start_indices)
+    x = operand if type(operand) is Array else _operand(dynamic_slice_p, 0, operand)
+    idx = [i if type(i) is Array else _operand(dynamic_slice_p, k + 1, i)
+           for k, i in enumerate(start_indices)]
+    if len(idx) != len(slice_sizes) or any(i.dtype is not idx[0].dtype for i in idx) or \
+            (idx and idx[0].dtype not in _INT.dtypes):
+        _reject(dynamic_slice_p, args, {"slice_sizes": slice_sizes})
+    shape = x.shape
+    if any(s < 0 or s > d for s, d in zip(slice_sizes, shape)) or any(i._h.ndim for i in idx):
+        _reject(dynamic_slice_p, args, {"slice_sizes": slice_sizes})
+    # The start indices are read on the host (this waits for them); like XLA, each is
+    # clamped so that the slice fits.
+    starts = [builtins.min(builtins.max(int(i._value), 0), d - s)
+              for i, d, s in zip(idx, shape, slice_sizes)]
+    out = _core.slice(x._h, starts, [b + s for b, s in zip(starts, slice_sizes)], [])
+    return _result(out, x.weak_type, x.dtype, (x,))
+
+
+dynamic_slice_p = Primitive('dynamic_slice')
+dynamic_slice_p.def_abstract_eval(_dynamic_slice_abstract_eval)
+dynamic_slice_p.def_impl(_dynamic_slice_impl)
+
+
+def _copy_impl(x: Any) -> Array:
+    x = x if type(x) is Array else _operand(copy_p, 0, x)
+    h = x._h
+    # A one-case select writes a fresh buffer: the copy shares nothing with x.
+    zero = _core.scalar(0, _I32, h.device)
+    return _result(_core.select_n(zero, [h]), x.weak_type, x.dtype, (x,))
+
+
+copy_p = Primitive('copy')
+copy_p.def_abstract_eval(lambda x: ShapedArray(x.shape, x.dtype, x.weak_type))
+copy_p.def_impl(_copy_impl)
+
+
+def _rev_abstract_eval(operand: Any, *, dimensions: tuple[int, ...]) -> ShapedArray:
+    _check_shapelike('rev', 'dimensions', dimensions)
+    if len(set(dimensions)) != len(dimensions):
+        raise TypeError(f"rev dimensions must be unique, got {dimensions}.")
+    if dimensions and not builtins.max(dimensions) < len(operand.shape):
+        raise TypeError("rev dimensions must all be less than operand ndim, got dimensions "
+                        f"{dimensions} for operand ndim {len(operand.shape)}.")
+    return ShapedArray(operand.shape, operand.dtype, operand.weak_type)
+
+
+def _rev_run(h: Any, *, dimensions: tuple[int, ...]) -> Any:
+    if dimensions and builtins.min(dimensions) < 0:  # the runtime would wrap them
+        raise ValueError("negative dimension")
+    return _core.rev(h, list(dimensions))
+
+
+rev_p = _structural('rev', _rev_abstract_eval, _rev_run)
+
+
+def _pad_abstract_eval(operand: Any, padding_value: Any, *,
+                       padding_config: tuple[tuple[int, int, int], ...]) -> ShapedArray:
+    if padding_value.shape != ():
+        raise ValueError(f"padding_value must be a scalar; got "
+                         f"np.shape(padding_value)={padding_value.shape}")
+    op_shape = operand.shape
+    if len(padding_config) != len(op_shape):
+        raise ValueError("length of padding_config must equal the number of axes of operand, "
+                         f"got padding_config {padding_config} for operand shape {op_shape}")
+    if not all(i >= 0 for _, _, i in padding_config):
+        raise ValueError("interior padding in padding_config must be nonnegative, got "
+                         f"padding_config {padding_config}")
+    result = tuple(lo + hi + (0 if d == 0 else (d - 1) * (i + 1) + 1)
+                   for (lo, hi, i), d in zip(padding_config, op_shape))
+    if not all(d >= 0 for d in result):
+        raise ValueError(f"Dimension size after padding is not at least 0, got result shape "
+                         f"{result}, for padding_config {padding_config} and operand shape "
+                         f"{op_shape}")
+    if operand.dtype != padding_value.dtype:
+        raise TypeError("pad operand and padding_value must be same dtype: got "
+                        f"{operand.dtype} and {padding_value.dtype}.")
+    return ShapedArray(result, operand.dtype, _weak(operand, padding_value))
+
+
+def _pad_impl(operand: Any, padding_value: Any, *,
+              padding_config: tuple[tuple[int, int, int], ...]) -> Array:
+    args = (operand, padding_value)
+    params = {"padding_config": padding_config}
+    x = operand if type(operand) is Array else _operand(pad_p, 0, operand)
+    v = padding_value if type(padding_value) is Array else _operand(pad_p, 1, padding_value)
+    if v.dtype is not x.dtype:
+        _reject(pad_p, args, params)
+    try:
+        lo, hi, interior = zip(*padding_config) if padding_config else ((), (), ())
+        out = _core.pad(x._h, v._h, list(lo), list(hi), list(interior))
+    except (TypeError, ValueError) as e:
+        moved = _colocated(pad_p, (x, v))
+        if moved is not None:
+            return _pad_impl(*moved, padding_config=padding_config)
+        _reject(pad_p, args, params, e)
+        raise
+    return _result(out, x.weak_type and v.weak_type, x.dtype, (x, v))
+
+
+pad_p = Primitive('pad')
+pad_p.def_abstract_eval(_pad_abstract_eval)
+pad_p.def_impl(_pad_impl)
+
+
+def _concatenate_abstract_eval(*operands: Any, dimension: int) -> ShapedArray:
+    if not operands:
+        raise TypeError("concatenate expects at least one operand, got 0.")
+    if len({len(o.shape) for o in operands}) != 1:
+        raise TypeError("Cannot concatenate arrays with different numbers of dimensions: got "
+                        f"{', '.join(str(o.shape) for o in operands)}.")
+    if not 0 <= dimension < len(operands[0].shape):
+        raise TypeError(f"concatenate dimension out of bounds: dimension {dimension} for shapes "
+                        f"{', '.join(str(o.shape) for o in operands)}.")
+    shapes = [o.shape[:dimension] + o.shape[dimension + 1:] for o in operands]
+    if shapes[:-1] != shapes[1:]:
+        raise TypeError("Cannot concatenate arrays with shapes that differ in dimensions other "
+                        "than the one being concatenated: concatenating along dimension "
+                        f"{dimension} for shapes {', '.join(str(o.shape) for o in operands)}.")
+    _check_same_dtypes('concatenate', *operands)
+    ex = operands[0].shape
+    size = sum(o.shape[dimension] for o in operands)
+    return ShapedArray(ex[:dimension] + (size,) + ex[dimension + 1:], operands[0].dtype,
+                       _weak(*operands))
+
+
+def _concatenate_impl(*operands: Any, dimension: int) -> Array:
+    xs = [o if type(o) is Array else _operand(concatenate_p, i, o) for i, o in enumerate(operands)]
+    if dimension < 0:  # the runtime would wrap it
+        _reject(concatenate_p, xs, {"dimension": dimension})
+    try:
+        out = _core.concatenate([x._h for x in xs], dimension)
+    except (TypeError, ValueError, IndexError) as e:
+        moved = _colocated(concatenate_p, xs)
+        if moved is not None:
+            return _concatenate_impl(*moved, dimension=dimension)
+        _reject(concatenate_p, xs, {"dimension": dimension}, e)
+        raise
+    return _result(out, all(x.weak_type for x in xs), xs[0].dtype, xs)
+
+
+concatenate_p = Primitive('concatenate')
+concatenate_p.def_abstract_eval(_concatenate_abstract_eval)
+concatenate_p.def_impl(_concatenate_impl)
+
+
+def _iota_abstract_eval(*, dtype: np.dtype, shape: tuple[int, ...], dimension: int,
+                        sharding: Any = None) -> ShapedArray:
+    _check_shapelike("iota", "shape", shape)
+    if not _is_accepted(dtype, _NUM):
+        raise TypeError(f"iota does not accept dtype {_dtype_to_string(dtype)}. Accepted "
+                        f"dtypes are subtypes of {_NUM.names}.")
+    if not 0 <= dimension < len(shape):
+        raise ValueError("iota dimension must be between 0 and len(shape), got "
+                         f"{dimension=} for {shape=}")
+    return ShapedArray(shape, dtype, False)
+
+
+def _iota_impl(*, dtype: np.dtype, shape: tuple[int, ...], dimension: int,
+               sharding: Any = None) -> Array:
+    code = _CODE[dtype]
+    out_dtype = _DTYPES[code]
+    if out_dtype not in _NUM.dtypes or not 0 <= dimension < len(shape) or \
+            builtins.min(shape, default=0) < 0:
+        iota_p.abstract_eval(dtype=dtype, shape=shape, dimension=dimension, sharding=sharding)
+    return _wrap(_core.iota(code, list(shape), dimension, 0), False, out_dtype)
+
+
+iota_p = Primitive('iota')
+iota_p.def_abstract_eval(_iota_abstract_eval)
+iota_p.def_impl(_iota_impl)
+
+
+# ----------------------------------------------------------------------------------------
+# dot_general.
+
+class Precision(enum.Enum):
+    """Matmul precision (``jax.lax.Precision``); tinyxla always computes in full precision."""
+    DEFAULT = 0
+    HIGH = 1
+    HIGHEST = 2
+
+    def __str__(self) -> str:
+        return self.name
+
+
+_PRECISION_STRINGS = {
+    'highest': Precision.HIGHEST, 'float32': Precision.HIGHEST, 'high': Precision.HIGH,
+    'bfloat16_3x': Precision.HIGH, 'tensorfloat32': Precision.HIGH,
+    'default': Precision.DEFAULT, 'bfloat16': Precision.DEFAULT, 'fastest': Precision.DEFAULT}
+
+
+def canonicalize_precision(precision: Any) -> tuple[Precision, Precision] | None:
+    """None, or a (lhs, rhs) pair of Precisions (``jax.lax.canonicalize_precision``).
+
+    JAX's DotAlgorithm presets are not supported.
+    """
+    if precision is None:
+        default = config.jax_default_matmul_precision
+        return None if default is None else canonicalize_precision(default)
+    if isinstance(precision, str) and precision in _PRECISION_STRINGS:
+        p = _PRECISION_STRINGS[precision]
+        return p, p
+    if isinstance(precision, Precision):
+        return precision, precision
+    if isinstance(precision, (list, tuple)) and len(precision) == 2:
+        pair = tuple(_PRECISION_STRINGS.get(p) if isinstance(p, str) else p for p in precision)
+        if all(isinstance(p, Precision) for p in pair):
+            return pair  # type: ignore[return-value]
+    raise ValueError(
+        "Precision argument must be one of:\n- None,\n"
+        f"- a string in {list(_PRECISION_STRINGS)},\n- a lax.Precision value,\n"
+        f"- a tuple of two lax.Precision values or strings;\nbut got {precision}.")
+
+
+def _dot_type_properties(dt: np.dtype) -> tuple[bool, int, int, int, bool]:
+    # The order XLA's HigherPrecisionType uses to pick a result type for mixed inputs.
+    c = _real_dtype(dt)
+    floating = dtypes.issubdtype(c, np.floating)
+    bits = 1 if c == np.bool_ else c.itemsize * 8
+    return (dtypes.issubdtype(dt, np.complexfloating),
+            dtypes.finfo(c).maxexp if floating else -1,
+            dtypes.finfo(c).nmant if floating else -1,
+            bits, not dtypes.issubdtype(c, np.unsignedinteger))
+
+
+def _dot_general_dtype(lhs: np.dtype, rhs: np.dtype, preferred: np.dtype | None) -> np.dtype:
+    lp, rp = _dot_type_properties(lhs), _dot_type_properties(rhs)
+    if lp > rp:
+        out = lhs
+    elif rp > lp:
+        out = rhs
+    else:
+        if lhs != rhs:
+            raise TypeError(f'lax.dot_general argument type error: {lhs}, {rhs}')
+        out = lhs
+    if preferred is None or preferred == out:
+        return out
+    bits = lambda d: 1 if d == np.bool_ else np.dtype(d).itemsize * 8
+    if not dtypes.issubdtype(out, np.floating) and bits(preferred) < bits(out):
+        raise TypeError("`preferred_element_type` must not be narrower than the original type, "
+                        f"got preferred_element_type of {preferred} for result type of {out}.")
+    return np.dtype(preferred)
+
+
+def _dot_general_abstract_eval(lhs: Any, rhs: Any, *, dimension_numbers: Any,
+                               precision: Any = None,
+                               preferred_element_type: np.dtype | None = None) -> ShapedArray:
+    (lc, rc), (lb, rb) = dimension_numbers
+    ln, rn = len(lhs.shape), len(rhs.shape)
+    if not all(0 <= d < ln for d in (*lc, *lb)):
+        raise TypeError("dot_general requires lhs dimension numbers to be nonnegative and less "
+                        "than the number of axes of the lhs value, got "
+                        f"lhs_batch of {lb} and lhs_contracting of {lc} for lhs of rank {ln}")
+    if not all(0 <= d < rn for d in (*rc, *rb)):
+        raise TypeError("dot_general requires rhs dimension numbers to be nonnegative and less "
+                        "than the number of axes of the rhs value, got "
+                        f"rhs_batch of {rb} and rhs_contracting of {rc} for rhs of rank {rn}")
+    if len(lb) != len(rb):
+        raise TypeError("dot_general requires equal numbers of lhs_batch and rhs_batch "
+                        f"dimensions, got lhs_batch {lb} and rhs_batch {rb}.")
+    for side, batch, contract in (("lhs", lb, lc), ("rhs", rb, rc)):
+        if len(set(batch)) != len(batch):
+            raise TypeError(f"dot_general requires {side} batch dimensions to be distinct, "
+                            f"got {side}_batch {batch}.")
+        if len(set(contract)) != len(contract):
+            raise TypeError(f"dot_general requires {side} contracting dimensions to be "
+                            f"distinct, got {side}_contracting {contract}.")
+        if set(batch) & set(contract):
+            raise TypeError(f"dot_general requires {side} batch dimensions to be disjoint from "
+                            f"contracting dimensions, got {side}_batch {batch} and "
+                            f"{side}_contracting {contract}.")
+    lbs, rbs = tuple(lhs.shape[i] for i in lb), tuple(rhs.shape[i] for i in rb)
+    if lbs != rbs:
+        raise TypeError("dot_general requires lhs batch dimensions and rhs batch dimensions to "
+                        f"have the same shape, got {lbs} and {rbs}.")
+    lcs, rcs = tuple(lhs.shape[i] for i in lc), tuple(rhs.shape[i] for i in rc)
+    if lcs != rcs:
+        raise TypeError("dot_general requires contracting dimensions to have the same shape, "
+                        f"got {lcs} and {rcs}.")
+    dtype = _dot_general_dtype(lhs.dtype, rhs.dtype, preferred_element_type)
+    shape = (lbs + tuple(d for i, d in enumerate(lhs.shape) if i not in (*lc, *lb))
+             + tuple(d for i, d in enumerate(rhs.shape) if i not in (*rc, *rb)))
+    return ShapedArray(shape, dtype, _weak(lhs, rhs))
+
+
+def _dot_general_impl(lhs: Any, rhs: Any, *, dimension_numbers: Any, precision: Any = None,
+                      preferred_element_type: np.dtype | None = None) -> Array:
+    x = lhs if type(lhs) is Array else _operand(dot_general_p, 0, lhs)
+    y = rhs if type(rhs) is Array else _operand(dot_general_p, 1, rhs)
+    params = {"dimension_numbers": dimension_numbers, "precision": precision,
+              "preferred_element_type": preferred_element_type}
+    xh, yh = x._h, y._h
+    (lc, rc), (lb, rb) = dimension_numbers
+    out_dtype = x.dtype if preferred_element_type is None else \
+        _DTYPES[_CODE[preferred_element_type]]
+    pref = -1
+    if x.dtype is not y.dtype or out_dtype is not x.dtype:
+        out_dtype = _DTYPES[_CODE[dot_general_p.abstract_eval(x.aval, y.aval, **params).dtype]]
+        code = _CODE[out_dtype]
+        if x.dtype is y.dtype:
+            pref = code  # the runtime accumulates and writes in the wider dtype
+        else:
+            # Mixed dtypes compute in the result dtype, as XLA does.
+            xh, yh = _core.convert(xh, code), _core.convert(yh, code)
+    try:
+        out = _core.dot_general(xh, yh, list(lc), list(rc), list(lb), list(rb), pref)
+    except (TypeError, ValueError) as e:
+        moved = _colocated(dot_general_p, (x, y))
+        if moved is not None:
+            return _dot_general_impl(*moved, **params)
+        _reject(dot_general_p, (x, y), params, e)
+        raise
+    return _result(out, x.weak_type and y.weak_type, out_dtype, (x, y))
+
+
+dot_general_p = Primitive('dot_general')
+dot_general_p.def_abstract_eval(_dot_general_abstract_eval)
+dot_general_p.def_impl(_dot_general_impl)
+
+
+# ----------------------------------------------------------------------------------------
+# The public API (jax.lax).
+
+def _dtype(x: Any) -> np.dtype:
+    return dtypes.dtype(x)
+
+
+def neg(x: Any) -> Any:
+    """Elementwise negation: -x (``jax.lax.neg``)."""
+    return neg_p.bind(x)
+
+
+def sign(x: Any) -> Any:
+    """Elementwise sign (``jax.lax.sign``)."""
+    return sign_p.bind(x)
+
+
+def floor(x: Any) -> Any:
+    """Elementwise floor (``jax.lax.floor``)."""
+    return floor_p.bind(x)
+
+
+def ceil(x: Any) -> Any:
+    """Elementwise ceiling (``jax.lax.ceil``)."""
+    return ceil_p.bind(x)
+
+
+def round(x: Any, rounding_method: RoundingMethod = RoundingMethod.AWAY_FROM_ZERO) -> Any:
+    """Elementwise round to an integer value (``jax.lax.round``); ``rounding_method`` is a
+    RoundingMethod or its int value."""
+    return round_p.bind(x, rounding_method=RoundingMethod(rounding_method))
+
+
+def is_finite(x: Any) -> Any:
+    """Elementwise isfinite (``jax.lax.is_finite``)."""
+    return is_finite_p.bind(x)
+
+
+def _accuracy_params(accuracy: Any) -> dict:
+    # JAX's ``accuracy`` parameter only selects between implementations; tinyxla has one.
+    return {} if accuracy is None else {"accuracy": accuracy}
+
+
+def exp(x: Any, *, accuracy: Any = None) -> Any:
+    """Elementwise e**x (``jax.lax.exp``)."""
+    return exp_p.bind(x, **_accuracy_params(accuracy))
+
+
+def exp2(x: Any, *, accuracy: Any = None) -> Any:
+    """Elementwise 2**x (``jax.lax.exp2``)."""
+    return exp2_p.bind(x, **_accuracy_params(accuracy))
+
+
+def log(x: Any, *, accuracy: Any = None) -> Any:
+    """Elementwise natural logarithm (``jax.lax.log``)."""
+    return log_p.bind(x, **_accuracy_params(accuracy))
+
+
+def log1p(x: Any, *, accuracy: Any = None) -> Any:
+    """Elementwise log(1 + x) (``jax.lax.log1p``)."""
+    return log1p_p.bind(x, **_accuracy_params(accuracy))
+
+
+def expm1(x: Any, *, accuracy: Any = None) -> Any:
+    """Elementwise e**x - 1 (``jax.lax.expm1``)."""
+    return expm1_p.bind(x, **_accuracy_params(accuracy))
+
+
+def tanh(x: Any, *, accuracy: Any = None) -> Any:
+    """Elementwise hyperbolic tangent (``jax.lax.tanh``)."""
+    return tanh_p.bind(x, **_accuracy_params(accuracy))
+
+
+def logistic(x: Any, *, accuracy: Any = None) -> Any:
+    """Elementwise 1 / (1 + e**-x) (``jax.lax.logistic``)."""
+    return logistic_p.bind(x, **_accuracy_params(accuracy))
+
+
+def sin(x: Any, *, accuracy: Any = None) -> Any:
+    """Elementwise sine (``jax.lax.sin``)."""
+    return sin_p.bind(x, **_accuracy_params(accuracy))
+
+
+def cos(x: Any, *, accuracy: Any = None) -> Any:
+    """Elementwise cosine (``jax.lax.cos``)."""
+    return cos_p.bind(x, **_accuracy_params(accuracy))
+
+
+def tan(x: Any, *, accuracy: Any = None) -> Any:
+    """Elementwise tangent (``jax.lax.tan``)."""
+    return tan_p.bind(x, **_accuracy_params(accuracy))
+
+
+def asin(x: Any) -> Any:
+    """Elementwise arc sine (``jax.lax.asin``)."""
+    return asin_p.bind(x)
+
+
+def acos(x: Any) -> Any:
+    """Elementwise arc cosine (``jax.lax.acos``)."""
+    return acos_p.bind(x)
+
+
+def atan(x: Any) -> Any:
+    """Elementwise arc tangent (``jax.lax.atan``)."""
+    return atan_p.bind(x)
+
+
+def atan2(x: Any, y: Any) -> Any:
+    """Elementwise two-argument arc tangent of x / y (``jax.lax.atan2``)."""
+    return atan2_p.bind(x, y)
+
+
+def sinh(x: Any) -> Any:
+    """Elementwise hyperbolic sine (``jax.lax.sinh``)."""
+    return sinh_p.bind(x)
+
+
+def cosh(x: Any) -> Any:
+    """Elementwise hyperbolic cosine (``jax.lax.cosh``)."""
+    return cosh_p.bind(x)
+
+
+def asinh(x: Any) -> Any:
+    """Elementwise inverse hyperbolic sine (``jax.lax.asinh``)."""
+    return asinh_p.bind(x)
+
+
+def acosh(x: Any) -> Any:
+    """Elementwise inverse hyperbolic cosine (``jax.lax.acosh``)."""
+    return acosh_p.bind(x)
+
+
+def atanh(x: Any) -> Any:
+    """Elementwise inverse hyperbolic tangent (``jax.lax.atanh``)."""
+    return atanh_p.bind(x)
+
+
+def sqrt(x: Any, *, accuracy: Any = None) -> Any:
+    """Elementwise square root (``jax.lax.sqrt``)."""
+    return sqrt_p.bind(x, **_accuracy_params(accuracy))
+
+
+def rsqrt(x: Any, *, accuracy: Any = None) -> Any:
+    """Elementwise 1 / sqrt(x) (``jax.lax.rsqrt``)."""
+    return rsqrt_p.bind(x, **_accuracy_params(accuracy))
+
+
+def cbrt(x: Any, *, accuracy: Any = None) -> Any:
+    """Elementwise cube root (``jax.lax.cbrt``)."""
+    return cbrt_p.bind(x, **_accuracy_params(accuracy))
+
+
+def erf(x: Any) -> Any:
+    """Elementwise error function (``jax.lax.erf``)."""
+    return erf_p.bind(x)
+
+
+def erfc(x: Any) -> Any:
+    """Elementwise complementary error function (``jax.lax.erfc``)."""
+    return erfc_p.bind(x)
+
+
+def erf_inv(x: Any) -> Any:
+    """Elementwise inverse error function (``jax.lax.erf_inv``)."""
+    return erf_inv_p.bind(x)
+
+
+def lgamma(x: Any) -> Any:
+    """Elementwise log of the absolute gamma function (``jax.lax.lgamma``)."""
+    return lgamma_p.bind(x)
+
+
+def digamma(x: Any) -> Any:
+    """Elementwise digamma function (``jax.lax.digamma``)."""
+    return digamma_p.bind(x)
+
+
+def real(x: Any) -> Any:
+    """Elementwise real part of a complex array (``jax.lax.real``)."""
+    return real_p.bind(x)
+
+
+def imag(x: Any) -> Any:
+    """Elementwise imaginary part of a complex array (``jax.lax.imag``)."""
+    return imag_p.bind(x)
+
+
+def conj(x: Any) -> Any:
+    """Elementwise complex conjugate; real operands become complex (``jax.lax.conj``)."""
+    return conj_p.bind(x, input_dtype=_dtype(x))
+
+
+def complex(x: Any, y: Any) -> Any:
+    """Elementwise x + i*y (``jax.lax.complex``)."""
+    return complex_p.bind(x, y)
+
+
+def abs(x: Any) -> Any:
+    """Elementwise absolute value; complex operands give their magnitude (``jax.lax.abs``)."""
+    return abs_p.bind(x)
+
+
+def square(x: Any) -> Any:
+    """Elementwise x * x (``jax.lax.square``)."""
+    return square_p.bind(x)
+
+
+def integer_pow(x: Any, y: int) -> Any:
+    """Elementwise x**y for a static integer y (``jax.lax.integer_pow``)."""
+    return integer_pow_p.bind(x, y=y)
+
+
+def population_count(x: Any) -> Any:
+    """Elementwise count of set bits (``jax.lax.population_count``)."""
+    return population_count_p.bind(x)
+
+
+def clz(x: Any) -> Any:
+    """Elementwise count of leading zero bits (``jax.lax.clz``)."""
+    return clz_p.bind(x)
+
+
+def bitwise_not(x: Any) -> Any:
+    """Elementwise NOT; logical for bool (``jax.lax.bitwise_not``)."""
+    return not_p.bind(x)
+
+
+def add(x: Any, y: Any) -> Any:
+    """Elementwise x + y; dtypes must match (``jax.lax.add``)."""
+    return add_p.bind(x, y)
+
+
+def sub(x: Any, y: Any) -> Any:
+    """Elementwise x - y (``jax.lax.sub``)."""
+    return sub_p.bind(x, y)
+
+
+def mul(x: Any, y: Any, *, out_dtype: Any = None) -> Any:
+    """Elementwise x * y; ``out_dtype`` multiplies in that dtype (``jax.lax.mul``)."""
+    if out_dtype is None:
+        return mul_p.bind(x, y)
+    return mul_p.bind(x, y, out_dtype=dtypes.check_user_dtype_supported(out_dtype, 'mul'))
+
+
+def div(x: Any, y: Any) -> Any:
+    """Elementwise x / y; integers round toward zero (``jax.lax.div``)."""
+    return div_p.bind(x, y)
+
+
+def rem(x: Any, y: Any) -> Any:
+    """Elementwise remainder with the sign of x, like C's fmod (``jax.lax.rem``)."""
+    return rem_p.bind(x, y)
+
+
+def pow(x: Any, y: Any) -> Any:
+    """Elementwise x**y; y may be an integer array (``jax.lax.pow``)."""
+    return pow_p.bind(x, y)
+
+
+def max(x: Any, y: Any) -> Any:
+    """Elementwise maximum; NaN propagates (``jax.lax.max``)."""
+    return max_p.bind(x, y)
+
+
+def min(x: Any, y: Any) -> Any:
+    """Elementwise minimum; NaN propagates (``jax.lax.min``)."""
+    return min_p.bind(x, y)
+
+
+def nextafter(x1: Any, x2: Any) -> Any:
+    """Elementwise next representable value after x1 towards x2 (``jax.lax.nextafter``)."""
+    return nextafter_p.bind(x1, x2)
+
+
+def bitwise_and(x: Any, y: Any) -> Any:
+    """Elementwise AND; logical for bool (``jax.lax.bitwise_and``)."""
+    return and_p.bind(x, y)
+
+
+def bitwise_or(x: Any, y: Any) -> Any:
+    """Elementwise OR; logical for bool (``jax.lax.bitwise_or``)."""
+    return or_p.bind(x, y)
+
+
+def bitwise_xor(x: Any, y: Any) -> Any:
+    """Elementwise XOR; logical for bool (``jax.lax.bitwise_xor``)."""
+    return xor_p.bind(x, y)
+
+
+def shift_left(x: Any, y: Any) -> Any:
+    """Elementwise x << y; shifts of the bit width or more give 0 (``jax.lax.shift_left``)."""
+    return shift_left_p.bind(x, y)
+
+
+def shift_right_arithmetic(x: Any, y: Any) -> Any:
+    """Elementwise sign-extending x >> y (``jax.lax.shift_right_arithmetic``)."""
+    return shift_right_arithmetic_p.bind(x, y)
+
+
+def shift_right_logical(x: Any, y: Any) -> Any:
+    """Elementwise zero-filling x >> y (``jax.lax.shift_right_logical``)."""
+    return shift_right_logical_p.bind(x, y)
+
+
+def eq(x: Any, y: Any) -> Any:
+    """Elementwise x == y (``jax.lax.eq``)."""
+    return eq_p.bind(x, y)
+
+
+def ne(x: Any, y: Any) -> Any:
+    """Elementwise x != y (``jax.lax.ne``)."""
+    return ne_p.bind(x, y)
+
+
+def lt(x: Any, y: Any) -> Any:
+    """Elementwise x < y (``jax.lax.lt``)."""
+    return lt_p.bind(x, y)
+
+
+def le(x: Any, y: Any) -> Any:
+    """Elementwise x <= y (``jax.lax.le``)."""
+    return le_p.bind(x, y)
+
+
+def gt(x: Any, y: Any) -> Any:
+    """Elementwise x > y (``jax.lax.gt``)."""
+    return gt_p.bind(x, y)
+
+
+def ge(x: Any, y: Any) -> Any:
+    """Elementwise x >= y (``jax.lax.ge``)."""
+    return ge_p.bind(x, y)
+
+
+def convert_element_type(operand: Any, new_dtype: Any) -> Any:
+    """Elementwise cast; float to int saturates, NaN gives 0 (``jax.lax.convert_element_type``)."""
+    new_dtype = dtypes.check_user_dtype_supported(new_dtype, 'convert_element_type')
+    return _convert_element_type(operand, new_dtype, weak_type=False)
+
+
+def bitcast_convert_type(operand: Any, new_dtype: Any) -> Any:
+    """Reinterprets the bits of each element as ``new_dtype`` (``jax.lax.bitcast_convert_type``)."""
+    new_dtype = dtypes.check_user_dtype_supported(new_dtype, 'bitcast_convert_type')
+    return bitcast_convert_type_p.bind(operand, new_dtype=new_dtype)
+
+
+def select_n(which: Any, *cases: Any) -> Any:
+    """Picks ``cases[which]`` elementwise; ``which`` is bool or integer (``jax.lax.select_n``)."""
+    if len(cases) == 0:
+        raise ValueError("select_n() must have at least one case")
+    return select_n_p.bind(which, *cases)
+
+
+def select(pred: Any, on_true: Any, on_false: Any) -> Any:
+    """Elementwise ``on_true if pred else on_false`` (``jax.lax.select``)."""
+    return select_n_p.bind(pred, on_false, on_true)
+
+
+def clamp(min: Any, x: Any, max: Any) -> Any:
+    """Elementwise min(max(x, min), max) with scalar or same-shape bounds (``jax.lax.clamp``)."""
+    return clamp_p.bind(min, x, max)
+
+
+def reduce_sum(operand: Any, axes: Sequence[int]) -> Any:
+    """Sum over ``axes`` without promotion (``jax.lax.reduce_sum``; no ``out_sharding``)."""
+    return reduce_sum_p.bind(operand, axes=tuple(axes), out_sharding=None)
+
+
+def reduce_prod(operand: Any, axes: Sequence[int]) -> Any:
+    """Product over ``axes`` (``jax.lax.reduce_prod``)."""
+    return reduce_prod_p.bind(operand, axes=tuple(axes))
+
+
+def reduce_max(operand: Any, axes: Sequence[int]) -> Any:
+    """Maximum over ``axes``; empty axes give the dtype's lowest value (``jax.lax.reduce_max``)."""
+    return reduce_max_p.bind(operand, axes=tuple(axes))
+
+
+def reduce_min(operand: Any, axes: Sequence[int]) -> Any:
+    """Minimum over ``axes`` (``jax.lax.reduce_min``)."""
+    return reduce_min_p.bind(operand, axes=tuple(axes))
+
+
+def reduce_and(operand: Any, axes: Sequence[int]) -> Any:
+    """Bitwise/logical AND over ``axes`` (``jax.lax.reduce_and``)."""
+    return reduce_and_p.bind(operand, axes=tuple(axes))
+
+
+def reduce_or(operand: Any, axes: Sequence[int]) -> Any:
+    """Bitwise/logical OR over ``axes`` (``jax.lax.reduce_or``)."""
+    return reduce_or_p.bind(operand, axes=tuple(axes))
+
+
+def reduce_xor(operand: Any, axes: Sequence[int]) -> Any:
+    """Bitwise/logical XOR over ``axes`` (``jax.lax.reduce_xor``)."""
+    return reduce_xor_p.bind(operand, axes=tuple(axes))
+
+
+def argmax(operand: Any, axis: int, index_dtype: Any) -> Any:
+    """Index of the first maximum along ``axis``; NaN counts as the maximum (``jax.lax.argmax``)."""
+    index_dtype = dtypes.check_user_dtype_supported(index_dtype, 'argmax')
+    return argmax_p.bind(operand, axes=(axis,), index_dtype=index_dtype)
+
+
+def argmin(operand: Any, axis: int, index_dtype: Any) -> Any:
+    """Index of the first minimum along ``axis``; NaN counts as the minimum (``jax.lax.argmin``)."""
+    index_dtype = dtypes.check_user_dtype_supported(index_dtype, 'argmin')
+    return argmin_p.bind(operand, axes=(axis,), index_dtype=index_dtype)
+
+
+def _ndim(x: Any) -> int:
+    return x.ndim if type(x) is Array or isinstance(x, core.Tracer) else np.ndim(x)
+
+
+def _shape(x: Any) -> tuple[int, ...]:
+    return x.shape if type(x) is Array or isinstance(x, core.Tracer) else np.shape(x)
+
+
+def _is_array(x: Any) -> bool:
+    return type(x) is Array or isinstance(x, core.Tracer)
+
+
+def reshape(operand: Any, new_sizes: Any, dimensions: Sequence[int] | None = None) -> Any:
+    """The elements (after transposing by ``dimensions``) in a new shape (``jax.lax.reshape``;
+    no ``out_sharding``). An array already of that shape is returned as it is."""
+    new_sizes = canonicalize_shape(new_sizes)
+    shape = _shape(operand)
+    dims = None if dimensions is None else tuple(map(operator.index, dimensions))
+    same_dims = dims is None or dims == tuple(range(len(shape)))
+    if shape and shape == new_sizes and same_dims and _is_array(operand):
+        return operand
+    return reshape_p.bind(operand, new_sizes=new_sizes,
+                          dimensions=None if same_dims else dims, sharding=None)
+
+
+def transpose(operand: Any, permutation: Sequence[int]) -> Any:
+    """Permutes the axes (``jax.lax.transpose``); the identity permutation returns ``operand``."""
+    permutation = tuple(operator.index(d) for d in permutation)
+    if permutation == tuple(range(_ndim(operand))) and _is_array(operand):
+        return operand
+    return transpose_p.bind(operand, permutation=permutation)
+
+
+def broadcast_in_dim(operand: Any, shape: Sequence[int],
+                     broadcast_dimensions: Sequence[int]) -> Any:
+    """Broadcasts ``operand`` to ``shape``; its axis i becomes axis
+    ``broadcast_dimensions[i]`` (``jax.lax.broadcast_in_dim``; no ``out_sharding``)."""
+    if _ndim(operand) == len(shape) and not len(broadcast_dimensions) and _is_array(operand):
+        return operand
+    return broadcast_in_dim_p.bind(operand, shape=tuple(shape),
+                                   broadcast_dimensions=tuple(broadcast_dimensions))
+
+
+def broadcast(operand: Any, sizes: Sequence[int]) -> Any:
+    """Adds leading axes of ``sizes`` (``jax.lax.broadcast``)."""
+    if len(sizes) == 0:
+        return asarray(operand)
+    ndim = _ndim(operand)
+    dims = tuple(range(len(sizes), len(sizes) + ndim))
+    return broadcast_in_dim(operand, tuple(sizes) + tuple(_shape(operand)), dims)
+
+
+def expand_dims(array: Any, dimensions: Sequence[int]) -> Any:
+    """Inserts size-1 axes at ``dimensions`` (``jax.lax.expand_dims``)."""
+    if len(set(dimensions)) != len(dimensions):
+        raise ValueError(f'repeated axis in lax.expand_dims: {dimensions}')
+    ndim_out = _ndim(array) + len(dimensions)
+    dims = [_canonicalize_axis(i, ndim_out) for i in dimensions]
+    if len(set(dims)) != len(dims):
+        raise ValueError(f'repeated axis in lax.expand_dims: {dims}')
+    dims_set = frozenset(dims)
+    result_shape = list(_shape(array))
+    for i in sorted(dims_set):
+        result_shape.insert(i, 1)
+    broadcast_dims = [i for i in range(ndim_out) if i not in dims_set]
+    return broadcast_in_dim(array, result_shape, broadcast_dims)
+
+
+def squeeze(array: Any, dimensions: Sequence[int]) -> Any:
+    """Removes the size-1 axes ``dimensions`` (``jax.lax.squeeze``)."""
+    ndim = _ndim(array)
+    dimensions = tuple(sorted(_canonicalize_axis(i, ndim) for i in dimensions))
+    if not dimensions and _is_array(array):
+        return array
+    return squeeze_p.bind(array, dimensions=dimensions)
+
+
+def slice(operand: Any, start_indices: Sequence[int], limit_indices: Sequence[int],
+          strides: Sequence[int] | None = None) -> Any:
+    """The static slice ``operand[start:limit:strides]`` per axis (``jax.lax.slice``)."""
+    return slice_p.bind(operand, start_indices=tuple(start_indices),
+                        limit_indices=tuple(limit_indices),
+                        strides=None if strides is None else tuple(strides))
+
+
+def dynamic_slice(operand: Any, start_indices: Sequence[Any], slice_sizes: Any, *,
+                  allow_negative_indices: bool | Sequence[bool] = True) -> Any:
+    """The slice of ``slice_sizes`` at traced ``start_indices``, clamped to fit
+    (``jax.lax.dynamic_slice``). Negative indices count from the end unless
+    ``allow_negative_indices`` is False. Eagerly, the indices are read on the host."""
+    shape = _shape(operand)
+    if len(start_indices) != len(shape):
+        raise ValueError("Length of slice indices must match number of operand dimensions "
+                         f"({len(start_indices)} vs {shape})")
+    if isinstance(allow_negative_indices, bool):
+        allow_negative_indices = [allow_negative_indices] * len(start_indices)
+    starts = []
+    for i, d, allow_negative in zip(start_indices, shape, allow_negative_indices):
+        if isinstance(i, (int, np.integer)):
+            if i < 0 and not allow_negative:
+                raise ValueError(f"Index {i} is out of bounds for dimension {d} if "
+                                 "allow_negative_indices=False")
+            starts.append(_convert_element_type(i + d if i < 0 else i, _dtype(i)))
+        elif allow_negative and not dtypes.issubdtype(_dtype(i), np.unsignedinteger):
+            d_arr = _convert_element_type(d, _dtype(i))
+            starts.append(select(lt(i, _convert_element_type(0, _dtype(i))), add(i, d_arr), i))
+        else:
+            starts.append(i)
+    return dynamic_slice_p.bind(operand, *starts, slice_sizes=canonicalize_shape(slice_sizes))
+
+
+def rev(operand: Any, dimensions: Sequence[int]) -> Any:
+    """Reverses the order of elements along ``dimensions`` (``jax.lax.rev``)."""
+    return rev_p.bind(operand, dimensions=tuple(dimensions))
+
+
+def pad(operand: Any, padding_value: Any, padding_config: Sequence[tuple[int, int, int]]) -> Any:
+    """Pads each axis with (low, high, interior) elements of ``padding_value``; negative low
+    or high padding crops (``jax.lax.pad``)."""
+    return pad_p.bind(operand, padding_value,
+                      padding_config=tuple(tuple(c) for c in padding_config))
+
+
+def concatenate(operands: Sequence[Any], dimension: int) -> Any:
+    """Joins arrays along ``dimension`` (``jax.lax.concatenate``)."""
+    if len(operands) == 0:
+        raise ValueError("concatenate requires a non-empty sequences of arrays")
+    if len(operands) == 1 and _is_array(operands[0]):
+        return operands[0]
+    return concatenate_p.bind(*operands, dimension=dimension)
+
+
+def iota(dtype: Any, size: int) -> Any:
+    """[0, 1, ..., size-1] of ``dtype`` (``jax.lax.iota``)."""
+    return broadcasted_iota(dtype, (size,), 0)
+
+
+def broadcasted_iota(dtype: Any, shape: Any, dimension: int) -> Any:
+    """An array whose elements count along ``dimension`` (``jax.lax.broadcasted_iota``;
+    no ``out_sharding``)."""
+    dtype = dtypes.check_user_dtype_supported(dtype, "broadcasted_iota")
+    shape = canonicalize_shape(shape)
+    return iota_p.bind(dtype=dtype, shape=shape, dimension=operator.index(dimension),
+                       sharding=None)
+
+
+def asarray(x: Any) -> Any:
+    """An array from an array-like without copying arrays (``jax.lax.asarray``)."""
+    if _is_array(x):
+        return x
+    if isinstance(x, (bool, np.ndarray, np.generic)):
+        return _convert_element_type(x, weak_type=False)
+    if isinstance(x, (int, float, builtins.complex)):
+        return _convert_element_type(x, dtypes.dtype(x), weak_type=True)
+    raise TypeError(f"asarray: expected ArrayLike, got {x} of type {type(x)}.")
+
+
+def full(shape: Any, fill_value: Any, dtype: Any = None) -> Any:
+    """An array of ``shape`` filled with the scalar ``fill_value`` (``jax.lax.full``;
+    no ``sharding``). Without ``dtype`` the fill value's dtype and weak type are kept."""
+    shape = canonicalize_shape(shape)
+    if np.shape(fill_value):
+        raise TypeError("full must be called with scalar fill_value, got fill_value.shape "
+                        f"{np.shape(fill_value)}.")
+    if dtype is None:
+        weak_type = dtypes.is_weakly_typed(fill_value)
+        fill_dtype = _dtype(fill_value)
+    else:
+        weak_type = False
+        fill_dtype = dtypes.check_user_dtype_supported(dtype, "full")
+    return broadcast(_convert_element_type(fill_value, fill_dtype, weak_type), shape)
+
+
+def full_like(x: Any, fill_value: Any, dtype: Any = None, shape: Any = None) -> Any:
+    """An array like ``x`` (its shape and dtype unless given) filled with ``fill_value``
+    (``jax.lax.full_like``; no ``sharding``)."""
+    fill_shape = _shape(x) if shape is None else canonicalize_shape(shape)
+    weak_type = dtype is None and dtypes.is_weakly_typed(x)
+    dtype = _dtype(x) if dtype is None else _dtype(dtype)
+    return full(fill_shape, _convert_element_type(fill_value, dtype, weak_type))
+
+
+def _array_copy(x: Any) -> Any:
+    """A copy of ``x`` in a buffer of its own (``jax._src.lax.lax._array_copy``)."""
+    return copy_p.bind(x)
+
+
+def zeros_like_array(x: Any) -> Any:
+    """Zeros of ``x``'s shape and dtype (``jax._src.lax.lax.zeros_like_array``)."""
+    return full_like(x, 0)
+
+
+def dot_general(lhs: Any, rhs: Any, dimension_numbers: Any, precision: Any = None,
+                preferred_element_type: Any = None) -> Any:
+    """General tensor contraction (``jax.lax.dot_general``; no ``out_sharding``).
+
+    ``dimension_numbers`` is ``((lhs_contracting, rhs_contracting), (lhs_batch,
+    rhs_batch))``; the result's axes are batch, lhs free, rhs free. ``precision`` is
+    validated and recorded but tinyxla always computes at full precision.
+    """
+    return dot(lhs, rhs, dimension_numbers=dimension_numbers, precision=precision,
+               preferred_element_type=preferred_element_type)
+
+
+def _index_tuple(x: Any) -> tuple[int, ...]:
+    try:
+        return (operator.index(x),)
+    except TypeError:
+        return tuple(map(operator.index, x))
+
+
+def dot(lhs: Any, rhs: Any, *, dimension_numbers: Any = None, precision: Any = None,
+        preferred_element_type: Any = None) -> Any:
+    """Vector/matrix products, or ``dot_general`` with ``dimension_numbers`` (``jax.lax.dot``)."""
+    lhs_shape, rhs_shape = _shape(lhs), _shape(rhs)
+    if dimension_numbers is None:
+        ln, rn = len(lhs_shape), len(rhs_shape)
+        if 1 <= ln <= 2 and 1 <= rn <= 2 and lhs_shape[-1] == rhs_shape[0]:
+            dimension_numbers = (((ln - 1,), (0,)), ((), ()))
+        else:
+            raise ValueError(
+                "jax.lax.dot: dimension_numbers must be specified when not performing simple"
+                " un-batched matrix-matrix, matrix-vector, or vector-vector products;"
+                f" got lhs_shape={lhs_shape} rhs_shape={rhs_shape}")
+    (lc, rc), (lb, rb) = dimension_numbers
+    dims = ((_index_tuple(lc), _index_tuple(rc)), (_index_tuple(lb), _index_tuple(rb)))
+    preferred = (None if preferred_element_type is None else
+                 dtypes.check_user_dtype_supported(preferred_element_type, 'dot'))
+    return dot_general_p.bind(lhs, rhs, dimension_numbers=dims,
+                              precision=canonicalize_precision(precision),
+                              preferred_element_type=preferred)
+
+
+def stop_gradient(x: Any) -> Any:
+    """Every leaf of the pytree ``x``, with zero gradient (``jax.lax.stop_gradient``).
+
+    Today it is the identity on values; the AD rules give it its meaning.
+    """
+    from tinyxla._src import tree_util
+    return tree_util.tree_map(lambda leaf: stop_gradient_p.bind(asarray(leaf)), x)

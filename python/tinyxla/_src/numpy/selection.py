@@ -1,0 +1,67 @@
+"""Selection by condition: where (one and three arguments) and nonzero.
+
+Mirrors ``jax.numpy.where`` and ``jax.numpy.nonzero``. The one-argument forms need
+concrete values (their result shape depends on the data) unless ``size`` is given,
+as in JAX.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from tinyxla._src import dtypes
+from tinyxla._src.lax import lax
+from tinyxla._src.numpy import promotion
+from tinyxla._src.numpy.creation import asarray
+
+ArrayLike = Any
+
+
+def where(condition: ArrayLike, x: ArrayLike | None = None, y: ArrayLike | None = None, /, *,
+          size: int | None = None, fill_value: Any = None) -> Any:
+    """Mirrors ``jax.numpy.where``: elements of x where condition holds, else of y.
+
+    With only ``condition``, it is ``nonzero(condition, size=size, fill_value=fill_value)``.
+    """
+    if x is None and y is None:
+        return nonzero(condition, size=size, fill_value=fill_value)
+    if size is not None or fill_value is not None:
+        raise ValueError("size and fill_value arguments cannot be used in three-term where "
+                         "function.")
+    promotion.check_arraylike("where", condition, x, y)
+    condition = promotion.ensure_array(condition)
+    if condition.dtype != dtypes.bool_dtype:
+        condition = lax.ne(condition, lax.full_like(condition, 0))
+    x, y = promotion.promote_dtypes(x, y)
+    if condition.ndim == 0:
+        x, y = promotion.broadcast_arrays_of(x, y)
+        if x.ndim:
+            condition = promotion.broadcast_to_shape(condition, x.shape)
+    else:
+        condition, x, y = promotion.broadcast_arrays_of(condition, x, y)
+    return lax.select_n(condition, y, x)
+
+
+def nonzero(a: ArrayLike, *, size: int | None = None,
+            fill_value: None | ArrayLike | tuple[ArrayLike, ...] = None) -> tuple[Any, ...]:
+    """Mirrors ``jax.numpy.nonzero``: the indices of the non-zero elements, one array per axis.
+
+    ``size`` pads (with ``fill_value``, default 0) or truncates the result. Unlike JAX,
+    the values are read on the host, so under tracing this needs concrete input.
+    """
+    arr = promotion.ensure_arraylike("nonzero", a)
+    if arr.ndim == 0:
+        raise ValueError("Calling nonzero on 0d arrays is not allowed. Use "
+                         "jnp.atleast_1d(scalar).nonzero() instead.")
+    found = np.nonzero(np.asarray(arr))
+    index_dtype = dtypes.default_int_dtype()
+    if size is not None:
+        fills = fill_value if isinstance(fill_value, tuple) else (fill_value,) * arr.ndim
+        if len(fills) != arr.ndim:
+            raise ValueError(f"fill_value must be a scalar or a tuple of length {arr.ndim}; "
+                             f"got {fill_value}")
+        found = tuple(np.concatenate([f[:size], np.full(max(0, size - len(f)),
+                                                         0 if v is None else v)])
+                      for f, v in zip(found, fills))
+    return tuple(asarray(np.asarray(f, dtype=index_dtype)) for f in found)

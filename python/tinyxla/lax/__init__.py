@@ -1,0 +1,16 @@
+"""``tinyxla.lax`` (``jax.lax``): the primitive operations, without NumPy's type promotion."""
+from tinyxla._src.lax.lax import (  # noqa: F401
+    Precision, RoundingMethod, abs, acos, acosh, add, add_p, and_p, argmax, argmax_p, argmin,
+    argmin_p, asin, asinh, atan, atan2, atanh, bitcast_convert_type,
+    bitcast_convert_type_p, bitwise_and, bitwise_not, bitwise_or, bitwise_xor, broadcast,
+    broadcast_in_dim, broadcast_in_dim_p, broadcasted_iota, cbrt, ceil, clamp, clamp_p, clz,
+    complex, concatenate, concatenate_p, conj, convert_element_type, convert_element_type_p,
+    cos, cosh, digamma, div, dot, dot_general, dot_general_p, dynamic_slice, dynamic_slice_p, eq, erf, erf_inv, erfc, exp,
+    exp2, expand_dims, expm1, floor, full, full_like, ge, gt, imag, integer_pow, iota, iota_p,
+    is_finite, le, lgamma, log, log1p, logistic, lt, max, min, mul, ne, neg, nextafter,
+    not_p, or_p, pad, pad_p, population_count, pow, real, reduce_and, reduce_and_p,
+    reduce_max, reduce_max_p, reduce_min, reduce_min_p, reduce_or, reduce_or_p, reduce_prod,
+    reduce_prod_p, reduce_sum, reduce_sum_p, reduce_xor, reduce_xor_p, rem, reshape,
+    reshape_p, rev, rev_p, round, rsqrt, select, select_n, select_n_p, shift_left,
+    shift_right_arithmetic, shift_right_logical, sign, sin, sinh, slice, slice_p, sqrt,
+    square, squeeze, squeeze_p, stop_gradient, sub, tan, tanh, transpose, transpose_p, xor_p)

@@ -1,0 +1,79 @@
+"""tinyxla.numpy: the ``jax.numpy`` namespace (``import tinyxla.numpy as jnp``).
+
+Everything here is re-exported from ``tinyxla._src.numpy``; see each module for how it
+mirrors JAX and where it differs.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as _np
+
+from tinyxla._src import dtypes as _dtypes
+from tinyxla._src.array import Array as ndarray
+from tinyxla._src.numpy.comparisons import allclose, array_equal, isclose
+from tinyxla._src.numpy.creation import (
+    arange, array, asarray, astype, copy, empty, empty_like, eye, full, full_like, identity,
+    linspace, ones, ones_like, zeros, zeros_like)
+from tinyxla._src.numpy.products import dot, inner, matmul, outer, tensordot, vdot
+from tinyxla._src.numpy.reductions import (
+    all, amax, amin, any, argmax, argmin, max, mean, min, nanmean, nansum, prod, ptp, std,
+    sum, var)
+from tinyxla._src.numpy.scalar_types import (
+    bfloat16, bool_, cdouble, complex64, complex128, complex_, csingle, double, float16,
+    float32, float64, float_, int8, int16, int32, int64, int_, single, uint, uint8, uint16,
+    uint32, uint64)
+from tinyxla._src.numpy.selection import nonzero, where
+from tinyxla._src.numpy.shape import (
+    atleast_1d, atleast_2d, atleast_3d, broadcast_arrays, broadcast_shapes, broadcast_to,
+    concatenate, dstack, expand_dims, flip, hstack, isscalar, matrix_transpose, moveaxis,
+    ndim, permute_dims, ravel, reshape, shape, size, squeeze, stack, swapaxes, transpose,
+    vstack)
+from tinyxla._src.numpy.ufuncs import (
+    abs, absolute, add, angle, arccos, arccosh, arcsin, arcsinh, arctan, arctan2, arctanh,
+    around, bitwise_and, bitwise_not, bitwise_or, bitwise_xor, cbrt, ceil, clip, conj,
+    conjugate, copysign, cos, cosh, deg2rad, degrees, divide, divmod, equal, exp, exp2, expm1,
+    float_power, floor, floor_divide, fmax, fmin, fmod, greater, greater_equal, heaviside,
+    hypot, imag, invert, isfinite, isinf, isnan, left_shift, less, less_equal, log, log1p,
+    log2, log10, logaddexp, logical_and, logical_not, logical_or, logical_xor, maximum,
+    minimum, mod, multiply, negative, nextafter, not_equal, positive, pow, power, rad2deg,
+    radians, real, reciprocal, remainder, right_shift, rint, round, sign, signbit, sin, sinc,
+    sinh, sqrt, square, subtract, tan, tanh, true_divide, trunc)
+
+bool = bool_  # noqa: A001 - jnp.bool, as in JAX
+
+# Dtype utilities are JAX's own (numpy's for dtype, with bfloat16 known to issubdtype).
+dtype = _np.dtype
+finfo = _dtypes.finfo
+iinfo = _dtypes.iinfo
+issubdtype = _dtypes.issubdtype
+isdtype = _dtypes.isdtype
+promote_types = _dtypes.promote_types
+result_type = _dtypes.result_type
+generic = _np.generic
+number = _np.number
+inexact = _np.inexact
+floating = _np.floating
+complexfloating = _np.complexfloating
+integer = _np.integer
+signedinteger = _np.signedinteger
+unsignedinteger = _np.unsignedinteger
+
+pi = _np.pi
+e = _np.e
+euler_gamma = _np.euler_gamma
+inf = _np.inf
+nan = _np.nan
+newaxis = None
+
+# JAX 0.10 removed these; accessing them raises JAX's AttributeError.
+_REMOVED = {
+    "fix": "jax.numpy.fix was deprecated in JAX v0.9.0, and will be removed in JAX v0.10.0. "
+           "Use jax.numpy.trunc instead.",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _REMOVED:
+        raise AttributeError(_REMOVED[name])
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
