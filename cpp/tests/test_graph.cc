@@ -596,6 +596,60 @@ void test_outputs_that_are_inputs_or_views() {
   for (size_t k = 0; k < outs.size(); ++k) check_close(outs[k], want[k], 0);
 }
 
+// Random DAGs of elementwise ops, reductions broadcast back, transposes and reshapes:
+// the optimised graph fuses and computes what the eager ops compute.
+void test_random_graphs() {
+  std::mt19937 rng(123);
+  const UnaryOp unaries[] = {UnaryOp::exp, UnaryOp::neg, UnaryOp::tanh, UnaryOp::sin, UnaryOp::abs};
+  const BinaryOp binaries[] = {BinaryOp::add, BinaryOp::mul, BinaryOp::sub, BinaryOp::max};
+  for (int trial = 0; trial < 150; ++trial) {
+    GraphBuilder b;
+    std::vector<ValueId> vals{b.parameter({8, 8}, DType::F32), b.parameter({8, 8}, DType::F32)};
+    auto pick = [&] { return vals[rng() % vals.size()]; };
+    auto bounded = [&](ValueId v) { return b.unary(UnaryOp::tanh, v); };
+    const int n = 10 + int(rng() % 30);
+    for (int k = 0; k < n; ++k) {
+      ValueId v;
+      switch (rng() % 8) {
+        case 0: case 1: v = b.unary(unaries[rng() % 5], bounded(pick())); break;
+        case 2: case 3: case 4: v = b.binary(binaries[rng() % 4], pick(), pick()); break;
+        case 5: {
+          int64_t ax = int64_t(rng() % 2);
+          ValueId r = b.reduce(rng() % 2 ? ReduceOp::sum : ReduceOp::max, bounded(pick()), {ax});
+          v = b.broadcast_in_dim(r, {8, 8}, {1 - ax});
+          break;
+        }
+        case 6: v = b.transpose(pick(), {1, 0}); break;
+        default: v = b.reshape(b.reshape(pick(), {64}), {8, 8}); break;
+      }
+      vals.push_back(v);
+    }
+    std::vector<ValueId> outs{vals.back(), vals[vals.size() / 2]};
+    b.set_outputs(outs);
+    Graph g = b.build();
+    std::vector<Array> args{random_f32({8, 8}, 1000 + trial), random_f32({8, 8}, 2000 + trial)};
+    try {
+      auto exe = check_against_eager(g, args, 1e-4, 1e-5);
+      CHECK(parse_graph(exe->text()).identical_to(exe->graph()));
+      const Graph& fg = exe->graph();
+      CompileOptions no_fuse;
+      no_fuse.fuse = false;
+      auto simplified = compile(g, no_fuse);
+      const Graph& sg = simplified->graph();
+      bool chained = false;  // an elementwise node feeding another: fusion must have happened
+      for (const Node& nd : sg.nodes())
+        if (nd.kind == OpKind::binary || nd.kind == OpKind::unary)
+          for (ValueId in : nd.inputs) {
+            OpKind k = sg.node(sg.defining_node(in)).kind;
+            chained = chained || k == OpKind::unary || k == OpKind::binary;
+          }
+      CHECK(!chained || count_kind(fg, OpKind::fused) > 0);
+    } catch (const Failure& f) {
+      throw Failure{"trial " + std::to_string(trial) + ": " + f.msg + "\n" + g.to_text()};
+    }
+  }
+}
+
 void test_empty_arrays() {
   GraphBuilder b;
   ValueId x = b.parameter({0, 3}, DType::F32);
@@ -631,6 +685,7 @@ int main() {
       {"errors_surface_at_wait", test_errors_surface_at_wait},
       {"outputs_that_are_inputs_or_views", test_outputs_that_are_inputs_or_views},
       {"empty_arrays", test_empty_arrays},
+      {"random_graphs", test_random_graphs},
   };
   int passed = 0, failed = 0;
   for (const Test& t : tests) {

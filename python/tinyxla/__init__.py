@@ -1,7 +1,8 @@
 """tinyxla: a JAX-compatible array runtime. ``import tinyxla as jax`` gives the ``jax`` namespace.
 
-What is here so far: ``Array``, the ``numpy``, ``lax`` and ``tree_util`` modules, ``config``,
-``dtypes``, the device functions, ``device_put``/``device_get`` and ``block_until_ready``.
+What is here so far: ``Array``, the ``numpy``, ``lax``, ``tree_util`` and ``errors`` modules,
+``config``, ``dtypes``, the device functions, ``device_put``/``device_get``,
+``block_until_ready``, ``jit``, ``make_jaxpr`` and ``eval_shape``.
 """
 from __future__ import annotations
 
@@ -26,7 +27,8 @@ from tinyxla._src.config import config  # noqa: E402
 from tinyxla._src.devices import (  # noqa: E402
     CpuDevice as Device, block_until_ready, default_backend, device_count, device_get,
     device_put, devices, local_device_count, local_devices, process_count, process_index)
-from tinyxla import lax, numpy, tree, tree_util  # noqa: E402
+from tinyxla._src.api import ShapeDtypeStruct, eval_shape, jit, make_jaxpr  # noqa: E402
+from tinyxla import errors, lax, numpy, tree, tree_util  # noqa: E402
 
 __version__ = "0.1.0"
 

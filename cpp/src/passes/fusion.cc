@@ -228,7 +228,8 @@ class Fuser {
       std::vector<int> outside;
       bool pending = false;
       for (int u : readers_[size_t(v)]) {
-        if (member_of_[size_t(u)] == b.gid || dup_[size_t(u)] == b.gid) continue;
+        // A recomputed reader's original still reads v (unless it dies later).
+        if (member_of_[size_t(u)] == b.gid) continue;
         outside.push_back(u);
         pending = pending || !processed_[size_t(u)];
       }

@@ -194,6 +194,7 @@ class JitWrapped:
                                                          _as_tuple(static_argnames))
         donate_argnums, _ = _resolve_names(sig, _as_tuple(donate_argnums), _as_tuple(donate_argnames))
         self._static_argnums = tuple(sorted(static_argnums))
+        _check_argnums(sig, self._static_argnums, "static_argnums")
         self._static_argnames = frozenset(static_argnames)
         self._donate_argnums = frozenset(donate_argnums)
         self._device = device
@@ -207,11 +208,7 @@ class JitWrapped:
 
     def _split(self, args, kwargs):
         n = len(args)
-        for i in self._static_argnums:
-            if i >= n:
-                raise ValueError(f"Jitted function has static_argnums={self._static_argnums}, but "
-                                 f"only accepts {n} positional arguments.")
-        static = {i: args[i] for i in self._static_argnums}
+        static = {i: args[i] for i in self._static_argnums if i < n}
         static_kw = {k: v for k, v in kwargs.items() if k in self._static_argnames}
         for v in list(static.values()) + list(static_kw.values()):
             try:
@@ -292,6 +289,19 @@ def _signature_or_none(fun):
         return inspect.signature(fun)
     except (TypeError, ValueError):
         return None
+
+
+def _check_argnums(sig, argnums: tuple[int, ...], what: str) -> None:
+    """``jax.jit``'s check that the argnums exist in the signature."""
+    if sig is None or not argnums:
+        return
+    params = sig.parameters.values()
+    if any(p.kind == p.VAR_POSITIONAL for p in params):
+        return
+    n = sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params)
+    if max(argnums) >= n:
+        raise ValueError(f"Jitted function has {what}={argnums}, but only accepts {n} "
+                         "positional arguments.")
 
 
 def _resolve_names(sig, nums: tuple, names: tuple) -> tuple[set[int], set[str]]:

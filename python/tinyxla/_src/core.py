@@ -79,7 +79,14 @@ class Primitive:
         return rule
 
     def bind(self, *args: Any, **params: Any) -> Any:
-        return _state.trace.process_primitive(self, args, params)
+        trace = _state.trace
+        if trace is EVAL_TRACE:  # the eager hot path skips one call
+            try:
+                return self.impl(*args, **params)
+            except (AttributeError, TypeError):
+                _check_no_tracers(args)
+                raise
+        return trace.process_primitive(self, args, params)
 
     def __repr__(self):
         return self.name
@@ -96,7 +103,19 @@ class EvalTrace(Trace):
     """Eager evaluation: the impl runs on concrete arrays (asynchronously in C++)."""
 
     def process_primitive(self, primitive, args, params):
-        return primitive.impl(*args, **params)
+        try:
+            return primitive.impl(*args, **params)
+        except (AttributeError, TypeError):
+            _check_no_tracers(args)
+            raise
+
+
+def _check_no_tracers(args: Sequence[Any]) -> None:
+    """A tracer reaching eager evaluation escaped its transformation: JAX's leak error."""
+    for x in args:
+        if isinstance(x, Tracer):
+            from tinyxla._src import errors
+            raise errors.unexpected_tracer_error(x)
 
 
 EVAL_TRACE = EvalTrace()
@@ -309,22 +328,42 @@ class _Namer:
         return name
 
 
-def _param_str(value: Any, namer_factory) -> str:
-    if isinstance(value, (Jaxpr, ClosedJaxpr)):
-        j = value.jaxpr if isinstance(value, ClosedJaxpr) else value
-        return pp_jaxpr(j)
+def _param_str(value: Any) -> str:
     if isinstance(value, np.dtype):
         return value.name
     if isinstance(value, type) and issubclass(value, np.generic):
         return np.dtype(value).name
     if isinstance(value, tuple):
-        return "(" + ", ".join(_param_str(v, namer_factory) for v in value) + ("," if len(value) == 1 else "") + ")"
+        return "(" + ", ".join(_param_str(v) for v in value) + ("," if len(value) == 1 else "") + ")"
     if callable(value) and hasattr(value, "__name__"):
         return value.__name__
     return str(value)
 
 
-def pp_jaxpr(jaxpr: Jaxpr, indent: int = 0, namer: _Namer | None = None) -> str:
+def _eqn_params_str(eqn: "JaxprEqn", namer: "_Namer") -> str:
+    """Params in JAX's order (sorted; a call's ``name`` first) and layout (one per line
+    when a sub-jaxpr is among them). A sub-jaxpr's binders take the call site's names."""
+    keys = sorted(eqn.params, key=lambda k: (k != "name", k))
+    items = []
+    for k in keys:
+        v = eqn.params[k]
+        if isinstance(v, (Jaxpr, ClosedJaxpr)):
+            sub = v.jaxpr if isinstance(v, ClosedJaxpr) else v
+            for inner, outer in zip(sub.invars, eqn.invars):
+                if not isinstance(outer, Literal):
+                    namer.names.setdefault(id(inner), namer(outer))
+            for inner, outer in zip(sub.outvars, eqn.outvars):
+                if isinstance(inner, Var) and id(inner) not in namer.names:
+                    namer.names[id(inner)] = namer(outer)
+            items.append(f"{k}={pp_jaxpr(sub, namer)}")
+        else:
+            items.append(f"{k}={_param_str(v)}")
+    if any("{" in it for it in items):
+        return "[\n" + "\n".join("  " + it.replace("\n", "\n  ") for it in items) + "\n]"
+    return "[" + " ".join(items) + "]"
+
+
+def pp_jaxpr(jaxpr: Jaxpr, namer: _Namer | None = None) -> str:
     """JAX's text form: one line when short, else one equation per line."""
     namer = namer or _Namer()
     decl = lambda v: f"{namer(v)}:{v.aval.str_short()}"
@@ -332,18 +371,10 @@ def pp_jaxpr(jaxpr: Jaxpr, indent: int = 0, namer: _Namer | None = None) -> str:
     invars = " ".join(decl(v) for v in jaxpr.invars)
     eqn_strs = []
     for eqn in jaxpr.eqns:
-        ins = " ".join(namer(v) for v in eqn.invars)
         outs = " ".join(decl(v) for v in eqn.outvars)
-        params = ""
-        if eqn.params:
-            items = [f"{k}={_param_str(eqn.params[k], None)}" for k in sorted(eqn.params)]
-            if any("\n" in it or "{" in it for it in items):
-                inner = "\n".join("  " + it.replace("\n", "\n  ") for it in items)
-                params = "[\n" + inner + "\n]"
-            else:
-                params = "[" + " ".join(items) + "]"
-        eqn_strs.append(f"{outs} = {eqn.primitive.name}{params} {ins}".rstrip() if ins
-                        else f"{outs} = {eqn.primitive.name}{params} ")
+        params = _eqn_params_str(eqn, namer) if eqn.params else ""
+        ins = " ".join(namer(v) for v in eqn.invars)
+        eqn_strs.append(f"{outs} = {eqn.primitive.name}{params} {ins}")
     outvars = ", ".join(namer(v) for v in jaxpr.outvars)
     outs_str = f"({outvars}{',' if len(jaxpr.outvars) == 1 else ''})"
     head = f"{{ lambda {consts}; {invars}. let"
@@ -422,6 +453,7 @@ def get_aval(x: Any) -> ShapedArray:
         return aval
     if isinstance(x, (bool, int, float, complex)):
         dt = dtypes.dtype(type(x))
-        return ShapedArray((), dtypes.canonicalize_dtype(dt), weak_type=True)
+        # Python bools are strong in JAX; ints, floats and complexes are weak.
+        return ShapedArray((), dtypes.canonicalize_dtype(dt), weak_type=not isinstance(x, bool))
     arr = np.asarray(x)
     return ShapedArray(arr.shape, dtypes.canonicalize_dtype(arr.dtype), weak_type=False)

@@ -84,6 +84,10 @@ class DynamicJaxprTrace(core.Trace):
 
     def process_primitive(self, primitive: core.Primitive, args: Sequence[Any], params: dict):
         invars = [self.to_var(x) for x in args]
+        if (primitive.name == "convert_element_type" and isinstance(invars[0], Literal)):
+            # As JAX: a converted scalar constant stays a literal, of the new type.
+            aval = primitive.abstract_eval(invars[0].aval, **params)
+            return DynamicJaxprTracer(self, aval, Literal(_cast(invars[0].val, aval), aval))
         out = primitive.abstract_eval(*[v.aval for v in invars], **params)
         if primitive.multiple_results:
             outvars = [Var(a) for a in out]
@@ -92,6 +96,11 @@ class DynamicJaxprTrace(core.Trace):
         outvar = Var(out)
         self.eqns.append(JaxprEqn(primitive, invars, [outvar], params))
         return DynamicJaxprTracer(self, out, outvar)
+
+
+def _cast(val: Any, aval: ShapedArray) -> Any:
+    """``val`` converted to ``aval``'s dtype, as a numpy scalar."""
+    return np.asarray(val).astype(aval.dtype)[()]
 
 
 def trace_to_jaxpr(fun: Callable[..., Sequence[Any]], in_avals: Sequence[ShapedArray],
