@@ -650,6 +650,37 @@ void test_random_graphs() {
   }
 }
 
+// Bodies written by hand: an output that is a reshaped input, a transposed operand, and a
+// body the interpreter declines (a reduction over non-adjacent axes) running node by node.
+void test_fused_bodies_from_text() {
+  Graph g = parse_graph(R"(
+%0 = parameter(0) : f32[6,4]
+%1 = transpose(%0) {perm=[1,0]} : f32[4,6]
+%2, %3, %4 = fused(%1) {
+  %0 = parameter(0) : f32[4,6]
+  %1 = reshape(%0) : f32[24]
+  %2 = exp(%0) : f32[4,6]
+  %3 = reduce_sum(%2) {axes=[1]} : f32[4]
+  return %1, %2, %3
+} : f32[24], f32[4,6], f32[4]
+%5 = parameter(1) : f32[3,4,5]
+%6 = fused(%5) {
+  %0 = parameter(0) : f32[3,4,5]
+  %1 = tanh(%0) : f32[3,4,5]
+  %2 = reduce_max(%1) {axes=[0,2]} : f32[4]
+  return %2
+} : f32[4]
+return %2, %3, %4, %6
+)");
+  std::vector<Array> args{random_f32({6, 4}, 21), random_f32({3, 4, 5}, 22)};
+  std::vector<Array> got = compile(g, unoptimised())->run(args);
+  Array xt = transpose(args[0], {1, 0});
+  check_close(got[0], reshape(xt, {24}), 0);
+  check_close(got[1], unary(UnaryOp::exp, xt), 0);
+  check_close(got[2], reduce(ReduceOp::sum, unary(UnaryOp::exp, xt), {1}), 1e-6);
+  check_close(got[3], reduce(ReduceOp::max, unary(UnaryOp::tanh, args[1]), {0, 2}), 0);
+}
+
 void test_empty_arrays() {
   GraphBuilder b;
   ValueId x = b.parameter({0, 3}, DType::F32);
@@ -685,6 +716,7 @@ int main() {
       {"errors_surface_at_wait", test_errors_surface_at_wait},
       {"outputs_that_are_inputs_or_views", test_outputs_that_are_inputs_or_views},
       {"empty_arrays", test_empty_arrays},
+      {"fused_bodies_from_text", test_fused_bodies_from_text},
       {"random_graphs", test_random_graphs},
   };
   int passed = 0, failed = 0;

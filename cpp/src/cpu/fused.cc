@@ -431,6 +431,7 @@ void compile(const Graph& body, Program& p) {
     }
     last_use[size_t(v)] = int(ops.size());  // stored at the end of the tile
     if (first_output[size_t(v)] < 0) first_output[size_t(v)] = int(o);
+    if (is_source(v)) load(v, body.type(outs[o]).shape);  // copied out (a reshaped input)
   }
 
   // Second pass: instructions with registers allocated linearly.
@@ -525,6 +526,19 @@ void compile(const Graph& body, Program& p) {
     }
     for (int r : deferred_regs) free_regs.push_back(r);
     deferred_regs.clear();
+    p.code.push_back(std::move(ins));
+  }
+  // Outputs that are (reshaped) inputs are copies of their loads.
+  for (size_t o = 0; o < outs.size(); ++o) {
+    const ValueId v = alias[size_t(outs[o])];
+    if (p.out_reduced[o] || !is_source(v) || first_output[size_t(v)] != int(o)) continue;
+    Instr ins;
+    ins.code = Code::Unary;
+    ins.unary = convert_tile_fn(p.out_dtype[o], p.out_dtype[o]);
+    ins.src[0] = ins.src[1] = {load(v, body.type(outs[o]).shape)};
+    reg[size_t(v)] = p.num_regs++;
+    ins.dst[0] = -1 - int(o);
+    ins.dst[1] = p.reg_slot(reg[size_t(v)]);
     p.code.push_back(std::move(ins));
   }
   // Output slots come after the registers, known only now.

@@ -1,5 +1,6 @@
 // Data-movement kernels: dense copy of a strided view, pad, concatenate.
 #include <algorithm>
+#include <cstdlib>
 
 #include "../runtime/thread_pool.h"
 #include "kernels.h"
@@ -40,8 +41,8 @@ struct Elem {
 };
 
 template <size_t kSize>
-void copy_rows(const char* src, char* dst, const Shape& shape,
-               const Strides& ss, const Strides& ds) {
+void copy_rows(const char* src, char* dst, const Shape& shape, const Strides& ss,
+               const Strides& ds) {
   using E = Elem<kSize>;
   const int nd = int(shape.size());
   const int64_t inner = shape[size_t(nd - 1)], is = ss[size_t(nd - 1)], os = ds[size_t(nd - 1)];

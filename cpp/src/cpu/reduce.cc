@@ -2,6 +2,7 @@
 // Float sums are pairwise (numpy's accuracy); work splits into fixed blocks whose partial
 // results combine in block order, so results do not depend on the number of threads.
 #include <algorithm>
+#include <cstdlib>
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -458,6 +459,20 @@ struct Best {
 
 template <bool kMax, typename T>
 Best<Val<T>> scan(const T* p, int64_t s, int64_t i0, int64_t i1) {
+  if constexpr (!kIsComplex<T>) {
+    if (s == 1 && i1 - i0 >= 64) {
+      // Dense runs: the vectorised max/min, then the first element equal to it.
+      using Op = std::conditional_t<kMax, MaxOp, MinOp>;
+      const Val<T> m = reduce_dense<Op, T, Val<T>>(p + i0, i1 - i0);
+      int64_t i = i0;
+      if (is_nan(m)) {
+        while (!is_nan(load(p[i]))) ++i;
+      } else {
+        while (load(p[i]) != m) ++i;
+      }
+      return {m, i};
+    }
+  }
   Best<Val<T>> best{load(p[i0 * s]), i0};
   for (int64_t i = i0 + 1; i < i1 && !is_nan(best.v); ++i) {
     Val<T> v = load(p[i * s]);

@@ -1,14 +1,15 @@
 // The text form of graphs: a printer and a parser that reads the printed text back into an
 // identical graph. One line per node ("%3 = add(%1, %2) : f32[1000]"); constants inline,
 // in decimal when every element reads back bit for bit, else as raw hex bytes.
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
-#include <cinttypes>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <type_traits>
 #include <unordered_map>
 
 #include "tinyxla/error.h"

@@ -128,8 +128,8 @@ class Fuser {
 
   // The group under construction.
   struct Building {
-    int gid, attempt;
-    int64_t size;
+    int gid = 0, attempt = 0;
+    int64_t size = 0;
     bool has_reduce = false;
     Shape reduce_shape;
     std::vector<int64_t> reduce_axes;
@@ -197,7 +197,10 @@ class Fuser {
   // Grows a group from `root`; false (and nothing changed) when it would hold one node.
   bool build_group(int root) {
     const Node& rn = g_.node(root);
-    Building b{int(groups_.size()), ++attempts_, root_size(rn)};
+    Building b;
+    b.gid = int(groups_.size());
+    b.attempt = ++attempts_;
+    b.size = root_size(rn);
     if (rn.kind == OpKind::reduce) {
       b.has_reduce = true;
       b.reduce_shape = g_.type(rn.inputs[0]).shape;

@@ -72,6 +72,7 @@ class Stream {
         }
       }
       task.fn();
+      task = Task{};  // drop the inputs it holds before reporting idle
       {
         std::lock_guard<std::mutex> lock(mu_);
         busy_ = false;

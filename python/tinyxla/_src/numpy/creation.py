@@ -394,7 +394,7 @@ def linspace(start: ArrayLike, stop: ArrayLike, num: int = 50, endpoint: bool = 
     bounds_shape.insert(axis, 1)
     div = (num - 1) if endpoint else num
     if num > 1:
-        delta = lax.div(lax.sub(stop, start), lax.convert_element_type(div, computation))
+        delta = lax.div(lax.sub(b_stop, b_start), lax.convert_element_type(div, computation))
         iota_shape = [1] * len(bounds_shape)
         iota_shape[axis] = div
         real = dtypes.to_floating_dtype(computation)
@@ -410,7 +410,7 @@ def linspace(start: ArrayLike, stop: ArrayLike, num: int = 50, endpoint: bool = 
         if endpoint:
             out = lax.concatenate([out, lax.expand_dims(b_stop, (axis,))], axis)
     elif num == 1:
-        delta = lax.full((), np.nan, computation) if endpoint else lax.sub(stop, start)
+        delta = lax.full((), np.nan, computation) if endpoint else lax.sub(b_stop, b_start)
         out = lax.reshape(b_start, tuple(bounds_shape))
     else:
         empty_shape = list(promotion.broadcast_shapes(start.shape, stop.shape))

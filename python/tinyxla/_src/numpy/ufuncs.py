@@ -104,12 +104,14 @@ def _scalar_converter(value_type: type, dt: np.dtype) -> Callable[[Any], Any]:
 
 
 def _binary(name: str, body: Callable[[Any, Any], Any], kind: str = "plain",
-            arg_names: tuple[str, str] = ("x", "y")) -> Callable[[ArrayLike, ArrayLike], Any]:
+            arg_names: tuple[str, str] = ("x", "y"),
+            scalar_ok: bool = False) -> Callable[[ArrayLike, ArrayLike], Any]:
     """A binary jnp function: JAX's promote_args* (``kind``), then ``body`` on the result.
 
     The fast path covers an Array with a Python int/float (either side) and two Arrays
     of one dtype whose ranks need no promotion; the promotion of a scalar case is one
-    lookup in ``cache``: (dtype, weak type, scalar converter).
+    lookup in ``cache``: (dtype, weak type, scalar converter). ``scalar_ok`` says that
+    ``body`` takes a Python scalar for one operand (then no 0-d array is made for it).
     """
     promote = _PROMOTERS[kind]
     same_ok = _NO_PROMOTION[kind]  # dtypes two equal-dtype operands keep
@@ -120,7 +122,9 @@ def _binary(name: str, body: Callable[[Any, Any], Any], kind: str = "plain",
     def entry(key: tuple, a: Any, b: Any, value_type: type) -> tuple:
         dt, weak = dtypes.lattice_result_type(a, b)
         dt = lax._canonical_dtype(_target(kind, dt))
-        out = cache[key] = (dt, weak, _scalar_converter(value_type, dt))
+        conv = (_scalar_converter(value_type, dt) if scalar_ok
+                else lambda v: lax._convert_element_type(v, dt, True))
+        out = cache[key] = (dt, weak, conv)
         return out
 
     def slow(x: Any, y: Any) -> Any:
@@ -183,16 +187,24 @@ def _unary(name: str, body: Callable[[Any], Any], kind: str = "plain") -> Callab
 # ---------------------------------------------------------------------------------------
 # Arithmetic
 
-add = _binary("add", lambda x, y: lax.bitwise_or(x, y) if x.dtype is _BOOL else lax.add(x, y))
-subtract = _binary("subtract", lax.sub)
-multiply = _binary("multiply",
-                   lambda x, y: lax.bitwise_and(x, y) if x.dtype is _BOOL else lax.mul(x, y))
-true_divide = _binary("true_divide", lax.div, "inexact", ("x1", "x2"))
-maximum = _binary("maximum", lax.max)
-minimum = _binary("minimum", lax.min)
-arctan2 = _binary("arctan2", lax.atan2, "inexact", ("x1", "x2"))
-float_power = _binary("float_power", lax.pow, "inexact")
-nextafter = _binary("nextafter", lax.nextafter, "inexact")
+def _add(x: Any, y: Any) -> Any:
+    # bool + bool is logical or; a Python scalar operand never makes a bool result.
+    return lax.bitwise_or(x, y) if getattr(x, "dtype", None) is _BOOL else lax.add(x, y)
+
+
+def _multiply(x: Any, y: Any) -> Any:
+    return lax.bitwise_and(x, y) if getattr(x, "dtype", None) is _BOOL else lax.mul(x, y)
+
+
+add = _binary("add", _add, scalar_ok=True)
+subtract = _binary("subtract", lax.sub, scalar_ok=True)
+multiply = _binary("multiply", _multiply, scalar_ok=True)
+true_divide = _binary("true_divide", lax.div, "inexact", ("x1", "x2"), scalar_ok=True)
+maximum = _binary("maximum", lax.max, scalar_ok=True)
+minimum = _binary("minimum", lax.min, scalar_ok=True)
+arctan2 = _binary("arctan2", lax.atan2, "inexact", ("x1", "x2"), scalar_ok=True)
+float_power = _binary("float_power", lax.pow, "inexact", scalar_ok=True)
+nextafter = _binary("nextafter", lax.nextafter, "inexact", scalar_ok=True)
 
 
 def divide(x1: ArrayLike, x2: ArrayLike, /) -> Any:
@@ -365,8 +377,8 @@ def _complex_comparison(lax_op: Callable[[Any, Any], Any]) -> Callable[[Any, Any
     return body
 
 
-equal = _binary("equal", lax.eq)
-not_equal = _binary("not_equal", lax.ne)
+equal = _binary("equal", lax.eq, scalar_ok=True)
+not_equal = _binary("not_equal", lax.ne, scalar_ok=True)
 less = _binary("less", _complex_comparison(lax.lt))
 less_equal = _binary("less_equal", _complex_comparison(lax.le))
 greater = _binary("greater", _complex_comparison(lax.gt))
@@ -377,12 +389,12 @@ logical_or = _binary("logical_or", lambda x, y: lax.bitwise_or(_to_bool(x), _to_
 logical_xor = _binary("logical_xor", lambda x, y: lax.bitwise_xor(_to_bool(x), _to_bool(y)))
 logical_not = _unary("logical_not", lambda x: lax.bitwise_not(_to_bool(x)))
 
-bitwise_and = _binary("bitwise_and", lax.bitwise_and)
-bitwise_or = _binary("bitwise_or", lax.bitwise_or)
-bitwise_xor = _binary("bitwise_xor", lax.bitwise_xor)
+bitwise_and = _binary("bitwise_and", lax.bitwise_and, scalar_ok=True)
+bitwise_or = _binary("bitwise_or", lax.bitwise_or, scalar_ok=True)
+bitwise_xor = _binary("bitwise_xor", lax.bitwise_xor, scalar_ok=True)
 bitwise_not = _unary("bitwise_not", lax.bitwise_not)
 invert = _unary("invert", lax.bitwise_not)
-left_shift = _binary("left_shift", lax.shift_left, "numeric")
+left_shift = _binary("left_shift", lax.shift_left, "numeric", scalar_ok=True)
 
 
 def _right_shift(x1: Any, x2: Any) -> Any:
