@@ -20,6 +20,8 @@ SHAPES_AXES = [((), None), ((4,), None), ((4,), 0), ((4,), -1), ((3, 4), None), 
                ((3, 4), 1), ((3, 4), -1), ((3, 4), (0, 1)), ((2, 3, 4), None),
                ((2, 3, 4), 1), ((2, 3, 4), (0, 2)), ((2, 3, 4), (-1, 0)), ((0,), None),
                ((0, 3), 0), ((0, 3), 1)]
+# keepdims=True is exercised on these (shape, axis) pairs only, to keep the suite fast.
+_KEEPDIMS = {((4,), None), ((3, 4), 1), ((2, 3, 4), (0, 2)), ((0, 3), 0), ((), None)}
 _TOL = {"float16": 5e-3, "bfloat16": 3e-2, "float32": 2e-6, "complex64": 2e-6}
 
 
@@ -67,7 +69,7 @@ def _cases(fun_names, dtypes=DTYPES):
     for name in fun_names:
         for dtype in dtypes:
             for shape, axis in SHAPES_AXES:
-                for keepdims in (False, True):
+                for keepdims in ((False, True) if (shape, axis) in _KEEPDIMS else (False,)):
                     yield pytest.param(name, dtype, shape, axis, keepdims,
                                        id=f"{name}-{dtype}-{shape}-{axis}-{keepdims}")
 

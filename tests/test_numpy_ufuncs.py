@@ -127,8 +127,8 @@ UNARY = {
     "positive": (lambda x: x, "same", "default", set(), False),
     "floor": (np.floor, "same", "default", _NO_COMPLEX, False),
     "ceil": (np.ceil, "same", "default", _NO_COMPLEX, False),
-    "round": (np.round, "same", "default", set(), False),
-    "around": (np.round, "same", "default", set(), False),
+    "round": (np.round, "same", "default", {"bool"}, False),  # an error in JAX
+    "around": (np.round, "same", "default", {"bool"}, False),
     "rint": (np.rint, "rint", "default", set(), False),
     "trunc": (np.trunc, "same", "default", _NO_COMPLEX, False),
     "isnan": (np.isnan, "same", "default", set(), False),

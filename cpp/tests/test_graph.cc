@@ -284,7 +284,8 @@ void test_simplify() {
   ValueId cv = b.convert(b.convert(b.convert(x, DType::F16), DType::F32), DType::F64);
   ValueId lossy = b.convert(b.convert(x, DType::I32), DType::F32);  // kept
   ValueId nn = b.unary(UnaryOp::neg, b.unary(UnaryOp::neg, x));     // -> x
-  b.set_outputs({a, p0, m0, s0, ii, folded, tt, cv, lossy, nn});
+  ValueId big = b.binary(BinaryOp::add, x, b.constant(full({8}, DType::F32, Scalar::of_float(3), 0)));
+  b.set_outputs({a, p0, m0, s0, ii, folded, tt, cv, lossy, nn, big});
   Graph g = b.build();
   CompileOptions no_fuse;
   no_fuse.fuse = false;
@@ -300,6 +301,8 @@ void test_simplify() {
   CHECK(cvn.kind == OpKind::convert && s.type(cvn.inputs[0]).dtype == DType::F16);
   const Node& lossy_n = s.node(s.defining_node(outs[8]));
   CHECK(s.type(lossy_n.inputs[0]).dtype == DType::I32);
+  const Node& bigc = s.node(s.defining_node(s.node(s.defining_node(outs[10])).inputs[1]));
+  CHECK(bigc.kind == OpKind::broadcast_in_dim);  // a broadcast constant is its scalar, broadcast
   const Node& fo = s.node(s.defining_node(outs[5]));
   CHECK(fo.kind == OpKind::binary);
   float five = 0;
@@ -456,6 +459,15 @@ void test_fused_matches_eager() {
   for (size_t k = 0; k < iv.size(); ++k) iv[k] = int32_t(k % 7) - 3;
   Array xa = convert(random_f32({64, 32}, 50), DType::F64), ra = convert(random_f32({32}, 51), DType::F64);
   check_against_eager(b.build(), {xa, ra, Array::from_host(iv.data(), {32, 64}, DType::I32, 0)}, 1e-12);
+  // A large transposed operand (copied densely first) and a sliced one (gathered).
+  GraphBuilder b2;
+  ValueId big = b2.parameter({300, 200}, DType::F32);
+  ValueId other = b2.parameter({200, 300}, DType::F32);
+  ValueId sl = b2.slice(b2.parameter({400, 300}, DType::F32), {100, 0}, {300, 300}, {1, 1});
+  ValueId e = b2.binary(BinaryOp::mul, b2.unary(UnaryOp::exp, b2.transpose(big, {1, 0})), other);
+  b2.set_outputs({b2.binary(BinaryOp::sub, e, sl), b2.reduce(ReduceOp::sum, e, {1})});
+  check_against_eager(b2.build(), {random_f32({300, 200}, 60), random_f32({200, 300}, 61),
+                                   random_f32({400, 300}, 62)}, 1e-5, 1e-4);
 }
 
 void test_convert_matches_eager() {

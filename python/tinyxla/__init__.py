@@ -2,7 +2,7 @@
 
 What is here so far: ``Array``, the ``numpy``, ``lax``, ``tree_util`` and ``errors`` modules,
 ``config``, ``dtypes``, the device functions, ``device_put``/``device_get``,
-``block_until_ready``, ``jit``, ``make_jaxpr`` and ``eval_shape``.
+``block_until_ready``, ``jit``, ``make_jaxpr``, ``eval_shape`` and ``vmap``.
 """
 from __future__ import annotations
 
@@ -28,6 +28,11 @@ from tinyxla._src.devices import (  # noqa: E402
     CpuDevice as Device, block_until_ready, default_backend, device_count, device_get,
     device_put, devices, local_device_count, local_devices, process_count, process_index)
 from tinyxla._src.api import ShapeDtypeStruct, eval_shape, jit, make_jaxpr  # noqa: E402
+from tinyxla._src.autodiff import (  # noqa: E402
+    grad, hessian, jacfwd, jacobian, jacrev, jvp, linearize, value_and_grad, vjp)
+from tinyxla._src.checkpoint import checkpoint, remat  # noqa: E402
+from tinyxla._src.custom_derivatives import custom_jvp, custom_vjp  # noqa: E402
+from tinyxla._src.vmap import vmap  # noqa: E402
 from tinyxla import errors, lax, numpy, tree, tree_util  # noqa: E402
 
 __version__ = "0.1.0"

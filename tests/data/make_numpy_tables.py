@@ -1,6 +1,8 @@
 """Regenerates numpy_tables.json from installed JAX (the oracle); tinyxla's tests only read the JSON.
 
-Usage: python tests/data/make_numpy_tables.py
+Usage: python tests/data/make_numpy_tables.py [--exprs-only]
+
+(--exprs-only re-runs only the expressions and keeps the other tables of the JSON.)
 
 Three tables, each taken from jax.numpy in a fresh subprocess per x64 mode:
   "unary":  {function: {operand: cell}} for every unary function and operand;
@@ -11,10 +13,11 @@ Three tables, each taken from jax.numpy in a fresh subprocess per x64 mode:
 Operand names: "float32" is a strong array of ones of shape (2,); "weak:float32" is
 jnp.full((2,), 1.0) (weak float32; likewise weak:int32 and weak:complex64); "py:int"
 is the Python value 1 (py:float 1.0, py:complex 1j, py:bool True).
-A cell is the result dtype name, suffixed "*" when weakly typed, or "!Class: message"
-when JAX raised, or "?" where JAX crashed. An outcome is {"dtype", "weak", "shape", "value"} (value as nested
-lists; complex as [re, im]; NaN/inf as strings), {"error": [class, message]} or, for
-tuple results, {"tuple": [outcomes]}; "warnings" lists the warning texts raised.
+A cell is the result dtype name, suffixed "*" when weakly typed, "!Class: message" when
+JAX raised, or "?" where JAX crashed. An outcome is {"dtype", "weak", "shape", "value"}
+(value as nested lists; complex as [re, im]; NaN/inf as strings), {"error": [class,
+message]}, {"python": value} for non-array results or {"tuple": [outcomes]}; "warnings"
+lists the warning texts raised.
 """
 
 import json
@@ -22,13 +25,15 @@ import os
 import pathlib
 import subprocess
 import sys
+import warnings
+
+import numpy as np
 
 HERE = pathlib.Path(__file__).parent
 STRONG = ['bool', 'int8', 'int32', 'uint8', 'uint32', 'float16', 'bfloat16', 'float32',
           'complex64']
 WEAK = ['weak:int32', 'weak:float32', 'weak:complex64']
 PY = ['py:bool', 'py:int', 'py:float', 'py:complex']
-OPERANDS = STRONG + WEAK + PY
 # x64 mode adds the 64-bit dtypes.
 STRONG_X64 = STRONG + ['int64', 'uint64', 'float64', 'complex128']
 
@@ -49,7 +54,6 @@ arctan2 logaddexp bitwise_and left_shift equal less dot""".split()
 
 
 def _cell(fn, args):
-  import numpy as np
   try:
     out = fn(*args)
   except Exception as e:  # noqa: BLE001 - the table records any error
@@ -62,12 +66,10 @@ def _cell(fn, args):
 
 
 def _dtype_cell(out):
-  import numpy as np
   return np.dtype(out.dtype).name + ('*' if getattr(out, 'weak_type', False) else '')
 
 
 def _jsonable(v):
-  import numpy as np
   if isinstance(v, list):
     return [_jsonable(x) for x in v]
   if isinstance(v, complex):
@@ -79,8 +81,6 @@ def _jsonable(v):
 
 def outcome(thunk):
   """What evaluating ``thunk`` gives, as JSON (see the module docstring)."""
-  import warnings
-  import numpy as np
   with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter('always')
     try:
@@ -95,11 +95,10 @@ def outcome(thunk):
 
 
 def _value(out):
-  import numpy as np
   if isinstance(out, (tuple, list)):
     return {'tuple': [_value(o) for o in out]}
   if not hasattr(out, 'dtype'):
-    return {'python': _jsonable(out if not isinstance(out, tuple) else list(out))}
+    return {'python': _jsonable(out)}
   arr = np.asarray(out)
   if arr.dtype.name == 'bfloat16':
     arr = arr.astype(np.float32)
@@ -108,7 +107,6 @@ def _value(out):
 
 
 def operands(jnp, strong):
-  import numpy as np
   ops = {d: jnp.ones((2,), d) for d in strong}
   ops.update({'weak:int32': jnp.full((2,), 1), 'weak:float32': jnp.full((2,), 1.0),
               'weak:complex64': jnp.full((2,), 1j)})
@@ -116,13 +114,13 @@ def operands(jnp, strong):
   return ops
 
 
-def tasks(x64):
-  """The table cells in a fixed order: (section, name, key, thunk_builder)."""
+def tasks(x64, exprs_only=False):
+  """The table cells in a fixed order: (section, name, key, (function, operand names))."""
   out = []
   names = list(operands_names(x64))
-  for f in UNARY:
+  for f in [] if exprs_only else UNARY:
     out += [('unary', f, n, (f, (n,))) for n in names]
-  for f in BINARY:
+  for f in [] if exprs_only else BINARY:
     left = names if f in BINARY_SIDES else [n for n in names if ':' not in n]
     out += [('binary', f, f'{a}|{b}', (f, (a, b))) for a in left for b in names
             if f in BINARY_SIDES or ':' not in a or ':' not in b]
@@ -137,17 +135,15 @@ def operands_names(x64):
   return (STRONG_X64 if x64 else STRONG) + WEAK + PY
 
 
-def run_tasks(start):
+def run_tasks(start, exprs_only):
   """Child process: print one JSON line [index, result] per task from ``start`` on."""
-  import warnings
-  import numpy as np
   import jax
   import jax.numpy as jnp
   warnings.simplefilter('ignore')
   x64 = jax.config.jax_enable_x64
   ops = operands(jnp, STRONG_X64 if x64 else STRONG)
   scope = {'jnp': jnp, 'np': np}
-  for i, (section, name, _, spec) in enumerate(tasks(x64)):
+  for i, (section, name, _, spec) in enumerate(tasks(x64, exprs_only)):
     if i < start:
       continue
     if section == 'exprs':
@@ -158,16 +154,16 @@ def run_tasks(start):
     print(json.dumps([i, res]), flush=True)
 
 
-def run_mode(x64):
+def run_mode(x64, exprs_only):
   """All cells of one mode. JAX itself segfaults on a few inputs (int8 & weak int32 in
   bitwise_and, in 0.10.2): the child is restarted after such a cell, recorded as "?"."""
   env = dict(os.environ, JAX_ENABLE_X64=str(int(x64)), JAX_PLATFORMS='cpu')
-  all_tasks = tasks(x64)
+  all_tasks = tasks(x64, exprs_only)
   results = {}
   start = 0
   while start < len(all_tasks):
-    proc = subprocess.run([sys.executable, __file__, '--child', str(start)], env=env,
-                          capture_output=True, text=True)
+    proc = subprocess.run([sys.executable, __file__, '--child', str(start),
+                           str(int(exprs_only))], env=env, capture_output=True, text=True)
     for line in proc.stdout.splitlines():
       i, res = json.loads(line)
       results[i] = res
@@ -184,12 +180,17 @@ def run_mode(x64):
   return table
 
 
-def main():
+def main(exprs_only):
   import jax
+  path = HERE / 'numpy_tables.json'
   table = {'jax_version': jax.__version__}
   for x64 in (False, True):
-    table['x64' if x64 else 'x32'] = run_mode(x64)
-  path = HERE / 'numpy_tables.json'
+    mode = 'x64' if x64 else 'x32'
+    table[mode] = run_mode(x64, exprs_only)
+    if exprs_only:
+      old = json.loads(path.read_text())[mode]
+      table[mode] = {'unary': old['unary'], 'binary': old['binary'],
+                     'exprs': table[mode]['exprs']}
   # One function (or expression) per line: compact, yet diffs stay readable.
   with open(path, 'w') as f:
     f.write('{"jax_version": %s' % json.dumps(table['jax_version']))
@@ -207,6 +208,6 @@ def main():
 
 if __name__ == '__main__':
   if sys.argv[1:2] == ['--child']:
-    run_tasks(int(sys.argv[2]))
+    run_tasks(int(sys.argv[2]), bool(int(sys.argv[3])))
   else:
-    main()
+    main(sys.argv[1:] == ['--exprs-only'])

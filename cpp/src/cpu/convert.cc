@@ -1,13 +1,13 @@
 // Dtype conversion, fill, iota and Scalar::store: every dtype pair with JAX's semantics.
 #include <algorithm>
-#include <cmath>
+#include <cstring>
 #include <limits>
 #include <type_traits>
 
 #include "../runtime/thread_pool.h"
-#include "tinyxla/error.h"
 #include "kernels.h"
 #include "strided.h"
+#include "tinyxla/error.h"
 
 namespace tinyxla {
 namespace {

@@ -3,8 +3,9 @@
 #include <cblas.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <climits>
+#include <cstdlib>
+#include <cstring>
 #include <numeric>
 #include <optional>
 #include <type_traits>

@@ -7,6 +7,8 @@
 // results combine in a fixed tree, so results do not depend on the number of threads.
 #include "fused.h"
 
+#include <emmintrin.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -17,6 +19,7 @@
 #include "../ir/fused_body.h"
 #include "../runtime/thread_pool.h"
 #include "elementwise_ops.h"
+#include "kernels.h"
 #include "strided.h"
 #include "tinyxla/error.h"
 
@@ -27,6 +30,8 @@ constexpr int64_t kTileBytes = 2048;  // one register: 512 float32, kept in L1 w
 constexpr int64_t kPiece = 1 << 16;   // elements per reduction work item
 constexpr int64_t kWide = 4096;       // kept inner extent from which columns split over items
 constexpr int64_t kSerial = 1 << 15;  // element-ops below which a run stays on one thread
+constexpr int64_t kCopyTransposed = 1 << 14;  // elements from which permuted inputs are copied
+constexpr size_t kStreamBytes = size_t(16) << 20;  // outputs from which stores bypass the caches
 constexpr size_t kAlign = 64;
 
 template <typename T>
@@ -193,6 +198,7 @@ struct Reducer {
 template <typename Op, typename T>
 struct ReduceImpl {
   using A = typename AccOf<Op, T>::type;
+  static constexpr int64_t kCols = std::max<int64_t>(1, 64 / int64_t(sizeof(A)));
   static void init(void* acc, int64_t n) {
     A* a = static_cast<A*>(acc);
     for (int64_t i = 0; i < n; ++i) a[i] = Op::template identity<A>();
@@ -200,8 +206,20 @@ struct ReduceImpl {
   static void rows(void* acc, const void* v, int64_t rows, int64_t width) {
     A* a = static_cast<A*>(acc);
     const T* x = static_cast<const T*>(v);
-    for (int64_t r = 0; r < rows; ++r, x += width)
-      for (int64_t j = 0; j < width; ++j) a[j] = Op::apply(a[j], to_acc<A>(x[j]));
+    int64_t j = 0;
+    // Blocks of kCols columns keep their accumulators in registers over all rows.
+    for (; j + kCols <= width; j += kCols) {
+      A loc[kCols];
+      for (int64_t k = 0; k < kCols; ++k) loc[k] = a[j + k];
+      const T* p = x + j;
+      for (int64_t r = 0; r < rows; ++r, p += width)
+        for (int64_t k = 0; k < kCols; ++k) loc[k] = Op::apply(loc[k], to_acc<A>(p[k]));
+      for (int64_t k = 0; k < kCols; ++k) a[j + k] = loc[k];
+    }
+    for (; j < width; ++j) {
+      const T* p = x + j;
+      for (int64_t r = 0; r < rows; ++r, p += width) a[j] = Op::apply(a[j], to_acc<A>(*p));
+    }
   }
   // Independent lanes (they vectorise), folded pairwise at the end; short runs (rows of a
   // few elements) use fewer lanes so the fold does not dominate.
@@ -578,6 +596,7 @@ struct RunState {
   std::vector<char*> out;
   std::vector<size_t> out_item;
   int mode = 0;
+  bool stream = false;   // outputs too large for the caches: stored without reading them
   size_t acc_elems = 0;  // accumulators per reduce that a work item needs
   bool local = false;    // two-level column accumulation
 };
@@ -667,6 +686,23 @@ void accumulate(const Program& p, Ctx& c, int r, const char* v, int64_t b, int64
   if (c.local) f.combine(c.acc[size_t(r)], base, K2);
 }
 
+// Copies a tile to memory with non-temporal stores: a large output is not read into the
+// cache before being overwritten (a third of the traffic of a one-input kernel).
+void stream_copy(char* dst, const char* src, size_t bytes) {
+  size_t i = 0;
+  if (reinterpret_cast<uintptr_t>(dst) % 16 == 0) {
+    for (; i + 64 <= bytes; i += 64) {
+      const __m128i* s = reinterpret_cast<const __m128i*>(src + i);
+      __m128i* d = reinterpret_cast<__m128i*>(dst + i);
+      _mm_stream_si128(d, _mm_loadu_si128(s));
+      _mm_stream_si128(d + 1, _mm_loadu_si128(s + 1));
+      _mm_stream_si128(d + 2, _mm_loadu_si128(s + 2));
+      _mm_stream_si128(d + 3, _mm_loadu_si128(s + 3));
+    }
+  }
+  std::memcpy(dst + i, src + i, bytes - i);
+}
+
 // Runs the program over flat elements [b, b + n), n <= p.tile.
 void run_tile(const Program& p, const RunState& s, Ctx& c, int64_t b, int64_t n) {
   for (size_t l = 0; l < s.loads.size(); ++l) {
@@ -711,7 +747,9 @@ void run_tile(const Program& p, const RunState& s, Ctx& c, int64_t b, int64_t n)
   }
   for (const auto& st : p.stores[m]) {
     const int o = st.second - p.out_slot(0);
-    std::memcpy(c.ptr[size_t(st.second)], c.ptr[size_t(st.first)], size_t(n) * s.out_item[size_t(o)]);
+    const size_t bytes = size_t(n) * s.out_item[size_t(o)];
+    if (s.stream) stream_copy(c.ptr[size_t(st.second)], c.ptr[size_t(st.first)], bytes);
+    else std::memcpy(c.ptr[size_t(st.second)], c.ptr[size_t(st.first)], bytes);
   }
 }
 
@@ -756,10 +794,21 @@ bool FusedKernel::may_alias(int input, int output) const {
 void FusedKernel::run(const std::vector<Array>& inputs, const std::vector<Array>& outputs) const {
   const Program& p = *p_;
   RunState s;
+  std::vector<Array> copies;  // dense copies of large transposed inputs
   for (const LoadSpec& l : p.loads) {
     const Array& src = l.param >= 0 ? inputs[size_t(l.param)] : l.constant;
     RunState::View v{src.data(), itemsize(l.dtype), l.target, broadcast_strides(src, l.target),
                      RunState::Gather, 0};
+    const bool permuted = std::none_of(v.strides.begin(), v.strides.end(), [](int64_t x) { return x == 0; }) &&
+                          !v.strides.empty() && v.strides.back() != 1;
+    if (permuted && p.size >= kCopyTransposed) {
+      // Element-wise gathers across rows miss the cache; copy's tiled transpose does not.
+      copies.emplace_back(l.target, l.dtype, src.device(), Event::ready());
+      copy(Array(l.target, v.strides, src.offset(), l.dtype, src.device(), src.buffer(), src.event()),
+           copies.back());
+      v.base = copies.back().data();
+      v.strides = row_major_strides(l.target);
+    }
     if (is_dense(v.shape, v.strides)) {
       v.access = RunState::Dense;
     } else {
@@ -785,6 +834,10 @@ void FusedKernel::run(const std::vector<Array>& inputs, const std::vector<Array>
     for (const Array& in : inputs)
       if (!p.out_reduced[o] && in.buffer() == outputs[o].buffer()) s.mode = 1;
   }
+  size_t out_bytes = 0;
+  for (size_t o = 0; o < outputs.size(); ++o)
+    if (!p.out_reduced[o]) out_bytes += size_t(p.size) * s.out_item[o];
+  if (out_bytes >= kStreamBytes) s.mode = 1, s.stream = true;
   const int64_t N = p.size, T = p.tile;
   const int64_t work = N * p.cost;
 
@@ -795,6 +848,7 @@ void FusedKernel::run(const std::vector<Array>& inputs, const std::vector<Array>
       Ctx c;
       setup(p, s, c);
       for (int64_t t = tb; t < te; ++t) run_tile(p, s, c, t * T, std::min(T, N - t * T));
+      if (s.stream) _mm_sfence();  // streamed stores are visible before the chunk counts done
     };
     if (work < kSerial) chunk(0, tiles);
     else parallel_for(tiles, grain, chunk);
@@ -833,6 +887,7 @@ void FusedKernel::run(const std::vector<Array>& inputs, const std::vector<Array>
   };
   auto tiles = [&](Ctx& c, int64_t b, int64_t e, int64_t len) {
     for (int64_t i = b; i < e; i += len) run_tile(p, s, c, i, std::min(len, e - i));
+    if (s.stream) _mm_sfence();
   };
 
   if (K2 == 1 && R <= kPiece) {  // rows, each within one item

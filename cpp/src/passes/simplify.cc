@@ -172,8 +172,16 @@ bool rewrite(const Graph& g, Node& n, const ValueType& type, ValueId* same) {
   }
 }
 
+bool is_splat(const Array& a) {
+  for (int64_t s : a.strides())
+    if (s != 0) return false;
+  return true;
+}
+
+// Broadcasts stay: a scalar broadcast is a free view and fuses as a scalar.
 bool foldable(OpKind kind) {
-  return kind != OpKind::parameter && kind != OpKind::constant && kind != OpKind::fused;
+  return kind != OpKind::parameter && kind != OpKind::constant && kind != OpKind::fused &&
+         kind != OpKind::broadcast_in_dim;
 }
 
 // Evaluates a node whose operands are all ready constants; an empty Array when the node
@@ -208,6 +216,17 @@ Graph simplify(const Graph& g) {
     Node n = remap(old, map);
     std::vector<ValueType> types;
     for (int r = 0; r < old.num_results; ++r) types.push_back(g.type(old.first_result + r));
+    if (n.kind == OpKind::constant && n.constant.size() > 1 && is_splat(n.constant)) {
+      // A broadcast constant (jnp.zeros, full) is its scalar broadcast: small text, free view.
+      const Array& c = n.constant;
+      Node scalar;
+      scalar.kind = OpKind::constant;
+      scalar.constant = Array(Shape{}, Strides{}, c.offset(), c.dtype(), c.device(), c.buffer(), c.event());
+      n = Node();
+      n.kind = OpKind::broadcast_in_dim;
+      n.shape = types[0].shape;
+      n.inputs = {out.add_node(std::move(scalar), {ValueType{Shape{}, types[0].dtype}})};
+    }
     ValueId same = -1;
     for (int i = 0; i < kMaxRewrites && same < 0 && old.num_results == 1; ++i)
       if (!rewrite(out, n, types[0], &same)) break;

@@ -16,8 +16,9 @@
 namespace tinyxla {
 namespace {
 
-// Graphs cheaper than this (element-ops) run on the caller when the stream is idle.
-constexpr double kInlineCost = 1 << 15;
+// Graphs cheaper than this (element-ops, some tens of microseconds) run on the caller when
+// the stream is idle: waking the stream thread would cost as much.
+constexpr double kInlineCost = 1 << 17;
 
 enum class StepKind { Parameter, Constant, View, Kernel, Interpreted, Body };
 

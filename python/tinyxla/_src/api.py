@@ -10,6 +10,8 @@ import numpy as np
 
 from tinyxla._src import core, dtypes, errors
 from tinyxla._src.config import config
+from tinyxla._src.interpreters import ad
+from tinyxla._src.interpreters import batching
 from tinyxla._src.interpreters import partial_eval as pe
 from tinyxla._src.tree_util import tree_flatten, tree_unflatten
 
@@ -139,13 +141,87 @@ def _jit_impl(*args, jaxpr: core.ClosedJaxpr, name: str):
     return lowering.executable_for(jaxpr)(args)
 
 
-class _CacheEntry:
-    __slots__ = ("jaxpr", "out_tree", "executable")
+def _jit_batch_rule(axis_data, vals, dims, *, jaxpr: core.ClosedJaxpr, name: str):
+    """A jit call under vmap stays one jit call, of the batched jaxpr (JAX's pjit rule).
 
-    def __init__(self, jaxpr, out_tree, executable):
+    It is an axis rule, run even when no operand is batched, because the body may use a
+    collective over the vmapped axis; an unnamed axis cannot be used, so then the call is
+    bound as it is."""
+    if axis_data.name is None and all(d is None for d in dims):
+        return jit_p.bind(*vals, jaxpr=jaxpr, name=name), [None] * len(jaxpr.out_avals)
+    batched, out_dims = batching.batch_jaxpr(jaxpr, axis_data, dims)
+    return jit_p.bind(*vals, jaxpr=batched, name=name), out_dims
+
+
+batching.axis_primitive_batchers[jit_p] = _jit_batch_rule
+
+
+def _jit_jvp(primals, tangents, *, jaxpr: core.ClosedJaxpr, name: str):
+    """Forward mode through a jit call: one jit call of the JVP jaxpr (JAX's pjit rule)."""
+    nonzeros = tuple(type(t) is not ad.Zero for t in tangents)
+    jvp_closed, out_nonzero = ad.jvp_jaxpr(jaxpr, nonzeros)
+    outs = jit_p.bind(*primals, *[t for t in tangents if type(t) is not ad.Zero],
+                      jaxpr=jvp_closed, name=name)
+    n = len(jaxpr.out_avals)
+    nz_tangents = iter(outs[n:])
+    return outs[:n], [next(nz_tangents) if nz else ad.Zero.from_primal_value(p)
+                      for p, nz in zip(outs[:n], out_nonzero)]
+
+
+def _jit_linearize(trace, primals, tangents, *, jaxpr: core.ClosedJaxpr, name: str):
+    """Reverse mode through a jit call: the primal part (with the residuals the tangents
+    need) runs now as one jit call; the linear part is staged as another, which
+    transposes into a third."""
+    nonzeros = tuple(type(t) is not ad.Zero for t in tangents)
+    known, linear, out_nonzero, _ = ad.linearize_jaxpr(jaxpr, nonzeros)
+    n = len(jaxpr.out_avals)
+    outs = jit_p.bind(*primals, jaxpr=known, name=name)
+    primal_outs, residuals = outs[:n], outs[n:]
+    nz_tangents = [t for t in tangents if type(t) is not ad.Zero]
+    lin_outs = iter(ad.bind_with(trace.tangent_trace, jit_p, [*residuals, *nz_tangents],
+                                 {"jaxpr": linear, "name": name}) if any(out_nonzero) else ())
+    return primal_outs, [next(lin_outs) if nz else ad.Zero.from_primal_value(p)
+                         for p, nz in zip(primal_outs, out_nonzero)]
+
+
+def _jit_transpose(cts, *args, jaxpr: core.ClosedJaxpr, name: str):
+    """The transpose of a jit call of a linear jaxpr: a jit call of the transposed jaxpr."""
+    linear = tuple(ad.is_undefined_primal(x) for x in args)
+    cts_nonzero = tuple(type(ct) is not ad.Zero for ct in cts)
+    transposed = ad.transpose_jaxpr(jaxpr, linear, cts_nonzero)
+    outs = iter(jit_p.bind(*[x for x, lin in zip(args, linear) if not lin],
+                           *[ct for ct, nz in zip(cts, cts_nonzero) if nz],
+                           jaxpr=transposed, name=name))
+    return [next(outs) if lin else None for lin in linear]
+
+
+ad.primitive_jvps[jit_p] = _jit_jvp
+ad.primitive_linearizations[jit_p] = _jit_linearize
+ad.primitive_transposes[jit_p] = _jit_transpose
+
+
+class _CacheEntry:
+    __slots__ = ("jaxpr", "out_tree", "executable", "tracer_consts")
+
+    def __init__(self, jaxpr, out_tree, executable, tracer_consts=()):
         self.jaxpr = jaxpr
         self.out_tree = out_tree
         self.executable = executable
+        self.tracer_consts = tracer_consts  # leading arguments; such entries are not cached
+
+
+def _lift_tracer_consts(closed: core.ClosedJaxpr) -> tuple[core.ClosedJaxpr, list]:
+    """Tracers of enclosing transformations that the function closed over become leading
+    arguments of the jaxpr, so that those transformations see them (as in JAX's pjit)."""
+    lifted = [i for i, c in enumerate(closed.consts) if isinstance(c, core.Tracer)]
+    if not lifted:
+        return closed, []
+    j = closed.jaxpr
+    kept = [i for i in range(len(j.constvars)) if i not in set(lifted)]
+    jaxpr = core.Jaxpr([j.constvars[i] for i in kept], [j.constvars[i] for i in lifted] + j.invars,
+                       j.outvars, j.eqns)
+    return (core.ClosedJaxpr(jaxpr, [closed.consts[i] for i in kept]),
+            [closed.consts[i] for i in lifted])
 
 
 class Lowered:
@@ -188,7 +264,7 @@ class JitWrapped:
     def __init__(self, fun: Callable, static_argnums, static_argnames, donate_argnums,
                  donate_argnames, device):
         self._fun = fun
-        functools.update_wrapper(self, fun)
+        functools.update_wrapper(self, fun, updated=())
         sig = _signature_or_none(fun)
         static_argnums, static_argnames = _resolve_names(sig, _as_tuple(static_argnums),
                                                          _as_tuple(static_argnames))
@@ -233,6 +309,8 @@ class JitWrapped:
         entry = self._cache.get(key)
         if entry is None:
             entry = self._trace(args, kwargs, static, static_kw, in_tree, avals)
+            if entry.tracer_consts:
+                return entry, [*entry.tracer_consts, *leaves]
             if len(self._cache) >= _CACHE_SIZE:
                 self._cache.pop(next(iter(self._cache)))
             self._cache[key] = entry
@@ -244,13 +322,13 @@ class JitWrapped:
         names = _flat_arg_names(self._fun, args, kwargs, self._static_argnums, len(avals))
         info = errors.DebugInfo("jit", self._fun, names)
         flat = _flat_fun(self._fun, in_tree, static, static_kw, out_store)
-        closed = pe.trace_to_jaxpr(flat, avals, info)
+        closed, tracer_consts = _lift_tracer_consts(pe.trace_to_jaxpr(flat, avals, info))
         if config.jax_log_compiles:
             import logging
             logging.getLogger("tinyxla").warning(
                 "Compiling %s with avals %s", getattr(self._fun, "__name__", "fun"),
                 [a.str_short() for a in avals])
-        return _CacheEntry(closed, out_store[0], lowering.executable_for(closed))
+        return _CacheEntry(closed, out_store[0], lowering.executable_for(closed), tracer_consts)
 
     def __call__(self, *args, **kwargs):
         entry, leaves = self._entry(args, kwargs)

@@ -108,6 +108,9 @@ def _aval_str(tracer: Any) -> str:
 
 def _origin(tracer: Any) -> str:
     """The 'error occurred while tracing' paragraph JAX appends."""
+    origin_msg = getattr(tracer, "_origin_msg", None)
+    if origin_msg is not None:  # a tracer that describes its own origin (BatchTracer)
+        return origin_msg()
     trace = getattr(tracer, "_trace", None)
     info: DebugInfo | None = getattr(trace, "debug_info", None)
     if info is None:

@@ -33,6 +33,8 @@ from tinyxla._src import core, dtypes
 from tinyxla._src.array import _CODE, _DTYPES, Array, _to_array, _wrap
 from tinyxla._src.config import config
 from tinyxla._src.core import Primitive, ShapedArray
+from tinyxla._src.interpreters import ad
+from tinyxla._src.interpreters import batching
 
 _UNARY_OP = {name: i for i, name in enumerate(_core.UNARY_OPS)}
 _BINARY_OP = {name: i for i, name in enumerate(_core.BINARY_OPS)}
@@ -171,6 +173,64 @@ def _dtype_to_string(dtype: Any) -> str:
 
 def _weak(*avals: Any) -> bool:
     return all(a.weak_type for a in avals)
+
+
+# ----------------------------------------------------------------------------------------
+# Building blocks of the differentiation rules (JAX's _const, _zeros, _unbroadcast, ...).
+# Constants are weak scalars of the operand's dtype: Python scalars where exact, so an
+# eager rule makes no 0-d array for them and a staged one records a literal.
+
+def _const(x: Any, value: Any) -> Any:
+    return weak_scalar(value.item() if isinstance(value, np.generic) else value, _dtype(x))
+
+
+def _zeros(x: Any) -> Any:
+    return full_like(x, 0)
+
+
+def _ones(x: Any) -> Any:
+    return full_like(x, 1)
+
+
+def _replace_zero(x: Any) -> Any:
+    """``x`` with its zeros replaced by ones (a safe divisor)."""
+    return select(eq(x, _const(x, 0)), _ones(x), x)
+
+
+def _broadcast_shapes(*xs: Any) -> tuple[int, ...]:
+    return tuple(np.broadcast_shapes(*(_shape(x) for x in xs)))
+
+
+def _brcast_to(x: Any, shape: tuple[int, ...]) -> Any:
+    """``x`` (0-d, or of the same rank with size-1 axes) broadcast to ``shape``."""
+    x_shape = _shape(x)
+    if x_shape == tuple(shape):
+        return x
+    if not x_shape:
+        return broadcast_in_dim(x, shape, ())
+    dims = [i for i, (a, b) in enumerate(zip(x_shape, shape)) if a == b]
+    return broadcast_in_dim(reshape(x, [x_shape[i] for i in dims]), shape, dims)
+
+
+def _unbroadcast(aval: Any, x: Any) -> Any:
+    """The cotangent ``x`` of an operand that was broadcast, summed back to ``aval``."""
+    x_shape = _shape(x)
+    if x_shape == aval.shape:
+        return x
+    if not aval.shape:
+        return reduce_sum(x, tuple(range(len(x_shape))))
+    dims = [i for i, (a, b) in enumerate(zip(x_shape, aval.shape)) if a != b]
+    return reshape(reduce_sum(x, dims), aval.shape)
+
+
+def _balanced_eq(x: Any, z: Any, y: Any) -> Any:
+    """1 where x == z != y, 1/2 where x == z == y, else 0: max/min share ties."""
+    return div(select(eq(x, z), _ones(z), _zeros(z)),
+               select(eq(y, z), full_like(z, 2), _ones(z)))
+
+
+def _is_complex(x: Any) -> bool:
+    return dtypes.issubdtype(_dtype(x), np.complexfloating)
 
 
 # ----------------------------------------------------------------------------------------
@@ -313,6 +373,7 @@ def _unop(name: str, accepted: _Accepted, opcode: str | None = None,
 
     prim.def_abstract_eval(abstract_eval)
     prim.def_impl(custom_impl or impl)
+    batching.defvectorized(prim)
     return prim
 
 
@@ -395,6 +456,78 @@ def _round_impl(x: Any, *, rounding_method: RoundingMethod) -> Array:
 round_p = _unop('round', _FLOAT, custom_impl=_round_impl)
 
 
+ad.deflinear2(neg_p, lambda t, operand: [neg(t)])
+for _p in (sign_p, floor_p, ceil_p, round_p, is_finite_p, not_p, population_count_p, clz_p):
+    ad.defjvp_zero(_p)
+ad.defjvp2(exp_p, lambda g, ans, x, **params: mul(g, ans))
+ad.defjvp2(exp2_p, lambda g, ans, x, **params: mul(g, mul(ans, _const(x, np.log(2)))))
+ad.defjvp(log_p, lambda g, x, **params: div(g, x))
+ad.defjvp(log1p_p, lambda g, x, **params: div(g, add(x, _const(x, 1))))
+ad.defjvp2(expm1_p, lambda g, ans, x, **params: mul(g, add(ans, _const(ans, 1))))
+ad.defjvp2(tanh_p, lambda g, ans, x, **params: mul(add(g, mul(g, ans)), sub(_const(x, 1), ans)))
+ad.defjvp2(logistic_p,
+           lambda g, ans, x, **params: mul(g, mul(ans, sub(_const(ans, 1), ans))))
+ad.defjvp(sin_p, lambda g, x, **params: mul(g, cos_p.bind(x, **params)))
+ad.defjvp(cos_p, lambda g, x, **params: neg(mul(g, sin_p.bind(x, **params))))
+ad.defjvp2(tan_p, lambda g, ans, x, **params: mul(g, add(_const(x, 1), square(ans))))
+ad.defjvp(asin_p, lambda g, x, **params: mul(g, rsqrt(sub(_const(x, 1), square(x)))))
+ad.defjvp(acos_p, lambda g, x, **params: mul(g, neg(rsqrt(sub(_const(x, 1), square(x))))))
+ad.defjvp(atan_p, lambda g, x, **params: div(g, add(_const(x, 1), square(x))))
+ad.defjvp(sinh_p, lambda g, x, **params: mul(g, cosh(x)))
+ad.defjvp(cosh_p, lambda g, x, **params: mul(g, sinh(x)))
+ad.defjvp(asinh_p, lambda g, x, **params: mul(g, rsqrt(add(square(x), _const(x, 1)))))
+ad.defjvp(acosh_p, lambda g, x, **params: mul(g, rsqrt(sub(square(x), _const(x, 1)))))
+ad.defjvp(atanh_p, lambda g, x, **params: mul(div(_const(x, 1), add(_const(x, 1), x)),
+                                              div(g, sub(_const(x, 1), x))))
+ad.defjvp2(sqrt_p, lambda g, ans, x, **params: mul(g, div(_const(x, 0.5), ans)))
+ad.defjvp2(rsqrt_p, lambda g, ans, x, **params: mul(g, mul(_const(x, -0.5), div(ans, x))))
+ad.defjvp2(cbrt_p, lambda g, ans, x, **params: mul(g, mul(_const(x, 1 / 3),
+                                                          integer_pow(ans, -2))))
+ad.deflinear2(real_p, lambda t, _: [complex(t, _const(t, 0))])
+ad.deflinear2(imag_p, lambda t, _: [complex(_const(t, 0), neg(t))])
+
+
+def _abs_jvp_rule(g: Any, ans: Any, x: Any) -> Any:
+    if _is_complex(x):
+        ans = _convert_element_type(ans, _dtype(x), False)
+        return real(mul(g, div(conj(x), _replace_zero(ans))))
+    return select(ge(x, _const(x, 0)), g, neg(g))
+
+
+ad.defjvp2(abs_p, _abs_jvp_rule)
+ad.defjvp2(square_p, lambda g, ans, x: mul(g, mul(_const(x, 2), x)))
+ad.defjvp(erf_p, lambda g, x: mul(_const(x, 2 / np.sqrt(np.pi)), mul(g, exp(neg(square(x))))))
+ad.defjvp(erfc_p, lambda g, x: mul(_const(x, -2 / np.sqrt(np.pi)),
+                                   mul(g, exp(neg(square(x))))))
+ad.defjvp2(erf_inv_p, lambda g, ans, x: mul(_const(x, np.sqrt(np.pi) / 2),
+                                            mul(g, exp(square(ans)))))
+ad.defjvp(lgamma_p, lambda g, x: mul(g, digamma(x)))
+
+
+def _trigamma(x: Any) -> Any:
+    """polygamma(1, x), the derivative of digamma, from differentiable primitives (there
+    is no polygamma primitive yet): recurrence up to x + 6, then the asymptotic series;
+    x < 1/2 by reflection, psi1(x) = pi^2 / sin^2(pi x) - psi1(1 - x)."""
+    reflect = lt(x, _const(x, 0.5))
+    z = select(reflect, sub(_const(x, 1), x), x)
+    acc = _zeros(z)
+    for k in range(6):
+        acc = add(acc, integer_pow(add(z, _const(z, k)), -2))
+    w = add(z, _const(z, 6))
+    r = div(_const(w, 1), w)
+    r2 = square(r)
+    # 1/w + 1/(2w^2) + sum_k B_2k / w^(2k+1)
+    series = _const(w, 5 / 66)
+    for c in (-1 / 30, 1 / 42, -1 / 30, 1 / 6):
+        series = add(_const(w, c), mul(series, r2))
+    psi1 = add(acc, add(r, mul(r2, add(_const(w, 0.5), mul(r, series)))))
+    s = sin(mul(_const(x, np.pi), x))
+    return select(reflect, sub(div(_const(x, np.pi ** 2), square(s)), psi1), psi1)
+
+
+ad.defjvp(digamma_p, lambda g, x: mul(g, _trigamma(x)))
+
+
 def _conj_abstract_eval(x: Any, *, input_dtype: Any) -> ShapedArray:
     _check_unop_dtype('conj', _CONJ, x.dtype)
     return ShapedArray(x.shape, _complex_dtype(x.dtype), x.weak_type)
@@ -416,6 +549,16 @@ def _conj_impl(x: Any, *, input_dtype: Any) -> Array:
 conj_p = Primitive('conj')
 conj_p.def_abstract_eval(_conj_abstract_eval)
 conj_p.def_impl(_conj_impl)
+
+
+def _conj_transpose_rule(t: Any, x: Any, *, input_dtype: Any) -> list[Any]:
+    if dtypes.issubdtype(input_dtype, np.complexfloating):
+        return [conj(t)]
+    return [real(t)]
+
+
+ad.deflinear2(conj_p, _conj_transpose_rule)
+batching.defvectorized(conj_p)
 
 
 def _integer_pow_abstract_eval(x: Any, *, y: int) -> ShapedArray:
@@ -455,6 +598,20 @@ integer_pow_p.def_abstract_eval(_integer_pow_abstract_eval)
 integer_pow_p.def_impl(_integer_pow_impl)
 
 
+def _integer_pow_jvp(g: Any, x: Any, *, y: int) -> Any:
+    if y == 0:
+        return ad.Zero.from_primal_value(x)
+    if y == 1:
+        return g
+    if y == 2:
+        return mul(g, mul(_const(x, 2), x))
+    return mul(g, mul(_const(x, y), integer_pow(x, y - 1)))
+
+
+ad.defjvp(integer_pow_p, _integer_pow_jvp)
+batching.defvectorized(integer_pow_p)
+
+
 def _stop_gradient_impl(x: Any) -> Array:
     return x if type(x) is Array else _operand(stop_gradient_p, 0, x)
 
@@ -462,6 +619,16 @@ def _stop_gradient_impl(x: Any) -> Array:
 stop_gradient_p = Primitive('stop_gradient')
 stop_gradient_p.def_abstract_eval(lambda x: ShapedArray(x.shape, x.dtype, x.weak_type))
 stop_gradient_p.def_impl(_stop_gradient_impl)
+
+
+def _stop_gradient_jvp(primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[Any, Any]:
+    # Binding again peels the value off any outer differentiation too.
+    out = stop_gradient_p.bind(primals[0])
+    return out, ad.Zero.from_primal_value(out)
+
+
+ad.primitive_jvps[stop_gradient_p] = _stop_gradient_jvp
+batching.defvectorized(stop_gradient_p)
 
 
 # ----------------------------------------------------------------------------------------
@@ -488,6 +655,7 @@ def _binop(name: str, accepted: _Accepted, opcode: str | None = None,
     table = _result_table(accepted, None if result_dtype is None else
                           lambda dt: result_dtype(ShapedArray((), dt), ShapedArray((), dt)))
     prim.def_impl(_binary_impl(prim, _BINARY_OP[opcode or name], table))
+    batching.defbroadcasting(prim)
     return prim
 
 
@@ -563,6 +731,68 @@ complex_p = _binop('complex', _COMPLEX_ELEM,
                    result_dtype=lambda x, y: _complex_dtype(x.dtype))
 
 
+def _add_jvp(primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[Any, Any]:
+    xdot, ydot = tangents
+    out = add_p.bind(*primals)
+    if type(xdot) is ad.Zero:
+        return out, _brcast_to(ydot, _shape(out))
+    if type(ydot) is ad.Zero:
+        return out, _brcast_to(xdot, _shape(out))
+    return out, add(xdot, ydot)
+
+
+def _add_transpose(t: Any, x: Any, y: Any) -> list[Any]:
+    return [_unbroadcast(x.aval, t) if ad.is_undefined_primal(x) else None,
+            _unbroadcast(y.aval, t) if ad.is_undefined_primal(y) else None]
+
+
+def _sub_jvp(primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[Any, Any]:
+    xdot, ydot = tangents
+    out = sub_p.bind(*primals)
+    if type(xdot) is ad.Zero:
+        return out, _brcast_to(neg(ydot), _shape(out))
+    if type(ydot) is ad.Zero:
+        return out, _brcast_to(xdot, _shape(out))
+    return out, sub(xdot, ydot)
+
+
+def _sub_transpose(t: Any, x: Any, y: Any) -> list[Any]:
+    return [_unbroadcast(x.aval, t) if ad.is_undefined_primal(x) else None,
+            _unbroadcast(y.aval, neg(t)) if ad.is_undefined_primal(y) else None]
+
+
+def _div_transpose(ct: Any, x: Any, y: Any) -> list[Any]:
+    if ad.is_undefined_primal(y):
+        raise RuntimeError("nonlinear div can't be transposed")
+    return [_unbroadcast(x.aval, div(ct, y)), None]
+
+
+def _complex_transpose(t: Any, x: Any, y: Any) -> list[Any]:
+    return [_unbroadcast(x.aval, real(t)) if ad.is_undefined_primal(x) else None,
+            _unbroadcast(y.aval, imag(neg(t))) if ad.is_undefined_primal(y) else None]
+
+
+ad.primitive_jvps[add_p] = _add_jvp
+ad.primitive_transposes[add_p] = _add_transpose
+ad.primitive_jvps[sub_p] = _sub_jvp
+ad.primitive_transposes[sub_p] = _sub_transpose
+ad.defjvp(div_p, lambda g, x, y: div(g, y),
+          lambda g, x, y: mul(mul(neg(g), x), integer_pow(y, -2)))
+ad.primitive_transposes[div_p] = _div_transpose
+ad.defjvp(rem_p, lambda g, x, y: _brcast_to(g, _broadcast_shapes(x, y)),
+          lambda g, x, y: mul(neg(g), mul(sign(div(x, y)), floor(abs(div(x, y))))))
+ad.defjvp2(max_p, lambda g, ans, x, y: mul(g, _balanced_eq(x, ans, y)),
+           lambda g, ans, x, y: mul(g, _balanced_eq(y, ans, x)))
+ad.defjvp2(min_p, lambda g, ans, x, y: mul(g, _balanced_eq(x, ans, y)),
+           lambda g, ans, x, y: mul(g, _balanced_eq(y, ans, x)))
+ad.defjvp(atan2_p, lambda g, x, y: mul(g, div(y, add(square(x), square(y)))),
+          lambda g, x, y: mul(g, div(neg(x), add(square(x), square(y)))))
+ad.deflinear2(complex_p, _complex_transpose)
+for _p in (nextafter_p, and_p, or_p, xor_p, shift_left_p, shift_right_arithmetic_p,
+           shift_right_logical_p, eq_p, ne_p, lt_p, le_p, gt_p, ge_p):
+    ad.defjvp_zero(_p)
+
+
 _mul_same_dtype = mul_p.impl
 _mul_naryop_abstract_eval = mul_p.abstract_eval
 
@@ -585,6 +815,19 @@ def _mul_abstract_eval(x: Any, y: Any, *, out_dtype: Any = None) -> ShapedArray:
 
 
 mul_p.def_abstract_eval(_mul_abstract_eval)
+
+
+def _mul_transpose_lhs(ct: Any, x: Any, y: Any, *, out_dtype: Any = None) -> Any:
+    g = mul(ct, y, out_dtype=None if out_dtype is None else x.aval.dtype)
+    return _unbroadcast(x.aval, g)
+
+
+def _mul_transpose_rhs(ct: Any, x: Any, y: Any, *, out_dtype: Any = None) -> Any:
+    g = mul(x, ct, out_dtype=None if out_dtype is None else y.aval.dtype)
+    return _unbroadcast(y.aval, g)
+
+
+ad.defbilinear(mul_p, _mul_transpose_lhs, _mul_transpose_rhs)
 
 
 def _pow_dtype_rule(x: Any, y: Any) -> np.dtype:
@@ -618,6 +861,26 @@ pow_p.def_impl(_pow_impl)
 _pow_same_dtype = _binary_impl(pow_p, _BINARY_OP['pow'], _result_table(_FLOAT_COMPLEX))
 
 
+def _pow_jvp_lhs(g: Any, ans: Any, x: Any, y: Any) -> Any:
+    if dtypes.issubdtype(_dtype(y), np.integer):
+        shape = _broadcast_shapes(x, y)
+        x = _brcast_to(x, shape)
+        y = _brcast_to(_convert_element_type(y, _dtype(x), False), shape)
+        jac = select(eq(y, _const(y, 0)), _zeros(y),
+                     mul(_replace_zero(y), pow(x, sub(y, _const(y, 1)))))
+    else:
+        jac = mul(y, pow(x, sub(y, _const(y, 1))))
+    return mul(g, jac)
+
+
+def _pow_jvp_rhs(g: Any, ans: Any, x: Any, y: Any) -> Any:
+    return _convert_element_type(mul(g, mul(log(_replace_zero(x)), ans)), _dtype(y), False)
+
+
+ad.defjvp2(pow_p, _pow_jvp_lhs, _pow_jvp_rhs)
+batching.defbroadcasting(pow_p)
+
+
 # ----------------------------------------------------------------------------------------
 # Conversions.
 
@@ -647,6 +910,27 @@ def _convert_element_type_impl(operand: Any, *, new_dtype: np.dtype, weak_type: 
 convert_element_type_p = Primitive('convert_element_type')
 convert_element_type_p.def_abstract_eval(_convert_element_type_abstract_eval)
 convert_element_type_p.def_impl(_convert_element_type_impl)
+
+
+def _convert_element_type_jvp(t: Any, ans: Any, operand: Any, *, new_dtype: np.dtype,
+                              weak_type: bool, **params: Any) -> Any:
+    if ad.tangent_dtype(np.dtype(new_dtype)) == dtypes.float0:
+        return ad.Zero.from_primal_value(ans)
+    return convert_element_type_p.bind(t, new_dtype=new_dtype, weak_type=weak_type, **params)
+
+
+def _convert_element_type_transpose(ct: Any, operand: Any, *, new_dtype: np.dtype,
+                                    weak_type: bool, **params: Any) -> list[Any]:
+    aval = operand.aval
+    if ad.tangent_dtype(aval.dtype) == dtypes.float0:
+        return [ad.Zero(ad.tangent_aval(aval))]
+    return [convert_element_type_p.bind(ct, new_dtype=_canonical_dtype(aval.dtype),
+                                        weak_type=aval.weak_type, **params)]
+
+
+ad.defjvp2(convert_element_type_p, _convert_element_type_jvp)
+ad.primitive_transposes[convert_element_type_p] = _convert_element_type_transpose
+batching.defvectorized(convert_element_type_p)
 
 
 def _warn_complex_to_real(old: np.dtype, new: np.dtype) -> None:
@@ -757,6 +1041,20 @@ def _bitcast_convert_type_impl(operand: Any, *, new_dtype: np.dtype) -> Array:
 bitcast_convert_type_p = Primitive('bitcast_convert_type')
 bitcast_convert_type_p.def_abstract_eval(_bitcast_convert_type_abstract_eval)
 bitcast_convert_type_p.def_impl(_bitcast_convert_type_impl)
+ad.defjvp_zero(bitcast_convert_type_p)
+
+
+def _bitcast_convert_type_batch_rule(vals: Sequence[Any], dims: Sequence[int | None], *,
+                                     new_dtype: np.dtype) -> tuple[Any, int]:
+    operand, = vals
+    bdim, = dims
+    # Widening consumes the last axis, which must then not be the batch axis.
+    if np.dtype(new_dtype).itemsize > operand.dtype.itemsize and bdim == operand.ndim - 1:
+        operand, bdim = batching.moveaxis(operand, bdim, 0), 0
+    return bitcast_convert_type_p.bind(operand, new_dtype=new_dtype), bdim
+
+
+batching.primitive_batchers[bitcast_convert_type_p] = _bitcast_convert_type_batch_rule
 
 
 # ----------------------------------------------------------------------------------------
@@ -812,6 +1110,63 @@ select_n_p.def_abstract_eval(_select_n_abstract_eval)
 select_n_p.def_impl(_select_n_impl)
 
 
+def _select_n_jvp(primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[Any, Any]:
+    which, *cases = primals
+    out = select_n_p.bind(which, *cases)
+    case_tangents = tangents[1:]
+    nonzero = [t for t in case_tangents if type(t) is not ad.Zero]
+    if not nonzero:
+        return out, ad.Zero.from_primal_value(out)
+    z = _zeros(nonzero[0])
+    return out, select_n_p.bind(which, *[z if type(t) is ad.Zero else t for t in case_tangents])
+
+
+def _select_n_transpose(ct: Any, which: Any, *cases: Any) -> list[Any]:
+    zeros = full_like(ct, 0)
+    if _dtype(which) == np.bool_:
+        return [None,
+                select(which, zeros, ct) if ad.is_undefined_primal(cases[0]) else None,
+                select(which, ct, zeros) if ad.is_undefined_primal(cases[1]) else None]
+    return [None] + [select(eq(which, _const(which, i)), ct, zeros)
+                     if ad.is_undefined_primal(c) else None for i, c in enumerate(cases)]
+
+
+ad.primitive_jvps[select_n_p] = _select_n_jvp
+ad.primitive_transposes[select_n_p] = _select_n_transpose
+
+
+def _select_n_batch_rule(vals: Sequence[Any], dims: Sequence[int | None]) -> tuple[Any, int]:
+    """JAX's rule: bound as it is when every operand shares the batch axis (broadcasting a
+    per-example scalar ``which``); otherwise batch axes go first and operands are
+    broadcast to one shape."""
+    which, *cases = vals
+    which_bdim, *case_bdims = dims
+    shape, ndim = batching.shape_of, batching.ndim_of
+    if all(d == which_bdim for d in case_bdims):
+        if shape(which) != shape(cases[0]):  # a scalar `which` per example
+            which = broadcast_in_dim_p.bind(which, shape=shape(cases[0]),
+                                            broadcast_dimensions=(which_bdim,))
+        return select_n_p.bind(which, *cases), which_bdim
+    if not shape(which) and all(d is not None for d in case_bdims):
+        bdim = case_bdims[0]
+        cases = [batching.moveaxis(c, d, bdim) for c, d in zip(cases, case_bdims)]
+        return select_n_p.bind(which, *cases), bdim
+    size = batching.batch_size(vals, dims)
+    if shape(which):
+        which = batching.bdim_at_front(which, which_bdim, size)
+    if any(shape(c) for c in cases):
+        cases = [batching.bdim_at_front(c, d, size) for c, d in zip(cases, case_bdims)]
+    if 0 < ndim(which) < ndim(cases[0]):
+        which = broadcast_in_dim_p.bind(which, shape=shape(cases[0]), broadcast_dimensions=(0,))
+    elif ndim(which) > ndim(cases[0]):  # scalar cases
+        cases = [broadcast_in_dim_p.bind(c, shape=shape(which), broadcast_dimensions=())
+                 for c in cases]
+    return select_n_p.bind(which, *cases), 0
+
+
+batching.primitive_batchers[select_n_p] = _select_n_batch_rule
+
+
 def _clamp_abstract_eval(min: Any, operand: Any, max: Any) -> ShapedArray:
     if min.shape and min.shape != operand.shape:
         raise TypeError("clamp requires min.shape == operand.shape or min.shape == (), got "
@@ -843,6 +1198,36 @@ def _clamp_impl(min: Any, x: Any, max: Any) -> Array:
 clamp_p = Primitive('clamp')
 clamp_p.def_abstract_eval(_clamp_abstract_eval)
 clamp_p.def_impl(_clamp_impl)
+
+ad.defjvp(clamp_p,
+          lambda g, lo, x, hi: select(bitwise_and(gt(lo, x), lt(lo, hi)),
+                                      _brcast_to(g, _shape(x)), _zeros(x)),
+          lambda g, lo, x, hi: select(bitwise_and(gt(x, lo), lt(x, hi)), g, _zeros(x)),
+          lambda g, lo, x, hi: select(lt(hi, x), _brcast_to(g, _shape(x)), _zeros(x)))
+
+
+def _clamp_batch_rule(vals: Sequence[Any], dims: Sequence[int | None]) -> tuple[Any, int]:
+    """JAX's rule: bounds that are scalars per example stay scalars when ``x`` is
+    batched; otherwise everything is brought to ``x``'s batched shape."""
+    lo, x, hi = vals
+    lo_d, x_d, hi_d = dims
+    shape, ndim = batching.shape_of, batching.ndim_of
+    if lo_d == x_d == hi_d and shape(lo) == shape(x) == shape(hi):
+        return clamp_p.bind(lo, x, hi), x_d
+    if lo_d is None and hi_d is None and not shape(lo) and not shape(hi):
+        return clamp_p.bind(lo, x, hi), x_d
+    size = batching.batch_size(vals, dims)
+    lo = batching.bdim_at_front(lo, lo_d, size) if lo_d is not None or shape(lo) else lo
+    hi = batching.bdim_at_front(hi, hi_d, size) if hi_d is not None or shape(hi) else hi
+    x = batching.bdim_at_front(x, x_d, size)
+    if 0 < ndim(lo) < ndim(x):
+        lo = broadcast_in_dim_p.bind(lo, shape=shape(x), broadcast_dimensions=(0,))
+    if 0 < ndim(hi) < ndim(x):
+        hi = broadcast_in_dim_p.bind(hi, shape=shape(x), broadcast_dimensions=(0,))
+    return clamp_p.bind(lo, x, hi), 0
+
+
+batching.primitive_batchers[clamp_p] = _clamp_batch_rule
 
 
 # ----------------------------------------------------------------------------------------
@@ -905,6 +1290,60 @@ reduce_or_p = _reduction('reduce_or', 'or_', _reduce_logical_check, _BOOL_OR_INT
 reduce_xor_p = _reduction('reduce_xor', 'xor_', _reduce_logical_check, _BOOL_OR_INT.dtypes)
 
 
+def _reduce_sum_transpose(ct: Any, operand: Any, *, axes: tuple[int, ...],
+                          **params: Any) -> list[Any]:
+    shape = operand.aval.shape
+    return [broadcast_in_dim(ct, shape, tuple(i for i in range(len(shape)) if i not in axes))]
+
+
+def _reduce_prod_jvp(primals: Sequence[Any], tangents: Sequence[Any], *,
+                     axes: tuple[int, ...], **params: Any) -> tuple[Any, Any]:
+    """The product rule along a balanced tree of pairwise products (as JAX's
+    ``_reduce_jvp``), exact where elements are zero."""
+    (x,), (t,) = primals, tangents
+    out = reduce_prod_p.bind(x, axes=axes, **params)
+    shape = _shape(x)
+    n = int(np.prod([shape[a] for a in axes], dtype=np.int64))
+    if n == 0:
+        return out, ad.Zero.from_primal_value(out)
+    kept = [i for i in range(len(shape)) if i not in axes]
+    flat = (n, *(shape[i] for i in kept))
+    perm = (*axes, *kept)
+    xs, ts = reshape(x, flat, perm), reshape(t, flat, perm)
+    while _shape(xs)[0] > 1:
+        m = _shape(xs)[0]
+        half = (m + 1) // 2
+        rest = [(0, 0, 0)] * (len(flat) - 1)
+        lo = lambda a: slice(a, (0,) * len(flat), (half, *flat[1:]))
+        hi = lambda a: slice(a, (half, *(0,) * (len(flat) - 1)), (m, *flat[1:]))
+        x1, x2, t1, t2 = lo(xs), hi(xs), lo(ts), hi(ts)
+        if m % 2:
+            x2 = pad(x2, _const(x2, 1), [(0, 1, 0), *rest])
+            t2 = pad(t2, _const(t2, 0), [(0, 1, 0), *rest])
+        ts = add(mul(t1, x2), mul(x1, t2))
+        xs = mul(x1, x2)
+    return out, reshape(ts, _shape(out))
+
+
+def _reduce_chooser_jvp(g: Any, ans: Any, operand: Any, *, axes: tuple[int, ...],
+                        **params: Any) -> Any:
+    shape = [1 if i in axes else d for i, d in enumerate(_shape(operand))]
+    location = _convert_element_type(eq(operand, reshape(ans, shape)), _dtype(g), False)
+    counts = reduce_sum(location, axes)
+    return div(reduce_sum(mul(g, location), axes), counts)
+
+
+ad.deflinear2(reduce_sum_p, _reduce_sum_transpose)
+ad.primitive_jvps[reduce_prod_p] = _reduce_prod_jvp
+ad.defjvp2(reduce_max_p, _reduce_chooser_jvp)
+ad.defjvp2(reduce_min_p, _reduce_chooser_jvp)
+for _p in (reduce_and_p, reduce_or_p, reduce_xor_p):
+    ad.defjvp_zero(_p)
+for _p in (reduce_sum_p, reduce_prod_p, reduce_max_p, reduce_min_p, reduce_and_p,
+           reduce_or_p, reduce_xor_p):
+    batching.defreducer(_p)
+
+
 def _argminmax(name: str, is_max: bool) -> Primitive:
     prim = Primitive(name)
 
@@ -942,6 +1381,10 @@ def _argminmax(name: str, is_max: bool) -> Primitive:
 
 argmax_p = _argminmax('argmax', True)
 argmin_p = _argminmax('argmin', False)
+ad.defjvp_zero(argmax_p)
+ad.defjvp_zero(argmin_p)
+batching.defreducer(argmax_p)
+batching.defreducer(argmin_p)
 
 
 # ----------------------------------------------------------------------------------------
@@ -992,6 +1435,30 @@ def _reshape_run(h: Any, *, new_sizes: tuple[int, ...], dimensions: tuple[int, .
 reshape_p = _structural('reshape', _reshape_abstract_eval, _reshape_run)
 
 
+def _reshape_transpose(ct: Any, operand: Any, *, new_sizes: tuple[int, ...],
+                       dimensions: tuple[int, ...] | None, **params: Any) -> list[Any]:
+    shape = operand.aval.shape
+    if dimensions is None:
+        return [reshape(ct, shape)]
+    return [transpose(reshape(ct, [shape[d] for d in dimensions]), np.argsort(dimensions))]
+
+
+ad.deflinear2(reshape_p, _reshape_transpose)
+
+
+def _reshape_batch_rule(vals: Sequence[Any], dims: Sequence[int | None], *,
+                        new_sizes: tuple[int, ...], dimensions: tuple[int, ...] | None,
+                        sharding: Any = None) -> tuple[Any, int]:
+    operand = batching.moveaxis(vals[0], dims[0], 0)
+    if dimensions is not None:
+        dimensions = (0, *(d + 1 for d in dimensions))
+    return reshape_p.bind(operand, new_sizes=(operand.shape[0], *new_sizes),
+                          dimensions=dimensions, sharding=sharding), 0
+
+
+batching.primitive_batchers[reshape_p] = _reshape_batch_rule
+
+
 def _transpose_abstract_eval(operand: Any, *, permutation: tuple[int, ...]) -> ShapedArray:
     if not isinstance(permutation, (tuple, list, np.ndarray)):
         raise TypeError("transpose permutation must be a tuple/list/ndarray, got "
@@ -1005,6 +1472,18 @@ def _transpose_abstract_eval(operand: Any, *, permutation: tuple[int, ...]) -> S
 
 transpose_p = _structural('transpose', _transpose_abstract_eval,
                           lambda h, *, permutation: _core.transpose(h, list(permutation)))
+ad.deflinear2(transpose_p,
+              lambda t, _, *, permutation: [transpose(t, np.argsort(permutation))])
+
+
+def _transpose_batch_rule(vals: Sequence[Any], dims: Sequence[int | None], *,
+                          permutation: tuple[int, ...]) -> tuple[Any, int]:
+    bdim, = dims
+    perm = (bdim, *(i if i < bdim else i + 1 for i in permutation))
+    return transpose(vals[0], perm), 0
+
+
+batching.primitive_batchers[transpose_p] = _transpose_batch_rule
 
 
 def _broadcast_in_dim_abstract_eval(operand: Any, *, shape: tuple[int, ...],
@@ -1062,6 +1541,32 @@ broadcast_in_dim_p.def_abstract_eval(_broadcast_in_dim_abstract_eval)
 broadcast_in_dim_p.def_impl(_broadcast_in_dim_impl)
 
 
+def _broadcast_in_dim_transpose(ct: Any, operand: Any, *, shape: tuple[int, ...],
+                                broadcast_dimensions: tuple[int, ...]) -> list[Any]:
+    # Sum over the new axes and the broadcast size-1 axes, then restore those.
+    unit_dims = [i for i, s in enumerate(operand.aval.shape) if s == 1]
+    bdims = [d for i, d in enumerate(broadcast_dimensions) if i not in unit_dims]
+    out = reduce_sum(ct, tuple(i for i in range(len(shape)) if i not in bdims))
+    if bdims != sorted(bdims):
+        out = transpose(out, np.argsort(np.argsort(bdims)))
+    return [expand_dims(out, unit_dims) if unit_dims else out]
+
+
+ad.deflinear2(broadcast_in_dim_p, _broadcast_in_dim_transpose)
+
+
+def _broadcast_in_dim_batch_rule(vals: Sequence[Any], dims: Sequence[int | None], *,
+                                 shape: tuple[int, ...],
+                                 broadcast_dimensions: tuple[int, ...]) -> tuple[Any, int]:
+    operand = batching.moveaxis(vals[0], dims[0], 0)
+    return broadcast_in_dim_p.bind(
+        operand, shape=(operand.shape[0], *shape),
+        broadcast_dimensions=(0, *(d + 1 for d in broadcast_dimensions))), 0
+
+
+batching.primitive_batchers[broadcast_in_dim_p] = _broadcast_in_dim_batch_rule
+
+
 def _compute_squeeze_shape(shape: tuple[int, ...], dimensions: tuple[int, ...]) -> tuple[int, ...]:
     dims_set = set(dimensions)
     if len(dims_set) != len(dimensions):
@@ -1079,6 +1584,16 @@ squeeze_p = _structural(
     lambda operand, *, dimensions: ShapedArray(
         _compute_squeeze_shape(operand.shape, dimensions), operand.dtype, operand.weak_type),
     lambda h, *, dimensions: _core.reshape(h, list(_compute_squeeze_shape(h.shape, dimensions))))
+ad.deflinear2(squeeze_p, lambda t, operand, *, dimensions: [reshape(t, operand.aval.shape)])
+
+
+def _squeeze_batch_rule(vals: Sequence[Any], dims: Sequence[int | None], *,
+                        dimensions: tuple[int, ...]) -> tuple[Any, int]:
+    operand = batching.moveaxis(vals[0], dims[0], 0)
+    return squeeze_p.bind(operand, dimensions=tuple(d + 1 for d in dimensions)), 0
+
+
+batching.primitive_batchers[squeeze_p] = _squeeze_batch_rule
 
 
 def _slice_abstract_eval(operand: Any, *, start_indices: tuple[int, ...],
@@ -1120,6 +1635,42 @@ slice_p = _structural(
     'slice', _slice_abstract_eval,
     lambda h, *, start_indices, limit_indices, strides: _core.slice(
         h, list(start_indices), list(limit_indices), [] if strides is None else list(strides)))
+
+
+def _slice_transpose(ct: Any, operand: Any, *, start_indices: tuple[int, ...],
+                     limit_indices: tuple[int, ...],
+                     strides: tuple[int, ...] | None) -> list[Any]:
+    shape = operand.aval.shape
+    if strides is None or all(s == 1 for s in strides):
+        pads = zip(start_indices, np.subtract(shape, limit_indices), (0,) * len(shape))
+    else:
+        ct_shape = np.array(_shape(ct))
+        real_limits = np.add(start_indices, np.where(
+            ct_shape == 0, 0, np.add(1, np.multiply(np.subtract(ct_shape, 1), strides))))
+        pads = zip(start_indices, np.subtract(shape, real_limits), np.subtract(strides, 1))
+    return [pad(ct, _const(ct, 0), [tuple(map(int, p)) for p in pads])]
+
+
+ad.deflinear2(slice_p, _slice_transpose)
+
+
+def _slice_batch_rule(vals: Sequence[Any], dims: Sequence[int | None], *,
+                      start_indices: tuple[int, ...], limit_indices: tuple[int, ...],
+                      strides: tuple[int, ...] | None) -> tuple[Any, int]:
+    operand, = vals
+    bdim, = dims
+    start, limit = list(start_indices), list(limit_indices)
+    start.insert(bdim, 0)
+    limit.insert(bdim, operand.shape[bdim])
+    if strides is not None:
+        strides = list(strides)
+        strides.insert(bdim, 1)
+        strides = tuple(strides)
+    return slice_p.bind(operand, start_indices=tuple(start), limit_indices=tuple(limit),
+                        strides=strides), bdim
+
+
+batching.primitive_batchers[slice_p] = _slice_batch_rule
 
 
 def _dynamic_slice_abstract_eval(operand: Any, *start_indices: Any,
@@ -1164,6 +1715,78 @@ dynamic_slice_p.def_abstract_eval(_dynamic_slice_abstract_eval)
 dynamic_slice_p.def_impl(_dynamic_slice_impl)
 
 
+def _dynamic_slice_jvp(primals: Sequence[Any], tangents: Sequence[Any], *,
+                       slice_sizes: tuple[int, ...]) -> tuple[Any, Any]:
+    operand, *starts = primals
+    out = dynamic_slice_p.bind(operand, *starts, slice_sizes=slice_sizes)
+    t = tangents[0]
+    if type(t) is ad.Zero:
+        return out, ad.Zero.from_primal_value(out)
+    return out, dynamic_slice_p.bind(t, *starts, slice_sizes=slice_sizes)
+
+
+def _dynamic_slice_transpose(ct: Any, operand: Any, *starts: Any,
+                             slice_sizes: tuple[int, ...]) -> list[Any]:
+    """Zeros with ``ct`` written at the (clamped) start: ``ct`` padded by n - size on
+    both sides of each axis, then the window of the operand's size that puts it there
+    (JAX uses dynamic_update_slice, which tinyxla does not have yet)."""
+    shape = operand.aval.shape
+    room = [n - s for n, s in zip(shape, slice_sizes)]
+    padded = pad(ct, _const(ct, 0), [(r, r, 0) for r in room])
+    window = [sub(_const(i, r), clamp(_const(i, 0), i, _const(i, r)))
+              for i, r in zip(starts, room)]
+    return [dynamic_slice_p.bind(padded, *window, slice_sizes=shape)] + [None] * len(starts)
+
+
+ad.primitive_jvps[dynamic_slice_p] = _dynamic_slice_jvp
+ad.primitive_transposes[dynamic_slice_p] = _dynamic_slice_transpose
+
+
+def _dynamic_slice_batch_rule(vals: Sequence[Any], dims: Sequence[int | None], *,
+                              slice_sizes: tuple[int, ...]) -> tuple[Any, int]:
+    """Unbatched start indices: one dynamic_slice taking the whole batch axis. Batched
+    ones (JAX makes a gather, which tinyxla does not have yet): the other axes are
+    sliced first, then each such axis picks its window with a one-hot mask."""
+    operand, *starts = vals
+    operand_bdim, *start_bdims = dims
+    size = batching.batch_size(vals, dims)
+    operand = batching.bdim_at_front(operand, operand_bdim, size)
+    index_dtype = _dtype(starts[0]) if starts else dtypes.int32
+    zero = _convert_element_type(0, index_dtype)
+    sizes = [s if d is None else n
+             for s, d, n in zip(slice_sizes, start_bdims, operand.shape[1:])]
+    out = operand
+    if tuple(sizes) != operand.shape[1:]:  # some unbatched index slices its axis
+        firsts = [i if d is None else zero for i, d in zip(starts, start_bdims)]
+        out = dynamic_slice_p.bind(operand, zero, *firsts, slice_sizes=(size, *sizes))
+    for axis, (i, d, s) in enumerate(zip(starts, start_bdims, slice_sizes)):
+        if d is not None:
+            out = _batched_window(out, axis + 1, batching.moveaxis(i, d, 0), s)
+    return out, 0
+
+
+def _batched_window(x: Any, axis: int, start: Any, size: int) -> Any:
+    """``x[b, ..., start[b]:start[b]+size, ...]`` along ``axis`` for each ``b``, with
+    ``start`` clamped so the window fits, as dynamic_slice clamps."""
+    n, dt = x.shape[axis], _dtype(start)
+    batch = x.shape[0]
+    start = clamp(_convert_element_type(0, dt), start, _convert_element_type(n - size, dt))
+    pos = add(broadcast_in_dim(start, (batch, size), (0,)), broadcasted_iota(dt, (batch, size), 1))
+    mask = eq(broadcast_in_dim(pos, (batch, size, n), (0, 1)),
+              broadcasted_iota(dt, (batch, size, n), 2))
+    moved = batching.moveaxis(x, axis, 1)
+    rest = moved.shape[2:]
+    shape = (batch, size, n, *rest)
+    picked = select(broadcast_in_dim(mask, shape, (0, 1, 2)),
+                    broadcast_in_dim(moved, shape, (0, *range(2, len(shape)))),
+                    full(shape, 0, x.dtype))
+    out = reduce_or(picked, (2,)) if x.dtype == np.bool_ else reduce_sum(picked, (2,))
+    return batching.moveaxis(out, 1, axis)
+
+
+batching.primitive_batchers[dynamic_slice_p] = _dynamic_slice_batch_rule
+
+
 def _copy_impl(x: Any) -> Array:
     x = x if type(x) is Array else _operand(copy_p, 0, x)
     h = x._h
@@ -1175,6 +1798,8 @@ def _copy_impl(x: Any) -> Array:
 copy_p = Primitive('copy')
 copy_p.def_abstract_eval(lambda x: ShapedArray(x.shape, x.dtype, x.weak_type))
 copy_p.def_impl(_copy_impl)
+ad.deflinear2(copy_p, lambda t, _: [copy_p.bind(t)])
+batching.defvectorized(copy_p)
 
 
 def _rev_abstract_eval(operand: Any, *, dimensions: tuple[int, ...]) -> ShapedArray:
@@ -1194,6 +1819,17 @@ def _rev_run(h: Any, *, dimensions: tuple[int, ...]) -> Any:
 
 
 rev_p = _structural('rev', _rev_abstract_eval, _rev_run)
+ad.deflinear2(rev_p, lambda t, _, *, dimensions: [rev(t, dimensions)])
+
+
+def _rev_batch_rule(vals: Sequence[Any], dims: Sequence[int | None], *,
+                    dimensions: tuple[int, ...]) -> tuple[Any, int]:
+    bdim, = dims
+    return rev_p.bind(vals[0], dimensions=tuple(d + 1 if d >= bdim else d
+                                                for d in dimensions)), bdim
+
+
+batching.primitive_batchers[rev_p] = _rev_batch_rule
 
 
 def _pad_abstract_eval(operand: Any, padding_value: Any, *,
@@ -1245,6 +1881,42 @@ pad_p.def_abstract_eval(_pad_abstract_eval)
 pad_p.def_impl(_pad_impl)
 
 
+def _pad_transpose(t: Any, operand: Any, padding_value: Any, *,
+                   padding_config: tuple[tuple[int, int, int], ...]) -> list[Any]:
+    lo, hi, interior = zip(*padding_config) if padding_config else ((), (), ())
+    total = lambda x: reduce_sum(x, tuple(range(_ndim(t))))
+    unpadded = pad(t, _const(t, 0), [(-a, -b, 0) for a, b in zip(lo, hi)])
+    t_operand = slice(unpadded, (0,) * len(lo), _shape(unpadded), [i + 1 for i in interior])
+    t_padv = sub(total(t), total(t_operand)) if ad.is_undefined_primal(padding_value) else None
+    return [t_operand if ad.is_undefined_primal(operand) else None, t_padv]
+
+
+ad.deflinear2(pad_p, _pad_transpose)
+
+
+def _pad_batch_rule(vals: Sequence[Any], dims: Sequence[int | None], *,
+                    padding_config: tuple[tuple[int, int, int], ...]) -> tuple[Any, int]:
+    """JAX's rule; a padding value that differs per example is written with a select."""
+    operand, padding_value = vals
+    operand_bdim, value_bdim = dims
+    if operand_bdim is None:
+        operand = batching.broadcast(operand, padding_value.shape[value_bdim], 0)
+        operand_bdim = 0
+    config = list(padding_config)
+    config.insert(operand_bdim, (0, 0, 0))
+    config = tuple(config)
+    if value_bdim is None:
+        return pad_p.bind(operand, padding_value, padding_config=config), operand_bdim
+    x = pad_p.bind(operand, _convert_element_type(0, operand.dtype), padding_config=config)
+    mask = pad_p.bind(full_like(operand, True, np.bool_), False, padding_config=config)
+    value = broadcast_in_dim(batching.moveaxis(padding_value, value_bdim, 0), x.shape,
+                             (operand_bdim,))
+    return select(mask, x, value), operand_bdim
+
+
+batching.primitive_batchers[pad_p] = _pad_batch_rule
+
+
 def _concatenate_abstract_eval(*operands: Any, dimension: int) -> ShapedArray:
     if not operands:
         raise TypeError("concatenate expects at least one operand, got 0.")
@@ -1286,6 +1958,35 @@ concatenate_p.def_abstract_eval(_concatenate_abstract_eval)
 concatenate_p.def_impl(_concatenate_impl)
 
 
+def _concatenate_transpose(ct: Any, *operands: Any, dimension: int) -> list[Any]:
+    shape = _shape(ct)
+    outs, start = [], 0
+    for o in operands:
+        size = (o.aval.shape if ad.is_undefined_primal(o) else _shape(o))[dimension]
+        if ad.is_undefined_primal(o):
+            begin = [0] * len(shape)
+            end = list(shape)
+            begin[dimension], end[dimension] = start, start + size
+            outs.append(slice(ct, begin, end))
+        else:
+            outs.append(None)
+        start += size
+    return outs
+
+
+ad.deflinear2(concatenate_p, _concatenate_transpose)
+
+
+def _concatenate_batch_rule(vals: Sequence[Any], dims: Sequence[int | None], *,
+                            dimension: int) -> tuple[Any, int]:
+    size = batching.batch_size(vals, dims)
+    operands = [batching.bdim_at_front(x, d, size) for x, d in zip(vals, dims)]
+    return concatenate_p.bind(*operands, dimension=dimension + 1), 0
+
+
+batching.primitive_batchers[concatenate_p] = _concatenate_batch_rule
+
+
 def _iota_abstract_eval(*, dtype: np.dtype, shape: tuple[int, ...], dimension: int,
                         sharding: Any = None) -> ShapedArray:
     _check_shapelike("iota", "shape", shape)
@@ -1311,6 +2012,8 @@ def _iota_impl(*, dtype: np.dtype, shape: tuple[int, ...], dimension: int,
 iota_p = Primitive('iota')
 iota_p.def_abstract_eval(_iota_abstract_eval)
 iota_p.def_impl(_iota_impl)
+ad.defjvp_zero(iota_p)
+# iota has no operands, so it is never batched and needs no batching rule.
 
 
 # ----------------------------------------------------------------------------------------
@@ -1459,6 +2162,78 @@ def _dot_general_impl(lhs: Any, rhs: Any, *, dimension_numbers: Any, precision: 
 dot_general_p = Primitive('dot_general')
 dot_general_p.def_abstract_eval(_dot_general_abstract_eval)
 dot_general_p.def_impl(_dot_general_impl)
+
+
+def _ranges_like(*xs: Sequence[int]) -> list[tuple[int, ...]]:
+    out, start = [], 0
+    for x in xs:
+        out.append(tuple(range(start, start + len(x))))
+        start += len(x)
+    return out
+
+
+def _dot_general_transpose_lhs(g: Any, x: Any, y: Any, *, dimension_numbers: Any,
+                               precision: Any = None, preferred_element_type: Any = None,
+                               swap_ans: bool = False) -> Any:
+    (x_contract, y_contract), (x_batch, y_batch) = dimension_numbers
+    x_ndim = x.aval.ndim
+    x_kept = [i for i in range(x_ndim) if i not in x_contract and i not in x_batch]
+    y_kept = [i for i in range(_ndim(y)) if i not in y_contract and i not in y_batch]
+    if swap_ans:
+        ans_batch, ans_y, _ = _ranges_like(x_batch, y_kept, x_kept)
+    else:
+        ans_batch, _, ans_y = _ranges_like(x_batch, x_kept, y_kept)
+    dims = ((ans_y, tuple(y_kept)), (ans_batch, tuple(y_batch)))
+    x_contract_sorted_by_y = [int(i) for i in np.take(x_contract, np.argsort(y_contract))]
+    unsorted_axes = list(x_batch) + x_kept + x_contract_sorted_by_y
+    out = dot_general(g, y, dims, precision=precision,
+                      preferred_element_type=preferred_element_type)
+    x_bar = transpose(out, tuple(int(i) for i in np.argsort(unsorted_axes)))
+    if _dtype(x_bar) != x.aval.dtype:
+        x_bar = _convert_element_type(x_bar, x.aval.dtype, x.aval.weak_type)
+    return x_bar
+
+
+def _dot_general_transpose_rhs(g: Any, x: Any, y: Any, *, dimension_numbers: Any,
+                               precision: Any = None, preferred_element_type: Any = None) -> Any:
+    (x_contract, y_contract), (x_batch, y_batch) = dimension_numbers
+    swapped = ((y_contract, x_contract), (y_batch, x_batch))
+    return _dot_general_transpose_lhs(g, y, x, dimension_numbers=swapped, precision=precision,
+                                      preferred_element_type=preferred_element_type,
+                                      swap_ans=True)
+
+
+ad.defbilinear(dot_general_p, _dot_general_transpose_lhs, _dot_general_transpose_rhs)
+
+
+def _dot_general_batch_rule(vals: Sequence[Any], dims: Sequence[int | None], *,
+                            dimension_numbers: Any, precision: Any = None,
+                            preferred_element_type: np.dtype | None = None) -> tuple[Any, int]:
+    """JAX's rule, always one dot_general: two batched operands gain a batch dimension;
+    one batched operand keeps its batch axis as a free dimension, so a vector-matrix
+    product over a batch becomes a single matrix product."""
+    lhs, rhs = vals
+    lbd, rbd = dims
+    (lc, rc), (lb, rb) = dimension_numbers
+    bump = lambda ds, b: tuple(d + 1 if d >= b else d for d in ds)
+    if lbd is not None and rbd is not None:
+        lb, rb = (lbd, *bump(lb, lbd)), (rbd, *bump(rb, rbd))
+        lc, rc = bump(lc, lbd), bump(rc, rbd)
+        out_dim = 0
+    elif lbd is not None:
+        lb, lc = bump(lb, lbd), bump(lc, lbd)
+        free = [d for d in range(lhs.ndim) if d not in lb and d not in lc]
+        out_dim = len(lb) + free.index(lbd)
+    else:
+        rb, rc = bump(rb, rbd), bump(rc, rbd)
+        free = [d for d in range(rhs.ndim) if d not in rb and d not in rc]
+        out_dim = batching.ndim_of(lhs) - len(lc) + free.index(rbd)
+    return dot_general_p.bind(lhs, rhs, dimension_numbers=((lc, rc), (lb, rb)),
+                              precision=precision,
+                              preferred_element_type=preferred_element_type), out_dim
+
+
+batching.primitive_batchers[dot_general_p] = _dot_general_batch_rule
 
 
 # ----------------------------------------------------------------------------------------

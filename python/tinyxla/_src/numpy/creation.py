@@ -3,7 +3,7 @@
 Mirrors ``jax._src.numpy.array_constructors`` and ``array_creation`` (plus eye, arange,
 linspace from ``lax_numpy``), with JAX's dtype inference, weak types, truncation
 warnings and errors. Host data (lists, numpy arrays, buffers) is converted with numpy
-once and handed to the runtime by ``lax._convert_element_type``.
+once, to its final dtype, and copied to the runtime once.
 """
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from tinyxla._src import dtypes
+from tinyxla._src.array import _from_numpy
 from tinyxla._src.lax import lax
 from tinyxla._src.numpy import promotion
 from tinyxla._src.numpy.shape import broadcast_to, canonicalize_shape
@@ -42,14 +43,15 @@ def _invalid_value(x: Any) -> TypeError:
 
 
 def _promotion_operand(leaf: Any) -> Any:
-    """What stands for a leaf in the dtype inference: its type for Python scalars."""
+    """What stands for a leaf in the dtype inference: its type for Python scalars, the
+    leaf for arrays, and what np.asarray makes of anything else (as JAX falls back to)."""
     if type(leaf) in _PY_SCALARS:
         return type(leaf)
-    if promotion.is_array(leaf) or isinstance(leaf, (np.ndarray, np.generic)):
-        if np.dtype(leaf.dtype) not in dtypes._VALID_DTYPES:
-            raise _invalid_value(leaf)
-        return leaf
-    raise _invalid_value(leaf)
+    if not (promotion.is_array(leaf) or isinstance(leaf, (np.ndarray, np.generic))):
+        leaf = np.asarray(leaf)
+    if np.dtype(leaf.dtype) not in dtypes._VALID_DTYPES:
+        raise _invalid_value(leaf)
+    return leaf
 
 
 def _infer_dtype(leaves: list[Any]) -> tuple[np.dtype, bool]:
@@ -128,9 +130,6 @@ def array(object: Any, dtype: Any = None, *args: Any, copy: bool = True,  # noqa
                       for leaf in leaves]
             if dtype is None:
                 dtype = _infer_dtype(leaves)[0]
-            else:
-                for leaf in leaves:
-                    _promotion_operand(leaf)
             if any(promotion.is_array(leaf) for leaf in leaves):
                 out = _stack_leading([array(e, dtype=dtype) for e in object]) if object else \
                     np.array([], dtype=dtype)
@@ -139,13 +138,18 @@ def array(object: Any, dtype: Any = None, *args: Any, copy: bool = True,  # noqa
         elif object is None:
             raise ValueError("None is not a valid value for jnp.array")
         else:
+            # Buffers (bytes, memoryview...) as numpy sees them; anything else (a range)
+            # as np.asarray makes it, as JAX falls back to.
             try:
                 out = np.asarray(memoryview(object))
             except TypeError:
-                raise _invalid_value(object) from None
+                out = np.asarray(object)
+            if out.dtype not in dtypes._VALID_DTYPES:
+                raise _invalid_value(object)
             dtype = dtype or dtypes.canonicalize_dtype(out.dtype)
     if isinstance(out, (np.ndarray, np.generic)):
-        out = np.asarray(out).astype(dtype, copy=False)
+        # Host data goes to the runtime once, already in its final dtype.
+        out = _from_numpy(np.asarray(out).astype(dtype, copy=False))
     result = promotion.convert(out, dtype, weak)
     if ndmin > result.ndim:
         result = lax.reshape(result, (1,) * (ndmin - result.ndim) + tuple(result.shape))
@@ -176,6 +180,7 @@ def astype(x: ArrayLike, dtype: Any, /, *, copy: bool = False, device: Any = Non
             warnings.warn("Casting from complex to real dtypes will soon raise a ValueError. "
                           "Please first use jnp.real or jnp.imag to take the real/imaginary "
                           "component of your input.", DeprecationWarning, stacklevel=2)
+            x = lax.real(x)  # what the cast keeps, without lax's own ComplexWarning
         elif dtype == dtypes.bool_dtype:
             x = lax.ne(x, lax.full_like(x, 0))
     return promotion.convert(x, dtype, False)
@@ -362,10 +367,9 @@ def arange(start: ArrayLike, stop: ArrayLike | None = None, step: ArrayLike | No
         out = lax.add(lax.convert_element_type(start, working),
                       lax.mul(lax.convert_element_type(step, working), iota))
         return lax.convert_element_type(out, dtype)
-    size = max(0, int(np.ceil(stop - start)))
-    iota = lax.broadcasted_iota(dtype, (size,), 0)
     if start == 0:
-        return iota
+        return lax.broadcasted_iota(dtype, (max(0, int(np.ceil(stop))),), 0)
+    iota = lax.broadcasted_iota(dtype, (max(0, int(np.ceil(stop - start))),), 0)
     return lax.add(lax.convert_element_type(start, dtype), iota)
 
 

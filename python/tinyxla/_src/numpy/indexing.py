@@ -151,12 +151,11 @@ def _int_index(arr: Array, i: int) -> Any:
 
 
 def _dynamic_index(arr: Any, dynamic: list[tuple[int, Any]]) -> Any:
-    """One dynamic_slice of size 1 along each traced-index axis (negative indices wrap)."""
+    """One dynamic_slice of size 1 along each traced-index axis (it wraps negative indices
+    and clamps, as JAX's gather does)."""
     starts: list[Any] = [0] * arr.ndim
     sizes = list(arr.shape)
     for dim, i in dynamic:
-        i = lax.convert_element_type(i, dtypes.int32)
-        wrapped = lax.add(i, lax.convert_element_type(arr.shape[dim], dtypes.int32))
-        starts[dim] = lax.select_n(lax.lt(i, lax.convert_element_type(0, dtypes.int32)), i, wrapped)
+        starts[dim] = lax.convert_element_type(i, dtypes.int32)
         sizes[dim] = 1
     return lax.dynamic_slice(arr, starts, sizes)

@@ -1,10 +1,10 @@
 """Tensor products: dot, matmul, vdot, tensordot, inner, outer, each one lax.dot_general.
 
-Mirrors ``jax._src.numpy.tensor_contractions``. The result dtype is
-``jnp.result_type`` of the operands (or ``preferred_element_type``), weakly typed when
-both operands are. Differences: operands are converted to the result dtype before
-``dot_general`` (JAX passes mixed dtypes with ``preferred_element_type``), and
-``precision`` is accepted and ignored (the CPU computes in the operand dtype).
+Mirrors ``jax._src.numpy.tensor_contractions``: the operands go to ``dot_general``
+unconverted, with ``preferred_element_type`` set to ``jnp.result_type`` of the operands
+(or the user's), and the result is weakly typed when both operands are. So, as in JAX,
+``dot(int8, weak int32)`` is an error (the preferred int8 is narrower than int32).
+``precision`` is passed on to lax, which computes at full precision.
 """
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ import numpy as np
 from tinyxla._src import dtypes
 from tinyxla._src.lax import lax
 from tinyxla._src.numpy import promotion
+from tinyxla._src.numpy.creation import astype
 from tinyxla._src.numpy.promotion import canonicalize_axis, ensure_arraylike
 from tinyxla._src.numpy.ufuncs import multiply
 
@@ -28,18 +29,12 @@ def _result(fun_name: str, a: Any, b: Any, preferred_element_type: Any) -> tuple
 
 
 def _dot_general(a: Any, b: Any, contract: tuple[Sequence[int], Sequence[int]],
-                 batch: tuple[Sequence[int], Sequence[int]], dt: np.dtype, weak: bool) -> Any:
-    """lax.dot_general on operands converted to ``dt``, with JAX's size check."""
+                 batch: tuple[Sequence[int], Sequence[int]], dt: np.dtype, weak: bool,
+                 precision: Any = None) -> Any:
+    """lax.dot_general with preferred type ``dt``; the result as ``dt`` with weak type ``weak``."""
     (lc, rc), (lb, rb) = contract, batch
-    a_sizes = tuple(a.shape[i] for i in lc)
-    b_sizes = tuple(b.shape[i] for i in rc)
-    if a_sizes != b_sizes:
-        raise TypeError("dot_general requires contracting dimensions to have the same shape, "
-                        f"got {a_sizes} and {b_sizes}.")
-    a = promotion.convert(a, dt, weak)
-    b = promotion.convert(b, dt, weak)
     out = lax.dot_general(a, b, ((tuple(lc), tuple(rc)), (tuple(lb), tuple(rb))),
-                          preferred_element_type=dt)
+                          precision=precision, preferred_element_type=dt)
     return promotion.convert(out, dt, weak)
 
 
@@ -54,11 +49,11 @@ def dot(a: ArrayLike, b: ArrayLike, *, precision: Any = None,
         contract = ((a.ndim - 1,), (0,))
     else:
         contract = ((a.ndim - 1,), (b.ndim - 2,))
-    return _dot_general(a, b, contract, ((), ()), dt, weak)
+    return _dot_general(a, b, contract, ((), ()), dt, weak, precision)
 
 
 def _type_str(x: Any) -> str:
-    return f"{dtypes.short_dtype_name(x.dtype)}[{','.join(map(str, x.shape))}]"
+    return f"{np.dtype(x.dtype).name}[{','.join(map(str, x.shape))}]"
 
 
 def matmul(a: ArrayLike, b: ArrayLike, *, precision: Any = None,
@@ -90,12 +85,12 @@ def matmul(a: ArrayLike, b: ArrayLike, *, precision: Any = None,
         b = promotion.broadcast_to_shape(b, batch + b.shape[-2:])
     if a_is_mat and b_is_mat:
         bdims = tuple(range(nb))
-        return _dot_general(a, b, ((nb + 1,), (nb,)), (bdims, bdims), dt, weak)
+        return _dot_general(a, b, ((nb + 1,), (nb,)), (bdims, bdims), dt, weak, precision)
     if a_is_mat:   # (..., n, k) @ (k,) -> (..., n)
-        return _dot_general(a, b, ((a.ndim - 1,), (0,)), ((), ()), dt, weak)
+        return _dot_general(a, b, ((a.ndim - 1,), (0,)), ((), ()), dt, weak, precision)
     if b_is_mat:   # (k,) @ (..., k, m) -> (..., m)
-        return _dot_general(a, b, ((0,), (b.ndim - 2,)), ((), ()), dt, weak)
-    return _dot_general(a, b, ((0,), (0,)), ((), ()), dt, weak)
+        return _dot_general(a, b, ((0,), (b.ndim - 2,)), ((), ()), dt, weak, precision)
+    return _dot_general(a, b, ((0,), (0,)), ((), ()), dt, weak, precision)
 
 
 def vdot(a: ArrayLike, b: ArrayLike, *, precision: Any = None,
@@ -104,7 +99,7 @@ def vdot(a: ArrayLike, b: ArrayLike, *, precision: Any = None,
     a, b = ensure_arraylike("vdot", a, b)
     if a.dtype.kind == "c":
         a = lax.conj(a)
-    return dot(lax.reshape(a, (a.size,)), lax.reshape(b, (b.size,)),
+    return dot(lax.reshape(a, (a.size,)), lax.reshape(b, (b.size,)), precision=precision,
                preferred_element_type=preferred_element_type)
 
 
@@ -134,17 +129,20 @@ def tensordot(a: ArrayLike, b: ArrayLike, axes: int | Sequence[int] | Sequence[S
     else:
         raise TypeError("tensordot axes argument must be an int, a pair of ints, or a pair of "
                         "lists/tuples of ints.")
-    return _dot_general(a, b, contract, ((), ()), dt, weak)
+    return _dot_general(a, b, contract, ((), ()), dt, weak, precision)
 
 
 def inner(a: ArrayLike, b: ArrayLike, *, precision: Any = None,
           preferred_element_type: Any = None) -> Any:
-    """Mirrors ``jax.numpy.inner``: contracts the last axes; 0-d operands multiply."""
+    """Mirrors ``jax.numpy.inner``: contracts the last axes; a 0-d operand multiplies."""
     a, b = ensure_arraylike("inner", a, b)
     if a.ndim == 0 or b.ndim == 0:
-        dt, weak = _result("inner", a, b, preferred_element_type)
-        return _dot_general(a, b, ((), ()), ((), ()), dt, weak)
-    return tensordot(a, b, (-1, -1), preferred_element_type=preferred_element_type)
+        if preferred_element_type is not None:
+            a = astype(a, preferred_element_type)
+            b = astype(b, preferred_element_type)
+        return multiply(a, b)
+    return tensordot(a, b, (-1, -1), precision=precision,
+                     preferred_element_type=preferred_element_type)
 
 
 def outer(a: ArrayLike, b: ArrayLike, out: None = None) -> Any:
@@ -152,4 +150,5 @@ def outer(a: ArrayLike, b: ArrayLike, out: None = None) -> Any:
     if out is not None:
         raise NotImplementedError("The 'out' argument to jnp.outer is not supported.")
     a, b = ensure_arraylike("outer", a, b)
+    a, b = promotion.promote_dtypes(a, b)
     return multiply(lax.reshape(a, (a.size, 1)), lax.reshape(b, (1, b.size)))

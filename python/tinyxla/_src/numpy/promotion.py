@@ -17,7 +17,6 @@ from tinyxla._src.config import config
 from tinyxla._src.lax import lax
 
 PY_SCALAR_TYPES = (bool, int, float, complex)
-_WEAK_SCALAR_TYPES = (int, float, complex)
 
 # The range a Python int must fit: JAX parses it as the default int dtype.
 _PY_INT_BOUNDS = {False: (-2**31, 2**31 - 1), True: (-2**63, 2**63 - 1)}
@@ -56,6 +55,20 @@ def check_python_int(value: int, arg_name: str = "x") -> None:
             "An overflow was encountered while parsing an argument to a jitted "
             f"computation, whose argument path is {arg_name}. Got {type(value)} "
             f"with value {value}")
+
+
+def check_jit_args(fun: Any, arg_names: Sequence[str], args: Sequence[Any]) -> None:
+    """JAX's error for a jitted jnp function given a non-numeric value (a str, an object
+    array): JAX's jnp functions are jitted, so the jit argument parser reports it."""
+    for name, a in zip(arg_names, args):
+        if isinstance(a, str) or (isinstance(a, (np.ndarray, np.generic))
+                                  and a.dtype not in dtypes._VALID_DTYPES):
+            raise TypeError(
+                f"Error interpreting argument to {fun!r} as an abstract array. The "
+                f"problematic value is of type {type(a)} and was passed to the function at "
+                f"path {name}.\nThis typically means that a jit-wrapped function was called "
+                "with a non-array argument, and this argument was not marked as static using "
+                "the static_argnums or static_argnames parameters of jax.jit.")
 
 
 def _array_protocol(x: Any) -> Any:
@@ -128,13 +141,6 @@ def promote_dtypes_numeric(*args: Any) -> list[Any]:
     return [convert(a, to_dtype, weak) for a in args]
 
 
-def promote_dtypes_complex(*args: Any) -> list[Any]:
-    """Like promote_dtypes, but the result is complex (``promote_dtypes_complex``)."""
-    to_dtype, weak = dtypes.lattice_result_type(*args)
-    to_dtype = dtypes.canonicalize_dtype(dtypes.to_complex_dtype(to_dtype))
-    return [convert(a, to_dtype, weak) for a in args]
-
-
 def broadcast_shapes(*shapes: Sequence[int]) -> tuple[int, ...]:
     """NumPy's broadcast of shapes, with JAX's ValueError (``jax.numpy.broadcast_shapes``)."""
     if len(shapes) == 1:
@@ -170,7 +176,7 @@ def _broadcast_to_rank(x: Any, rank: int) -> Any:
     return lax.broadcast_in_dim(x, new_shape, tuple(range(rank - len(shape), rank)))
 
 
-def promote_shapes(fun_name: str, *args: Any) -> list[Any]:
+def promote_shapes(*args: Any) -> list[Any]:
     """NumPy rank promotion (mirrors ``jax._src.numpy.util.promote_shapes``).
 
     Operands of different non-zero ranks get leading size-1 axes (one broadcast_in_dim
@@ -199,21 +205,21 @@ def _prepare(fun_name: str, args: tuple[Any, ...], arg_names: Sequence[str]) -> 
 def promote_args(fun_name: str, *args: Any, arg_names: Sequence[str] = ("x", "y")) -> list[Any]:
     """check_arraylike, promote_dtypes, then promote_shapes (mirrors ``promote_args``)."""
     args = _prepare(fun_name, args, arg_names)
-    return promote_shapes(fun_name, *promote_dtypes(*args))
+    return promote_shapes(*promote_dtypes(*args))
 
 
 def promote_args_inexact(fun_name: str, *args: Any,
                          arg_names: Sequence[str] = ("x", "y")) -> list[Any]:
     """promote_args with an inexact result dtype (mirrors ``promote_args_inexact``)."""
     args = _prepare(fun_name, args, arg_names)
-    return promote_shapes(fun_name, *promote_dtypes_inexact(*args))
+    return promote_shapes(*promote_dtypes_inexact(*args))
 
 
 def promote_args_numeric(fun_name: str, *args: Any,
                          arg_names: Sequence[str] = ("x", "y")) -> list[Any]:
     """promote_args with a non-bool result dtype (mirrors ``promote_args_numeric``)."""
     args = _prepare(fun_name, args, arg_names)
-    return promote_shapes(fun_name, *promote_dtypes_numeric(*args))
+    return promote_shapes(*promote_dtypes_numeric(*args))
 
 
 def broadcast_arrays_of(*args: Any) -> list[Any]:
@@ -232,11 +238,3 @@ def canonicalize_axis(axis: Any, ndim: int) -> int:
         raise ValueError(f"axis {axis} is out of bounds for array of dimension {ndim}")
     return axis + ndim if axis < 0 else axis
 
-
-def canonicalize_axes(axis: Any, ndim: int) -> tuple[int, ...]:
-    """A tuple of non-negative axes from None (all), an int or a sequence; duplicates are kept."""
-    if axis is None:
-        return tuple(range(ndim))
-    if isinstance(axis, (tuple, list)):
-        return tuple(canonicalize_axis(a, ndim) for a in axis)
-    return (canonicalize_axis(axis, ndim),)

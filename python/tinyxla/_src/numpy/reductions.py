@@ -16,7 +16,7 @@ import numpy as np
 from tinyxla._src import dtypes
 from tinyxla._src.lax import lax
 from tinyxla._src.numpy import promotion
-from tinyxla._src.numpy.promotion import ensure_arraylike, promote_dtypes_numeric
+from tinyxla._src.numpy.promotion import ensure_arraylike
 
 ArrayLike = Any
 Axis = None | int | Sequence[int]
@@ -132,8 +132,10 @@ def _reduction(a: ArrayLike, name: str, op: str, init_val: Any, *, has_identity:
         computation_dtype = _upcast_f16(result_dtype)
     else:
         computation_dtype = result_dtype
-    a = lax.convert_element_type(a, computation_dtype)
-    if computation_dtype == _BOOL:
+    computation_dtype = lax._canonical_dtype(computation_dtype)
+    if a.dtype is not computation_dtype:
+        a = lax._convert_element_type(a, computation_dtype, False)
+    if computation_dtype is _BOOL:
         op = bool_op or op
     init = _init_value(computation_dtype, init_val)
     if where_ is not None:
@@ -149,11 +151,15 @@ def _reduction(a: ArrayLike, name: str, op: str, init_val: Any, *, has_identity:
         result = _LAX_BINARY[op](initial_arr, result)
     if keepdims:
         result = lax.expand_dims(result, dims)
-    return lax.convert_element_type(result, result_dtype)
+    if dtype is not None:
+        # JAX converts with the dtype as the user gave it: a truncated float64 warns again.
+        return lax.convert_element_type(result, dtype)
+    return lax._convert_element_type(result, lax._canonical_dtype(result_dtype), False)
 
 
 def _cast_to_numeric(a: Any) -> Any:
-    return promote_dtypes_numeric(a)[0]
+    # promote_dtypes_numeric of one array: bool becomes int32, keeping the weak type.
+    return lax._convert_element_type(a, dtypes.int32, a.weak_type) if a.dtype is _BOOL else a
 
 
 def _cast_to_bool(a: Any) -> Any:

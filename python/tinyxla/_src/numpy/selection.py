@@ -30,14 +30,18 @@ def where(condition: ArrayLike, x: ArrayLike | None = None, y: ArrayLike | None 
         raise ValueError("size and fill_value arguments cannot be used in three-term where "
                          "function.")
     promotion.check_arraylike("where", condition, x, y)
+    return where_arrays(condition, x, y)
+
+
+def where_arrays(condition: Any, x: Any, y: Any) -> Any:
+    """The three-argument where on array-likes (JAX's ``util._where``): x and y promote to a
+    common dtype, then all three broadcast; a 0-d condition selects whole arrays."""
     condition = promotion.ensure_array(condition)
     if condition.dtype != dtypes.bool_dtype:
         condition = lax.ne(condition, lax.full_like(condition, 0))
     x, y = promotion.promote_dtypes(x, y)
     if condition.ndim == 0:
         x, y = promotion.broadcast_arrays_of(x, y)
-        if x.ndim:
-            condition = promotion.broadcast_to_shape(condition, x.shape)
     else:
         condition, x, y = promotion.broadcast_arrays_of(condition, x, y)
     return lax.select_n(condition, y, x)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import operator
+import warnings
 from typing import Any, Sequence
 
 import numpy as np
@@ -22,6 +23,8 @@ ArrayLike = Any
 
 def canonicalize_shape(shape: Any, context: str = "") -> tuple[int, ...]:
     """A tuple of Python ints from an int or a sequence (``jax.core.canonicalize_shape``)."""
+    if type(shape) is tuple and all(type(d) is int for d in shape):
+        return shape
     try:
         dims = tuple(shape)
     except TypeError:
@@ -50,37 +53,39 @@ def _type_str(x: Any) -> str:
 # Reshaping
 
 
-def _compute_newshape(arr: Any, newshape: Any) -> tuple[int, ...]:
+def _compute_newshape(shape: tuple[int, ...], newshape: Any) -> tuple[int, ...]:
     """The target shape with its -1 resolved, with JAX's TypeErrors for bad sizes."""
     orig = newshape
     newshape = canonicalize_shape(newshape)
-    neg1s = [i for i, d in enumerate(newshape) if d == -1]
-    if len(neg1s) > 1:
-        raise TypeError(f"can only specify one unknown axis size with a `-1` value, got {orig}")
-    size = arr.size
-    if neg1s:
-        i, = neg1s
+    size = math.prod(shape)
+    if -1 in newshape:
+        i = newshape.index(-1)
         others = newshape[:i] + newshape[i + 1:]
+        if -1 in others:
+            raise TypeError("can only specify one unknown axis size with a `-1` value, "
+                            f"got {orig}")
         if size % math.prod(others) != 0:
-            raise TypeError(f"cannot reshape array of shape {arr.shape} (size {size}) into "
+            raise TypeError(f"cannot reshape array of shape {shape} (size {size}) into "
                             f"shape {orig} because the product of specified axis sizes "
                             f"({math.prod(others)}) does not evenly divide {size}")
         return newshape[:i] + (size // math.prod(others),) + newshape[i + 1:]
     if size != math.prod(newshape):
-        raise TypeError(f"cannot reshape array of shape {arr.shape} (size {size}) into shape "
+        raise TypeError(f"cannot reshape array of shape {shape} (size {size}) into shape "
                         f"{orig} (size {math.prod(newshape)})")
     return newshape
 
 
 def reshape(a: ArrayLike, shape: Any, order: str = "C", *, copy: bool | None = None) -> Any:
     """Mirrors ``jax.numpy.reshape`` (orders 'C' and 'F'; ``copy`` is ignored, as in JAX)."""
-    promotion.check_arraylike("reshape", a)
-    a = promotion.ensure_array(a)
-    newshape = _compute_newshape(a, shape)
+    if type(a) is not Array:
+        promotion.check_arraylike("reshape", a)
+        a = promotion.ensure_array(a)
+    old = a.shape
+    newshape = _compute_newshape(old, shape)
     if order == "C":
-        return a if newshape == a.shape else lax.reshape(a, newshape)
+        return lax.reshape(a, newshape)
     if order == "F":
-        rev = tuple(range(a.ndim))[::-1]
+        rev = tuple(range(len(old)))[::-1]
         out = lax.reshape(lax.transpose(a, rev), newshape[::-1])
         return lax.transpose(out, tuple(range(len(newshape)))[::-1])
     if order == "A":
@@ -367,20 +372,35 @@ def atleast_3d(*arys: ArrayLike) -> Any:
 # Shape queries
 
 
+def _warn_not_arraylike(fun_name: str, a: Any) -> None:
+    """JAX's DeprecationWarning for a list or tuple given to a shape query."""
+    if not promotion.is_arraylike(a):
+        warnings.warn(f"{fun_name} requires ndarray or scalar arguments, got {type(a)} at "
+                      "position 0. In a future JAX release this will be an error.",
+                      DeprecationWarning, stacklevel=3)
+
+
 def shape(a: Any) -> tuple[int, ...]:
-    """Mirrors ``jax.numpy.shape`` (lists are accepted, as JAX still does with a warning)."""
+    """Mirrors ``jax.numpy.shape`` (lists still work, with JAX's DeprecationWarning)."""
     s = getattr(a, "shape", None)
-    return tuple(s) if s is not None else np.shape(a)
+    if s is not None:
+        return tuple(s)
+    _warn_not_arraylike("shape", a)
+    return np.shape(a)
 
 
 def ndim(a: Any) -> int:
-    """Mirrors ``jax.numpy.ndim``."""
+    """Mirrors ``jax.numpy.ndim`` (lists still work, with JAX's DeprecationWarning)."""
     n = getattr(a, "ndim", None)
-    return n if n is not None else np.ndim(a)
+    if n is not None:
+        return n
+    _warn_not_arraylike("ndim", a)
+    return np.ndim(a)
 
 
 def size(a: Any, axis: int | Sequence[int] | None = None) -> int:
     """Mirrors ``jax.numpy.size``: the number of elements, or along ``axis``."""
+    _warn_not_arraylike("size", a)
     if axis is None and hasattr(a, "size"):
         return a.size
     s = shape(a)

@@ -17,7 +17,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from tinyxla._src import dtypes
+from tinyxla._src import core, dtypes
 from tinyxla._src.array import Array
 from tinyxla._src.config import config
 from tinyxla._src.lax import lax
@@ -25,10 +25,10 @@ from tinyxla._src.numpy import promotion
 from tinyxla._src.numpy.promotion import (
     ensure_arraylike, promote_args, promote_args_inexact, promote_args_numeric,
     promote_dtypes_inexact, promote_dtypes_numeric)
+from tinyxla._src.numpy.selection import where, where_arrays as _where
 
 ArrayLike = Any
 
-_float0 = dtypes.float0
 _INEXACT = frozenset(dt for dt in dtypes.SUPPORTED_DTYPES
                      if dt.kind in "fc" or dt == dtypes.bfloat16)
 _COMPLEX = frozenset({dtypes.complex64, dtypes.complex128})
@@ -57,14 +57,19 @@ def _is_int(dt: np.dtype) -> bool:
 
 
 def const(x: Any, value: Any) -> Any:
-    """``value`` as a 0-d array of x's dtype (``lax._const``): strong, as JAX's numpy constant."""
+    """``value`` in x's dtype (JAX's ``lax._const``): weakly typed when x is a weak 0-d
+    value (so functions of Python scalars stay weak), else strong."""
+    return lax._convert_element_type(value, x.dtype, x.weak_type and x.ndim == 0)
+
+
+def strong_const(x: Any, value: Any) -> Any:
+    """``value`` as a strong 0-d array of x's dtype (JAX's ``_constant_like``)."""
     return lax._convert_element_type(value, x.dtype, False)
 
 
-def _where(c: Any, x: Any, y: Any) -> Any:
-    """select(c, x, y) after broadcasting (``jax._src.numpy.util._where`` on promoted operands)."""
-    c, x, y = promotion.broadcast_arrays_of(c, x, y)
-    return lax.select_n(c, y, x)
+def _ones(x: Any) -> Any:
+    """Ones like x, keeping its weak type (``lax._ones``)."""
+    return lax.full_like(x, 1)
 
 
 def _to_bool(x: Any) -> Any:
@@ -128,6 +133,8 @@ def _binary(name: str, body: Callable[[Any, Any], Any], kind: str = "plain",
         return out
 
     def slow(x: Any, y: Any) -> Any:
+        promotion.check_arraylike(name, x, y)
+        promotion.check_jit_args(fn, arg_names, (x, y))
         x, y = promote(name, x, y, arg_names=arg_names)
         return body(x, y)
 
@@ -176,6 +183,8 @@ def _unary(name: str, body: Callable[[Any], Any], kind: str = "plain") -> Callab
     def fn(x: ArrayLike, /) -> Any:
         if type(x) is Array and x.dtype in fast:
             return body(x)
+        promotion.check_arraylike(name, x)
+        promotion.check_jit_args(fn, ("x",), (x,))
         x, = promote(name, x)
         return body(x)
 
@@ -212,15 +221,18 @@ def divide(x1: ArrayLike, x2: ArrayLike, /) -> Any:
     return true_divide(x1, x2)
 
 
+# The bodies below follow JAX's code line by line: where JAX uses a jnp function with a
+# Python scalar (``quotient - 1``) so do they, as that decides the result's weak type.
+
 def _floor_divide(x1: Any, x2: Any) -> Any:
     dt = x1.dtype
     if dt in _UNSIGNED:
         return lax.div(x1, x2)
     if _is_int(dt):
         quotient = lax.div(x1, x2)
-        select = lax.bitwise_and(lax.ne(lax.sign(x1), lax.sign(x2)),
-                                 lax.ne(lax.rem(x1, x2), const(x1, 0)))
-        return _where(select, lax.sub(quotient, const(quotient, 1)), quotient)
+        select = logical_and(not_equal(lax.sign(x1), lax.sign(x2)),
+                             not_equal(lax.rem(x1, x2), 0))
+        return _where(select, subtract(quotient, 1), quotient)
     if _is_complex(dt):
         raise TypeError("floor_divide does not support complex-valued inputs")
     return _float_divmod(x1, x2)[0]
@@ -228,12 +240,11 @@ def _floor_divide(x1: Any, x2: Any) -> Any:
 
 def _float_divmod(x1: Any, x2: Any) -> tuple[Any, Any]:
     mod = lax.rem(x1, x2)
-    x1_corrected = _where(lax.eq(x2, const(x2, 0)), x1, lax.sub(x1, mod))
+    x1_corrected = _where(equal(x2, 0), x1, lax.sub(x1, mod))
     div = lax.div(x1_corrected, x2)
-    zero = const(mod, 0)
-    ind = lax.bitwise_and(lax.ne(mod, zero), lax.ne(lax.sign(x2), lax.sign(mod)))
-    mod = lax.select_n(ind, mod, lax.add(mod, x2))
-    div = lax.select_n(ind, div, lax.sub(div, const(div, 1)))
+    ind = lax.bitwise_and(not_equal(mod, 0), not_equal(lax.sign(x2), lax.sign(mod)))
+    mod = lax.select_n(ind, mod, add(mod, x2))
+    div = lax.select_n(ind, div, subtract(div, 1.0))
     return lax.round(div), mod
 
 
@@ -241,9 +252,9 @@ floor_divide = _binary("floor_divide", _floor_divide, "numeric", ("x1", "x2"))
 
 
 def _remainder(x1: Any, x2: Any) -> Any:
-    zero = const(x1, 0)
+    zero = strong_const(x1, 0)
     if _is_int(x2.dtype):
-        x2 = _where(lax.eq(x2, zero), const(x2, 1), x2)
+        x2 = _where(equal(x2, 0), _ones(x2), x2)
     trunc_mod = lax.rem(x1, x2)
     do_plus = lax.bitwise_and(lax.ne(lax.lt(trunc_mod, zero), lax.lt(x2, zero)),
                               lax.ne(trunc_mod, zero))
@@ -258,33 +269,32 @@ def mod(x1: ArrayLike, x2: ArrayLike, /) -> Any:
     return remainder(x1, x2)
 
 
-def _fmod(x1: Any, x2: Any) -> Any:
-    if _is_int(x1.dtype):
-        x2 = _where(lax.eq(x2, const(x2, 0)), const(x2, 1), x2)
-    return lax.rem(x1, x2)
+def fmod(x1: ArrayLike, x2: ArrayLike, /) -> Any:
+    """Mirrors ``jax.numpy.fmod``: the remainder with the sign of x1 (C's fmod).
 
-
-fmod = _binary("fmod", _fmod, "numeric", ("x1", "x2"))
+    As in JAX, an integer zero divisor is replaced by one before promotion.
+    """
+    x1, x2 = ensure_arraylike("fmod", x1, x2)
+    if _is_int(dtypes.result_type(x1, x2)):
+        x2 = _where(equal(x2, 0), _ones(x2), x2)
+    return lax.rem(*promote_args_numeric("fmod", x1, x2, arg_names=("x1", "x2")))
 
 
 def divmod(x1: ArrayLike, x2: ArrayLike, /) -> tuple[Any, Any]:
     """Mirrors ``jax.numpy.divmod``: (floor_divide, remainder)."""
-    x1, x2 = promote_args_numeric("divmod", x1, x2)
+    x1, x2 = promote_args_numeric("divmod", x1, x2, arg_names=("x1", "x2"))
     if _is_int(x1.dtype):
-        return _floor_divide(x1, x2), _remainder(x1, x2)
-    if _is_complex(x1.dtype):
-        raise TypeError("floor_divide does not support complex-valued inputs")
+        return floor_divide(x1, x2), remainder(x1, x2)
     return _float_divmod(x1, x2)
 
 
 def _pow_int_int(x1: Any, x2: Any) -> Any:
     # Square-and-multiply over the exponent's low 6 bits, as JAX does; more would
     # overflow for any |x1| > 1. Negative exponents give 0 (or 1 for x1 == 1), as in JAX.
-    zero, one = const(x2, 0), const(x2, 1)
-    acc = _where(lax.bitwise_and(lax.eq(x1, const(x1, 0)), lax.ne(x2, zero)),
-                 const(x1, 0), const(x1, 1))
+    zero, one = strong_const(x2, 0), strong_const(x2, 1)
+    acc = _where(lax.bitwise_and(lax.eq(x1, zero), lax.ne(x2, zero)), zero, one)
     for _ in range(6):
-        acc = _where(lax.ne(lax.bitwise_and(x2, one), zero), lax.mul(acc, x1), acc)
+        acc = _where(lax.bitwise_and(x2, one), lax.mul(acc, x1), acc)
         x1 = lax.mul(x1, x1)
         x2 = lax.shift_right_logical(x2, one)
     return acc
@@ -293,20 +303,28 @@ def _pow_int_int(x1: Any, x2: Any) -> Any:
 def power(x1: ArrayLike, x2: ArrayLike, /) -> Any:
     """Mirrors ``jax.numpy.power``.
 
-    A concrete integer exponent (Python or numpy int, or a 0-d integer Array) uses
-    ``lax.integer_pow`` and keeps x1's dtype; integer bases with array exponents use
-    square-and-multiply. Differs from JAX: a float base with an integer exponent array
-    converts the exponent to the float dtype (JAX passes it to ``lax.pow`` as is).
+    A concrete integer exponent (anything ``operator.index`` takes: Python ints and
+    bools, numpy integers, 0-d integer Arrays) uses ``lax.integer_pow`` and keeps x1's
+    dtype; integer bases use square-and-multiply; a float base with an integer exponent
+    goes to ``lax.pow`` unconverted, as in JAX.
     """
     promotion.check_arraylike("power", x1, x2)
-    if (type(x2) is int or isinstance(x2, np.integer)
-            or (type(x2) is Array and x2.ndim == 0 and _is_int(x2.dtype))):
-        x1, = promote_dtypes_numeric(x1)
-        return lax.integer_pow(x1, operator.index(x2))
-    x1, x2 = promote_args_numeric("power", x1, x2, arg_names=("x1", "x2"))
-    if _is_int(x1.dtype):
-        return _pow_int_int(x1, x2)
-    return lax.pow(x1, x2)
+    if not isinstance(x2, core.Tracer):
+        try:
+            exponent = operator.index(x2)
+        except TypeError:
+            pass
+        else:
+            x1, = promote_dtypes_numeric(x1)
+            return lax.integer_pow(x1, exponent)
+    promotion._check_scalars((x1, x2), ("x1", "x2"))
+    x1a, x2a = promotion.promote_shapes(promotion.ensure_array(x1), promotion.ensure_array(x2))
+    x1p, x2p = promote_args_numeric("power", x1a, x2a, arg_names=("x1", "x2"))
+    if _is_int(x1p.dtype):
+        return _pow_int_int(x1p, x2p)
+    if x1a.dtype in _INEXACT and _is_int(x2a.dtype):
+        return lax.pow(x1a, x2a)
+    return lax.pow(x1p, x2p)
 
 
 def pow(x1: ArrayLike, x2: ArrayLike, /) -> Any:  # noqa: A001 - JAX's name
@@ -314,14 +332,31 @@ def pow(x1: ArrayLike, x2: ArrayLike, /) -> Any:  # noqa: A001 - JAX's name
     return power(x1, x2)
 
 
+def _wrap_between(x: Any, a: float) -> Any:
+    """x wrapped into [-a, a] (JAX's ``_wrap_between``)."""
+    a_, two_a, zero = const(x, a), const(x, 2 * a), const(x, 0)
+    rem = lax.rem(lax.add(x, a_), two_a)
+    rem = lax.select_n(lax.lt(rem, zero), rem, lax.add(rem, two_a))
+    return lax.sub(rem, a_)
+
+
 def _logaddexp(x1: Any, x2: Any) -> Any:
     amax = lax.max(x1, x2)
+    if x1.dtype in _COMPLEX:
+        delta = lax.sub(lax.add(x1, x2), lax.mul(amax, const(amax, 2)))
+        out = lax.add(amax, lax.log1p(lax.exp(delta)))
+        return lax.complex(lax.real(out), _wrap_between(lax.imag(out), np.pi))
     delta = lax.sub(x1, x2)
-    return _where(lax.ne(delta, delta), lax.add(x1, x2),
-                  lax.add(amax, lax.log1p(lax.exp(lax.neg(lax.abs(delta))))))
+    return lax.select_n(lax.ne(delta, delta),
+                        lax.add(amax, lax.log1p(lax.exp(lax.neg(lax.abs(delta))))),
+                        lax.add(x1, x2))  # NaNs, or infinities of one sign
 
 
 logaddexp = _binary("logaddexp", _logaddexp, "inexact")
+
+
+def _isposinf(x: Any) -> Any:
+    return lax.eq(x, strong_const(x, np.inf))
 
 
 def _hypot(x1: Any, x2: Any) -> Any:
@@ -329,13 +364,12 @@ def _hypot(x1: Any, x2: Any) -> Any:
         raise ValueError("jnp.hypot is not well defined for complex-valued inputs. Please "
                          "convert to real values first, such as by using abs(x)")
     x1, x2 = lax.abs(x1), lax.abs(x2)
-    inf = const(x1, np.inf)
-    idx_inf = lax.bitwise_or(lax.eq(x1, inf), lax.eq(x2, inf))
-    x1, x2 = lax.max(x1, x2), lax.min(x1, x2)
-    is_zero = lax.eq(x1, const(x1, 0))
-    ratio = lax.div(x2, _where(is_zero, const(x1, 1), x1))
-    x = _where(is_zero, x1, lax.mul(x1, lax.sqrt(lax.add(const(x1, 1), lax.square(ratio)))))
-    return _where(idx_inf, inf, x)
+    idx_inf = lax.bitwise_or(_isposinf(x1), _isposinf(x2))
+    x1, x2 = maximum(x1, x2), minimum(x1, x2)
+    is_zero = equal(x1, 0)
+    ratio = lax.div(x2, _where(is_zero, _ones(x1), x1))
+    x = _where(is_zero, x1, multiply(x1, lax.sqrt(add(1, lax.square(ratio)))))
+    return _where(idx_inf, const(x, np.inf), x)
 
 
 hypot = _binary("hypot", _hypot, "inexact", ("x1", "x2"))
@@ -344,23 +378,19 @@ hypot = _binary("hypot", _hypot, "inexact", ("x1", "x2"))
 def _copysign(x1: Any, x2: Any) -> Any:
     if _is_complex(x1.dtype):
         raise TypeError("copysign does not support complex-valued inputs")
-    return _where(signbit(x2), lax.neg(lax.abs(x1)), lax.abs(x1))
+    return _where(signbit(x2), negative(lax.abs(x1)), lax.abs(x1))
 
 
 copysign = _binary("copysign", _copysign, "inexact", ("x1", "x2"))
-
-
-def _heaviside(x1: Any, x2: Any) -> Any:
-    zero = const(x1, 0)
-    return _where(lax.lt(x1, zero), zero,
-                  _where(lax.gt(x1, zero), const(x1, 1), _where(lax.ne(x1, x1), x1, x2)))
 
 
 def heaviside(x1: ArrayLike, x2: ArrayLike, /) -> Any:
     """Mirrors ``jax.numpy.heaviside``: 0 below zero, 1 above, x2 at zero, NaN kept."""
     x1, x2 = ensure_arraylike("heaviside", x1, x2)
     x1, x2 = promote_dtypes_inexact(x1, x2)
-    return _heaviside(x1, x2)
+    zero = const(x1, 0)
+    return _where(lax.lt(x1, zero), zero,
+                  _where(lax.gt(x1, zero), const(x1, 1), _where(lax.ne(x1, x1), x1, x2)))
 
 
 # ---------------------------------------------------------------------------------------
@@ -436,7 +466,7 @@ def _arccosh(x: Any) -> Any:
     result = lax.acosh(x)
     if _is_complex(result.dtype):
         # Pick the branch with a non-negative real part, as numpy does.
-        return _where(lax.lt(lax.real(result), const(lax.real(result), 0)), lax.neg(result), result)
+        return _where(less(lax.real(result), 0), lax.neg(result), result)
     return result
 
 
@@ -447,18 +477,18 @@ def _log_base(x: Any, inv_log_base: float) -> Any:
     if _is_complex(x.dtype):
         r = lax.log(x)
         re, im = lax.real(r), lax.imag(r)
-        c = const(re, inv_log_base)
+        c = strong_const(re, inv_log_base)
         return lax.complex(lax.mul(re, c), lax.mul(im, c))
-    return lax.mul(lax.log(x), const(x, inv_log_base))
+    return lax.mul(lax.log(x), strong_const(x, inv_log_base))
 
 
 def _log2(x: Any) -> Any:
     if _is_complex(x.dtype):
         r = lax.log(x)
         re, im = lax.real(r), lax.imag(r)
-        ln2 = lax.log(const(re, 2))
+        ln2 = lax.log(strong_const(re, 2))
         return lax.complex(lax.div(re, ln2), lax.div(im, ln2))
-    return lax.div(lax.log(x), lax.log(const(x, 2)))
+    return lax.div(lax.log(x), lax.log(strong_const(x, 2)))
 
 
 log2 = _unary("log2", _log2, "inexact")
@@ -540,7 +570,7 @@ def round(a: ArrayLike, decimals: int = 0, out: None = None) -> Any:  # noqa: A0
     if out is not None:
         raise NotImplementedError("The 'out' argument to jnp.round is not supported.")
     dtype = a.dtype
-    if _is_int(dtype) or dtype == _BOOL:
+    if _is_int(dtype):
         if decimals < 0:
             raise NotImplementedError("integer np.round not implemented for decimals < 0")
         return a
@@ -589,14 +619,12 @@ def clip(arr: ArrayLike | None = None, /, min: ArrayLike | None = None,  # noqa:
 
 def fmax(x1: ArrayLike, x2: ArrayLike) -> Any:
     """Mirrors ``jax.numpy.fmax``: the maximum, ignoring a NaN operand."""
-    x1, x2 = promote_args("fmax", x1, x2)
-    return _where(lax.bitwise_or(lax.gt(x1, x2), lax.ne(x2, x2)), x1, x2)
+    return where(bitwise_or(greater(x1, x2), isnan(x2)), x1, x2)
 
 
 def fmin(x1: ArrayLike, x2: ArrayLike) -> Any:
     """Mirrors ``jax.numpy.fmin``: the minimum, ignoring a NaN operand."""
-    x1, x2 = promote_args("fmin", x1, x2)
-    return _where(lax.bitwise_or(lax.lt(x1, x2), lax.ne(x2, x2)), x1, x2)
+    return where(bitwise_or(less(x1, x2), isnan(x2)), x1, x2)
 
 
 def isnan(x: ArrayLike, /) -> Any:
@@ -620,10 +648,10 @@ def isinf(x: ArrayLike, /) -> Any:
     x = ensure_arraylike("isinf", x)
     if x.dtype in _COMPLEX:
         re, im = lax.real(x), lax.imag(x)
-        return lax.bitwise_or(lax.eq(lax.abs(re), const(re, np.inf)),
-                              lax.eq(lax.abs(im), const(im, np.inf)))
+        return lax.bitwise_or(lax.eq(lax.abs(re), strong_const(re, np.inf)),
+                              lax.eq(lax.abs(im), strong_const(im, np.inf)))
     if x.dtype in _INEXACT:
-        return lax.eq(lax.abs(x), const(x, np.inf))
+        return lax.eq(lax.abs(x), strong_const(x, np.inf))
     return lax.full_like(x, False, dtype=_BOOL)
 
 
@@ -635,7 +663,7 @@ def signbit(x: ArrayLike, /) -> Any:
     x, = promote_args("signbit", x)
     dt = x.dtype
     if _is_int(dt):
-        return lax.lt(x, const(x, 0))
+        return lax.lt(x, strong_const(x, 0))
     if dt == _BOOL:
         return lax.full_like(x, False, dtype=_BOOL)
     if dt not in _INEXACT or _is_complex(dt):
@@ -643,7 +671,7 @@ def signbit(x: ArrayLike, /) -> Any:
     info = dtypes.finfo(dt)
     int_type = _INT_OF_BITS[info.bits]
     bits = lax.bitcast_convert_type(x, int_type)
-    return lax.lt(bits, const(bits, 0))
+    return lax.lt(bits, strong_const(bits, 0))
 
 
 # ---------------------------------------------------------------------------------------
@@ -719,6 +747,6 @@ def sinc(x: ArrayLike, /) -> Any:
     eq_zero = lax.eq(x, const(x, 0))
     pi_x = lax.mul(const(x, np.pi), x)
     safe_pi_x = _where(eq_zero, const(x, 1), pi_x)
-    # x * 0 + 1 at zero keeps the shape and the tangent of x, as JAX's _sinc_maclaurin(0, x).
-    at_zero = lax.add(lax.mul(pi_x, const(x, 0)), const(x, 1))
+    # JAX's _sinc_maclaurin(0, pi_x): pi_x * 0 + 1 keeps the shape and tangent of x.
+    at_zero = add(multiply(pi_x, 0), const(pi_x, 1.0))
     return _where(eq_zero, at_zero, lax.div(lax.sin(safe_pi_x), safe_pi_x))

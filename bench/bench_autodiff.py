@@ -1,0 +1,84 @@
+"""Autodiff figures: eager grad of a 150-op scalar function, and jit(grad(f)) against jit(f)
+for the elementwise chain ``sum(tanh(x*2+1)*0.5 + exp(-x*x) - sin(x))`` on 1e6 float32,
+each against JAX.
+
+    python bench/bench_autodiff.py [--quick]
+
+Each figure is the median of repeats of a loop calibrated to at least 0.2 s (0.05 s with
+--quick) after two warm-up calls; results are waited for inside the loop. jax columns
+need jax installed. Measured, not asserted.
+"""
+import argparse
+import statistics
+import time
+
+import numpy as np
+
+
+def timeit(fn, quick):
+    """Median seconds per call of ``fn``."""
+    fn(), fn()
+    min_time = 0.05 if quick else 0.2
+    n = 1
+    while True:
+        t0 = time.perf_counter()
+        for _ in range(n):
+            fn()
+        dt = time.perf_counter() - t0
+        if dt >= min_time:
+            break
+        n = max(n * 2, int(n * min_time / max(dt, 1e-9)))
+    times = []
+    for _ in range(3 if quick else 7):
+        t0 = time.perf_counter()
+        for _ in range(n):
+            fn()
+        times.append((time.perf_counter() - t0) / n)
+    return statistics.median(times)
+
+
+def figures(jax, jnp, quick):
+    def f150(x):  # 50 x (sin, mul, add): 150 primitives
+        for _ in range(50):
+            x = jnp.sin(x) * 1.01 + 0.1
+        return x
+
+    def chain(x):
+        return jnp.sum(jnp.tanh(x * 2 + 1) * 0.5 + jnp.exp(-x * x) - jnp.sin(x))
+
+    g150 = jax.grad(f150)
+    x0 = jnp.float32(0.5)
+    x = jnp.asarray(np.random.RandomState(0).rand(1_000_000).astype(np.float32))
+    jf, jg = jax.jit(chain), jax.jit(jax.grad(chain))
+    return {
+        "eager grad, 150 ops (ms)": timeit(lambda: g150(x0).block_until_ready(), quick) * 1e3,
+        "jit(f), chain 1e6 f32 (ms)": timeit(lambda: jf(x).block_until_ready(), quick) * 1e3,
+        "jit(grad f), chain 1e6 f32 (ms)": timeit(lambda: jg(x).block_until_ready(),
+                                                  quick) * 1e3,
+    }
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--quick", action="store_true")
+    quick = parser.parse_args().quick
+    import tinyxla
+    import tinyxla.numpy as tnp
+    ours = figures(tinyxla, tnp, quick)
+    try:
+        import jax
+        import jax.numpy as jnp
+        theirs = figures(jax, jnp, quick)
+    except ImportError:
+        theirs = {}
+    print(f"{'figure':34} {'tinyxla':>9} {'jax':>9} {'jax/tx':>7}")
+    for name, t in ours.items():
+        j = theirs.get(name)
+        print(f"{name:34} {t:9.3f} " + (f"{j:9.3f} {j / t:7.2f}" if j else f"{'-':>9} {'-':>7}"))
+    key_f, key_g = "jit(f), chain 1e6 f32 (ms)", "jit(grad f), chain 1e6 f32 (ms)"
+    print(f"jit(grad f) / jit(f): tinyxla {ours[key_g] / ours[key_f]:.2f}" +
+          (f", jax {theirs[key_g] / theirs[key_f]:.2f}" if theirs else ""))
+
+
+if __name__ == "__main__":
+    main()
