@@ -92,7 +92,7 @@ def test_static_argnames_and_pytrees():
 
     r = f({"w": jnp.ones(3), "b": 2.0}, jnp.arange(3.0), mode="add")
     np.testing.assert_allclose(r["out"], [2, 3, 4])
-    assert float(r["pair"][0]) == 9.0 and r["pair"][1] is True
+    assert float(r["pair"][0]) == 9.0 and bool(r["pair"][1]) is True
 
 
 def test_static_errors():

@@ -3,6 +3,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include "python/graph_bindings.h"
 #include "runtime/thread_pool.h"
 #include "tinyxla/tinyxla.h"
 
@@ -270,4 +271,5 @@ PYBIND11_MODULE(_core, m) {
   m.def("reset_peak_memory", &reset_peak_memory);
   m.def("trim_memory_cache", &trim_memory_cache);
   m.def("pool_size", &pool_size);
+  bind_graph(m);
 }

@@ -229,11 +229,12 @@ class Jaxpr:
 class ClosedJaxpr:
     """A jaxpr with values for its constvars (``jax.core.ClosedJaxpr``)."""
 
-    __slots__ = ("jaxpr", "consts")
+    __slots__ = ("jaxpr", "consts", "_executable")
 
     def __init__(self, jaxpr: Jaxpr, consts: list[Any]):
         self.jaxpr = jaxpr
         self.consts = list(consts)
+        self._executable = None  # set by lowering.executable_for
 
     in_avals = property(lambda self: self.jaxpr.in_avals)
     out_avals = property(lambda self: self.jaxpr.out_avals)

@@ -7,10 +7,13 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from tinyxla._src import core
+from tinyxla._src.array import Array
+from tinyxla._src.numpy.creation import asarray
 
 
 class JaxprExecutable:
-    """Runs a closed jaxpr by dispatching each equation eagerly (each op is asynchronous)."""
+    """Runs a closed jaxpr by dispatching each equation eagerly (each op is asynchronous).
+    The C++ graph compiler (``_core.compile``) is not wired in yet."""
 
     __slots__ = ("closed",)
 
@@ -19,19 +22,17 @@ class JaxprExecutable:
 
     def __call__(self, args: Sequence[Any]) -> list[Any]:
         with core.set_current_trace(core.EVAL_TRACE):
-            return core.eval_jaxpr(self.closed.jaxpr, self.closed.consts, *args)
+            outs = core.eval_jaxpr(self.closed.jaxpr, self.closed.consts, *args)
+        # An output that is an input or a literal is a Python or numpy value: make it an Array.
+        return [x if isinstance(x, Array) else asarray(x) for x in outs]
 
     def text(self) -> str:
         return str(self.closed)
 
 
-_executables: "dict[int, tuple[core.ClosedJaxpr, JaxprExecutable]]" = {}
-
-
 def executable_for(closed: core.ClosedJaxpr) -> JaxprExecutable:
-    hit = _executables.get(id(closed))
-    if hit is not None and hit[0] is closed:
-        return hit[1]
-    exe = JaxprExecutable(closed)
-    _executables[id(closed)] = (closed, exe)
+    """The executable of ``closed``, built once and kept on the jaxpr."""
+    exe = closed._executable
+    if exe is None:
+        exe = closed._executable = JaxprExecutable(closed)
     return exe

@@ -99,8 +99,13 @@ class DynamicJaxprTrace(core.Trace):
 
 
 def _cast(val: Any, aval: ShapedArray) -> Any:
-    """``val`` converted to ``aval``'s dtype, as a numpy scalar."""
-    return np.asarray(val).astype(aval.dtype)[()]
+    """``val`` converted to ``aval``'s dtype: a numpy scalar, or for a weak type a Python
+    scalar of the same kind, so evaluating the jaxpr keeps the weak type."""
+    v = np.asarray(val).astype(aval.dtype)[()]
+    if not aval.weak_type:
+        return v
+    kind = aval.dtype.kind
+    return bool(v) if kind == "b" else int(v) if kind in "iu" else complex(v) if kind == "c" else float(v)
 
 
 def trace_to_jaxpr(fun: Callable[..., Sequence[Any]], in_avals: Sequence[ShapedArray],
