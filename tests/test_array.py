@@ -410,15 +410,6 @@ def test_getitem():
     np.testing.assert_array_equal(x[1:, ::2], a[1:, ::2])
 
 
-def test_at():
-    x = put(np.zeros(3, np.float32))
-    try:
-        at = x.at
-    except AttributeError:
-        pytest.skip("tinyxla._src.numpy.indexing has no _IndexUpdateHelper yet")
-    np.testing.assert_array_equal(at[1].set(5.), [0, 5, 0])
-
-
 # ----------------------------------------------------------------------------------------
 # Methods and properties delegate to tinyxla.numpy.
 
