@@ -1,4 +1,5 @@
-"""A short tour of tinyxla: eager jax.numpy on asynchronous C++ arrays, with timings."""
+"""A short tour of tinyxla: eager jax.numpy on asynchronous C++ arrays, jit, grad and vmap,
+with timings. (pmap over host-thread devices is not built yet.)"""
 import time
 
 import numpy as np
@@ -23,6 +24,12 @@ print("x =", x)
 print("tanh(2x + 1).sum(0) =", jnp.tanh(x * 2 + 1).sum(axis=0))
 print("x @ x.T =", x @ x.T)
 print("promotion: int8 + 1 ->", (jnp.int8(1) + 1).dtype, "| arange(3) + 5.0 ->", repr(jnp.arange(3) + 5.0))
+
+print(jax.make_jaxpr(lambda x: 2 * x * x + 3 * x + 3)(3.0))
+chain = jax.jit(lambda x: jnp.tanh(x * 2 + 1) * 0.5 + jnp.exp(-x * x) - jnp.sin(x))
+print("jit chain:", chain(jnp.arange(3.0)))
+print("grad of 2x² + 3x + 3 at 3:", jax.grad(lambda x: 2 * x * x + 3 * x + 3)(3.0))
+print("vmap of a dot product over rows:", jax.vmap(lambda v: v @ v)(jnp.ones((3, 4))))
 
 big = jnp.asarray(np.random.default_rng(0).standard_normal(10_000_000, dtype=np.float32))
 print("timings (median of 5):")
