@@ -14,20 +14,12 @@ import time
 
 import numpy as np
 
+from run import calibrate  # bench/ is on sys.path when run as a script
+
 
 def timeit(fn, quick):
     """Median seconds per call of ``fn``."""
-    fn(), fn()
-    min_time = 0.05 if quick else 0.2
-    n = 1
-    while True:
-        t0 = time.perf_counter()
-        for _ in range(n):
-            fn()
-        dt = time.perf_counter() - t0
-        if dt >= min_time:
-            break
-        n = max(n * 2, int(n * min_time / max(dt, 1e-9)))
+    n = calibrate(fn, 0.05 if quick else 0.2)
     times = []
     for _ in range(3 if quick else 7):
         t0 = time.perf_counter()

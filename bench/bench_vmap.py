@@ -15,25 +15,12 @@ import time
 
 import numpy as np
 
-
-def calibrate(fn, quick):
-    """Calls of ``fn`` per timed loop."""
-    fn(), fn()
-    min_time = 0.05 if quick else 0.2
-    n = 1
-    while True:
-        t0 = time.perf_counter()
-        for _ in range(n):
-            fn()
-        dt = time.perf_counter() - t0
-        if dt >= min_time:
-            return n
-        n = max(n * 2, int(n * min_time / max(dt, 1e-9)))
+from run import calibrate  # bench/ is on sys.path when run as a script
 
 
 def measure(rows, quick):
     """Median seconds per call of each (name, fn) row, repeats interleaved."""
-    loops = [calibrate(fn, quick) for _, fn in rows]
+    loops = [calibrate(fn, 0.05 if quick else 0.2) for _, fn in rows]
     times = [[] for _ in rows]
     for _ in range(3 if quick else 7):
         for (_, fn), n, ts in zip(rows, loops, times):
