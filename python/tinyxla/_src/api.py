@@ -12,6 +12,7 @@ from tinyxla._src import core, dtypes, errors
 from tinyxla._src.config import config
 from tinyxla._src.interpreters import ad
 from tinyxla._src.interpreters import batching
+from tinyxla._src.interpreters import lowering
 from tinyxla._src.interpreters import partial_eval as pe
 from tinyxla._src.tree_util import tree_flatten, tree_unflatten
 
@@ -137,7 +138,6 @@ def _jit_abstract_eval(*in_avals, jaxpr: core.ClosedJaxpr, name: str):
 
 @jit_p.def_impl
 def _jit_impl(*args, jaxpr: core.ClosedJaxpr, name: str):
-    from tinyxla._src.interpreters import lowering
     return lowering.executable_for(jaxpr)(args)
 
 
@@ -154,6 +154,7 @@ def _jit_batch_rule(axis_data, vals, dims, *, jaxpr: core.ClosedJaxpr, name: str
 
 
 batching.axis_primitive_batchers[jit_p] = _jit_batch_rule
+lowering.register_inline(jit_p, "jaxpr")
 
 
 def _jit_jvp(primals, tangents, *, jaxpr: core.ClosedJaxpr, name: str):
@@ -201,12 +202,13 @@ ad.primitive_transposes[jit_p] = _jit_transpose
 
 
 class _CacheEntry:
-    __slots__ = ("jaxpr", "out_tree", "executable", "tracer_consts")
+    """A traced signature: its jaxpr (which keeps its executable once compiled, at the
+    first call) and output tree."""
+    __slots__ = ("jaxpr", "out_tree", "tracer_consts")
 
-    def __init__(self, jaxpr, out_tree, executable, tracer_consts=()):
+    def __init__(self, jaxpr, out_tree, tracer_consts=()):
         self.jaxpr = jaxpr
         self.out_tree = out_tree
-        self.executable = executable
         self.tracer_consts = tracer_consts  # leading arguments; such entries are not cached
 
 
@@ -234,11 +236,9 @@ class Lowered:
 
     def as_text(self) -> str:
         """Our optimised graph's text form (JAX prints StableHLO here)."""
-        from tinyxla._src.interpreters import lowering
         return lowering.executable_for(self.jaxpr).text()
 
     def compile(self) -> "Compiled":
-        from tinyxla._src.interpreters import lowering
         return Compiled(lowering.executable_for(self.jaxpr), self.out_tree, self.jaxpr)
 
 
@@ -317,7 +317,6 @@ class JitWrapped:
         return entry, leaves
 
     def _trace(self, args, kwargs, static, static_kw, in_tree, avals) -> _CacheEntry:
-        from tinyxla._src.interpreters import lowering
         out_store: list = []
         names = _flat_arg_names(self._fun, args, kwargs, self._static_argnums, len(avals))
         info = errors.DebugInfo("jit", self._fun, names)
@@ -328,7 +327,7 @@ class JitWrapped:
             logging.getLogger("tinyxla").warning(
                 "Compiling %s with avals %s", getattr(self._fun, "__name__", "fun"),
                 [a.str_short() for a in avals])
-        return _CacheEntry(closed, out_store[0], lowering.executable_for(closed), tracer_consts)
+        return _CacheEntry(closed, out_store[0], tracer_consts)
 
     def __call__(self, *args, **kwargs):
         entry, leaves = self._entry(args, kwargs)

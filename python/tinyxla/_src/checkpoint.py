@@ -18,7 +18,7 @@ from typing import Any, Callable, Sequence
 from tinyxla._src import core, errors
 from tinyxla._src.config import config
 from tinyxla._src.core import ClosedJaxpr, Primitive
-from tinyxla._src.interpreters import ad, batching
+from tinyxla._src.interpreters import ad, batching, lowering
 from tinyxla._src.interpreters import partial_eval as pe
 from tinyxla._src.tree_util import tree_flatten, tree_unflatten
 
@@ -98,6 +98,7 @@ def _remat_batch(axis_data, vals, dims, *, jaxpr: ClosedJaxpr, **params):
 
 
 batching.axis_primitive_batchers[remat_p] = _remat_batch
+lowering.register_inline(remat_p, "jaxpr")
 
 _STATIC_HINT = (
     "\n\nConsider using the `static_argnums` parameter for `jax.remat` or `jax.checkpoint`. "

@@ -21,7 +21,7 @@ from typing import Any, Callable, Sequence
 
 from tinyxla._src import core, dtypes, errors
 from tinyxla._src.core import Primitive
-from tinyxla._src.interpreters import ad, batching
+from tinyxla._src.interpreters import ad, batching, lowering
 from tinyxla._src.interpreters import partial_eval as pe
 from tinyxla._src.tree_util import tree_flatten, tree_map, tree_unflatten
 
@@ -148,6 +148,9 @@ custom_jvp_call_p = Primitive("custom_jvp_call", multiple_results=True)
 @custom_jvp_call_p.def_abstract_eval
 def _custom_jvp_call_abstract_eval(*avals, call_jaxpr, jvp, symbolic_zeros, name):
     return call_jaxpr.out_avals
+
+
+lowering.register_inline(custom_jvp_call_p, "call_jaxpr")
 
 
 @custom_jvp_call_p.def_impl
@@ -327,6 +330,9 @@ custom_vjp_call_p = Primitive("custom_vjp_call", multiple_results=True)
 @custom_vjp_call_p.def_abstract_eval
 def _custom_vjp_call_abstract_eval(*avals, call_jaxpr, fwd, bwd, symbolic_zeros, name):
     return call_jaxpr.out_avals
+
+
+lowering.register_inline(custom_vjp_call_p, "call_jaxpr")
 
 
 @custom_vjp_call_p.def_impl

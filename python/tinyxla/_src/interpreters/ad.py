@@ -30,10 +30,12 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from tinyxla import _core
 from tinyxla._src import core, dtypes
 from tinyxla._src.array import Array
 from tinyxla._src.config import config
 from tinyxla._src.core import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Primitive, ShapedArray, Var
+from tinyxla._src.interpreters import lowering
 from tinyxla._src.interpreters import partial_eval as pe
 
 _state = core._state
@@ -123,6 +125,10 @@ def _add_jaxvals_abstract_eval(x: ShapedArray, y: ShapedArray) -> ShapedArray:
 def _add_jaxvals_impl(x: Any, y: Any) -> Any:
     from tinyxla._src.lax import lax
     return lax.add_p.impl(x, y)
+
+
+lowering.register_lowering(
+    add_jaxvals_p, lambda ctx, x, y: ctx.builder.binary(_core.BINARY_OPS.index("add"), x, y))
 
 
 def add_tangents(x: Any, y: Any) -> Any:

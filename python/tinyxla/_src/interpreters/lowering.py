@@ -1,26 +1,198 @@
-"""Lowering a closed jaxpr to something that runs: ``executable_for(closed_jaxpr)``.
+"""Lowering a closed jaxpr to the C++ graph IR, and running it: ``executable_for(closed)``.
+
+``lower_jaxpr`` is the one function from Jaxpr to Graph: each equation becomes graph nodes
+through its primitive's lowering rule (registered beside the primitive with
+``register_lowering``); call primitives (``jit``, ``remat2``, custom derivatives) are
+inlined. ``_core.compile`` then optimises (simplify, CSE, DCE, fusion, memory plan) and
+the whole function runs as one task on a device stream. A jaxpr holding a primitive
+without a lowering rule runs equation by equation eagerly instead (correct, slower).
 
 Executables are cached on the jaxpr object, so a jit cache hit reuses its executable.
+``TINYXLA_DUMP_DIR`` makes every lowering write the jaxpr and the graph before and after
+optimisation there.
 """
 from __future__ import annotations
 
-from typing import Any, Sequence
+import itertools
+import os
+import threading
+from typing import Any, Callable, Sequence
 
+import numpy as np
+
+from tinyxla import _core
 from tinyxla._src import core
-from tinyxla._src.array import Array
-from tinyxla._src.numpy.creation import asarray
+from tinyxla._src.array import _CODE, _DTYPES, Array, _to_array, _wrap
+
+LoweringRule = Callable[..., Any]
+_lowerings: dict[core.Primitive, LoweringRule] = {}
+_inlined: dict[core.Primitive, str] = {}
+
+
+def register_lowering(prim: core.Primitive, rule: LoweringRule) -> None:
+    """Registers ``rule(ctx, *operands, **params)`` as ``prim``'s lowering.
+
+    ``operands`` are value ids in ``ctx.builder`` (a ``_core.GraphBuilder``); the rule
+    returns one value id, or a list of them when ``prim.multiple_results``."""
+    _lowerings[prim] = rule
+
+
+def register_inline(prim: core.Primitive, jaxpr_param: str) -> None:
+    """``prim`` is a call of the (closed) jaxpr in its parameter ``jaxpr_param``: lowering
+    inlines that jaxpr."""
+    _inlined[prim] = jaxpr_param
+
+
+class LoweringContext:
+    """What a lowering rule sees besides its operands."""
+
+    __slots__ = ("builder", "avals_in", "avals_out")
+
+    def __init__(self, builder: Any, avals_in: Sequence[core.ShapedArray],
+                 avals_out: Sequence[core.ShapedArray]):
+        self.builder = builder
+        self.avals_in = avals_in
+        self.avals_out = avals_out
+
+    def scalar(self, value: Any, dtype: np.dtype) -> int:
+        """A 0-d constant of ``dtype``."""
+        return self.builder.constant(_core.scalar(value, _CODE[np.dtype(dtype)], 0))
+
+    def full(self, value: Any, aval: core.ShapedArray) -> int:
+        """A constant of ``aval``'s shape filled with ``value`` (a broadcast scalar)."""
+        s = self.scalar(value, aval.dtype)
+        return s if not aval.shape else self.builder.broadcast_in_dim(s, list(aval.shape), [])
+
+
+class LoweringUnsupported(Exception):
+    """A primitive in the jaxpr has no lowering rule."""
+
+
+def code(dtype: Any) -> int:
+    """``_core``'s integer code of ``dtype``."""
+    return _CODE[np.dtype(dtype)]
+
+
+def _literal_value(lit: core.Literal) -> Any:
+    v = lit.val
+    return v.item() if isinstance(v, (np.ndarray, np.generic)) else v
+
+
+def _constant(builder: Any, value: Any, aval: core.ShapedArray) -> int:
+    if type(value) is Array:
+        h = value._h
+    elif isinstance(value, (bool, int, float, complex)) and not aval.shape:
+        h = _core.scalar(value, code(aval.dtype), 0)
+    else:
+        h = _to_array(np.asarray(value, dtype=aval.dtype))._h
+    if h.dtype_code != code(aval.dtype):
+        h = _core.convert(h, code(aval.dtype))
+    return builder.constant(h)
+
+
+def _lower_eqns(builder: Any, jaxpr: core.Jaxpr, env: dict) -> None:
+    """Appends ``jaxpr``'s equations to ``builder``; ``env`` maps its bound vars to value ids
+    and receives the vars the equations define."""
+
+    def read(x: Any) -> int:
+        if type(x) is core.Literal:
+            return _constant(builder, _literal_value(x), x.aval)
+        return env[x]
+
+    for eqn in jaxpr.eqns:
+        prim = eqn.primitive
+        operands = [read(x) for x in eqn.invars]
+        param = _inlined.get(prim)
+        if param is not None:
+            sub = eqn.params[param]
+            sub_jaxpr, consts = (sub.jaxpr, sub.consts) if isinstance(sub, core.ClosedJaxpr) else (sub, ())
+            sub_env = {v: _constant(builder, c, v.aval) for v, c in zip(sub_jaxpr.constvars, consts)}
+            sub_env.update(zip(sub_jaxpr.invars, operands))
+            _lower_eqns(builder, sub_jaxpr, sub_env)
+            outs = [sub_env[v] if type(v) is not core.Literal
+                    else _constant(builder, _literal_value(v), v.aval) for v in sub_jaxpr.outvars]
+        else:
+            rule = _lowerings.get(prim)
+            if rule is None:
+                raise LoweringUnsupported(prim.name)
+            ctx = LoweringContext(builder, [x.aval for x in eqn.invars],
+                                  [v.aval for v in eqn.outvars])
+            outs = rule(ctx, *operands, **eqn.params)
+            if not prim.multiple_results:
+                outs = [outs]
+        for v, o in zip(eqn.outvars, outs):
+            env[v] = o
+
+
+def lower_jaxpr(closed: core.ClosedJaxpr) -> Any:
+    """The ``_core.GraphBuilder`` holding ``closed`` as one graph: a parameter per input,
+    a constant per closed-over value. Raises LoweringUnsupported for a primitive without a
+    rule."""
+    jaxpr = closed.jaxpr
+    b = _core.GraphBuilder()
+    env = {v: b.parameter(list(v.aval.shape), code(v.aval.dtype)) for v in jaxpr.invars}
+    for v, c in zip(jaxpr.constvars, closed.consts):
+        env[v] = _constant(b, c, v.aval)
+    _lower_eqns(b, jaxpr, env)
+    b.set_outputs([env[v] if type(v) is not core.Literal
+                   else _constant(b, _literal_value(v), v.aval) for v in jaxpr.outvars])
+    return b
+
+
+class GraphExecutable:
+    """A jaxpr compiled by the C++ graph compiler; called with flat arguments, returns flat
+    outputs as Arrays with the jaxpr's output dtypes and weak types."""
+
+    __slots__ = ("closed", "executable", "_out", "_in")
+
+    def __init__(self, closed: core.ClosedJaxpr, executable: Any):
+        self.closed = closed
+        self.executable = executable
+        self._in = [(v.aval.dtype, code(v.aval.dtype)) for v in closed.jaxpr.invars]
+        self._out = [(a.weak_type, _DTYPES[code(a.dtype)]) for a in closed.out_avals]
+
+    def __call__(self, args: Sequence[Any], device: int | None = None) -> list[Array]:
+        handles = []
+        committed = False
+        for a, (dt, c) in zip(args, self._in):
+            if type(a) is not Array:
+                a = _to_array(a)
+            h = a._h
+            if h.dtype_code != c:
+                h = _core.convert(h, c)
+            if a._committed and not committed:
+                committed = True
+                if device is None:
+                    device = h.device
+            handles.append(h)
+        outs = self.executable.run(handles, device or 0)
+        result = []
+        for h, (weak, dt) in zip(outs, self._out):
+            out = _wrap(h, weak, dt)
+            out._committed = committed
+            result.append(out)
+        return result
+
+    def text(self) -> str:
+        return self.executable.text()
+
+    @property
+    def num_kernels(self) -> int:
+        return self.executable.num_kernels
 
 
 class JaxprExecutable:
-    """Runs a closed jaxpr by dispatching each equation eagerly (each op is asynchronous).
-    The C++ graph compiler (``_core.compile``) is not wired in yet."""
+    """Runs a closed jaxpr by dispatching each equation eagerly (each op is asynchronous):
+    the path of jaxprs holding a primitive without a lowering rule."""
 
-    __slots__ = ("closed",)
+    __slots__ = ("closed", "reason")
 
-    def __init__(self, closed: core.ClosedJaxpr):
+    def __init__(self, closed: core.ClosedJaxpr, reason: str = ""):
         self.closed = closed
+        self.reason = reason
 
-    def __call__(self, args: Sequence[Any]) -> list[Any]:
+    def __call__(self, args: Sequence[Any], device: int | None = None) -> list[Any]:
+        from tinyxla._src.numpy.creation import asarray
         with core.set_current_trace(core.EVAL_TRACE):
             outs = core.eval_jaxpr(self.closed.jaxpr, self.closed.consts, *args)
         # An output that is an input or a literal is a Python or numpy value: make it an Array.
@@ -30,9 +202,43 @@ class JaxprExecutable:
         return str(self.closed)
 
 
-def executable_for(closed: core.ClosedJaxpr) -> JaxprExecutable:
+_dump_counter = itertools.count()
+_dump_lock = threading.Lock()
+
+
+def _dump(name: str, closed: core.ClosedJaxpr, builder: Any, executable: Any) -> None:
+    directory = os.environ.get("TINYXLA_DUMP_DIR")
+    if not directory:
+        return
+    os.makedirs(directory, exist_ok=True)
+    with _dump_lock:
+        n = next(_dump_counter)
+    stem = os.path.join(directory, f"{n:04d}.{name}")
+    texts = {"jaxpr.txt": str(closed)}
+    if builder is not None:
+        texts["graph.txt"] = builder.text()
+        texts["optimized.txt"] = executable.text()
+    for suffix, text in texts.items():
+        with open(f"{stem}.{suffix}", "w") as f:
+            f.write(text)
+
+
+def compile_jaxpr(closed: core.ClosedJaxpr, name: str = "jit") -> GraphExecutable | JaxprExecutable:
+    """Lowers and compiles ``closed``; a jaxpr that cannot be lowered runs eagerly."""
+    try:
+        builder = lower_jaxpr(closed)
+    except LoweringUnsupported as e:
+        exe: Any = JaxprExecutable(closed, f"no lowering for {e.args[0]}")
+        _dump(name, closed, None, None)
+        return exe
+    exe = GraphExecutable(closed, _core.compile(builder))
+    _dump(name, closed, builder, exe.executable)
+    return exe
+
+
+def executable_for(closed: core.ClosedJaxpr, name: str = "jit") -> GraphExecutable | JaxprExecutable:
     """The executable of ``closed``, built once and kept on the jaxpr."""
     exe = closed._executable
     if exe is None:
-        exe = closed._executable = JaxprExecutable(closed)
+        exe = closed._executable = compile_jaxpr(closed, name)
     return exe

@@ -35,6 +35,8 @@ from tinyxla._src.config import config
 from tinyxla._src.core import Primitive, ShapedArray
 from tinyxla._src.interpreters import ad
 from tinyxla._src.interpreters import batching
+from tinyxla._src.interpreters import lowering
+from tinyxla._src.interpreters.lowering import register_lowering
 
 _UNARY_OP = {name: i for i, name in enumerate(_core.UNARY_OPS)}
 _BINARY_OP = {name: i for i, name in enumerate(_core.BINARY_OPS)}
@@ -349,9 +351,10 @@ def _canonicalize_axis(axis: Any, num_dims: int) -> int:
 
 def _unop(name: str, accepted: _Accepted, opcode: str | None = None,
           result_dtype: Callable[[np.dtype], np.dtype] | None = None,
-          custom_impl: Callable[..., Array] | None = None) -> Primitive:
-    """A unary elementwise primitive whose impl is ``_core.unary(opcode)`` unless
-    ``custom_impl`` is given."""
+          custom_impl: Callable[..., Array] | None = None,
+          custom_lowering: Callable[..., int] | None = None) -> Primitive:
+    """A unary elementwise primitive whose impl is ``_core.unary(opcode)`` and lowering the
+    graph's ``unary(opcode)`` unless ``custom_impl`` / ``custom_lowering`` are given."""
     prim = Primitive(name)
     op = _UNARY_OP[opcode or name]
     table = _result_table(accepted, result_dtype)
@@ -374,6 +377,7 @@ def _unop(name: str, accepted: _Accepted, opcode: str | None = None,
     prim.def_abstract_eval(abstract_eval)
     prim.def_impl(custom_impl or impl)
     batching.defvectorized(prim)
+    register_lowering(prim, custom_lowering or (lambda ctx, x, **params: ctx.builder.unary(op, x)))
     return prim
 
 
@@ -435,7 +439,13 @@ def _not_impl(x: Any) -> Array:
     return _result(_core.unary(op, x._h), x.weak_type, dt, (x,))
 
 
-not_p = _unop('not', _BOOL_OR_INT, 'bitwise_not', custom_impl=_not_impl)
+def _not_lowering(ctx: lowering.LoweringContext, x: int) -> int:
+    bool_operand = ctx.avals_in[0].dtype == _BOOL
+    return ctx.builder.unary(_UNARY_OP['logical_not' if bool_operand else 'bitwise_not'], x)
+
+
+not_p = _unop('not', _BOOL_OR_INT, 'bitwise_not', custom_impl=_not_impl,
+              custom_lowering=_not_lowering)
 
 
 class RoundingMethod(enum.IntEnum):
@@ -453,7 +463,13 @@ def _round_impl(x: Any, *, rounding_method: RoundingMethod) -> Array:
     return _result(_core.unary(op, x._h), x.weak_type, x.dtype, (x,))
 
 
-round_p = _unop('round', _FLOAT, custom_impl=_round_impl)
+def _round_lowering(ctx: lowering.LoweringContext, x: int, *,
+                    rounding_method: RoundingMethod) -> int:
+    even = rounding_method == RoundingMethod.TO_NEAREST_EVEN
+    return ctx.builder.unary(_UNARY_OP['round_even' if even else 'round'], x)
+
+
+round_p = _unop('round', _FLOAT, custom_impl=_round_impl, custom_lowering=_round_lowering)
 
 
 ad.deflinear2(neg_p, lambda t, operand: [neg(t)])
@@ -551,6 +567,16 @@ conj_p.def_abstract_eval(_conj_abstract_eval)
 conj_p.def_impl(_conj_impl)
 
 
+def _conj_lowering(ctx: lowering.LoweringContext, x: int, *, input_dtype: Any) -> int:
+    dt = ctx.avals_in[0].dtype
+    if dt in _COMPLEX_DTYPES:
+        return ctx.builder.unary(_UNARY_OP['conj'], x)
+    return ctx.builder.binary(_BINARY_OP['complex'], x, ctx.full(0, ctx.avals_in[0]))
+
+
+register_lowering(conj_p, _conj_lowering)
+
+
 def _conj_transpose_rule(t: Any, x: Any, *, input_dtype: Any) -> list[Any]:
     if dtypes.issubdtype(input_dtype, np.complexfloating):
         return [conj(t)]
@@ -598,6 +624,24 @@ integer_pow_p.def_abstract_eval(_integer_pow_abstract_eval)
 integer_pow_p.def_impl(_integer_pow_impl)
 
 
+def _integer_pow_lowering(ctx: lowering.LoweringContext, x: int, *, y: int) -> int:
+    b, aval = ctx.builder, ctx.avals_in[0]
+    if y == 0:
+        return ctx.full(1, aval)
+    mul = _BINARY_OP['mul']
+    n, acc = builtins.abs(y), None
+    while n > 0:  # the impl's square-and-multiply
+        if n & 1:
+            acc = x if acc is None else b.binary(mul, acc, x)
+        n >>= 1
+        if n > 0:
+            x = b.binary(mul, x, x)
+    return b.binary(_BINARY_OP['div'], ctx.full(1, aval), acc) if y < 0 else acc
+
+
+register_lowering(integer_pow_p, _integer_pow_lowering)
+
+
 def _integer_pow_jvp(g: Any, x: Any, *, y: int) -> Any:
     if y == 0:
         return ad.Zero.from_primal_value(x)
@@ -619,6 +663,7 @@ def _stop_gradient_impl(x: Any) -> Array:
 stop_gradient_p = Primitive('stop_gradient')
 stop_gradient_p.def_abstract_eval(lambda x: ShapedArray(x.shape, x.dtype, x.weak_type))
 stop_gradient_p.def_impl(_stop_gradient_impl)
+register_lowering(stop_gradient_p, lambda ctx, x: x)
 
 
 def _stop_gradient_jvp(primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[Any, Any]:
@@ -654,8 +699,10 @@ def _binop(name: str, accepted: _Accepted, opcode: str | None = None,
     prim.def_abstract_eval(_naryop_abstract_eval(name, (accepted, accepted), result_dtype))
     table = _result_table(accepted, None if result_dtype is None else
                           lambda dt: result_dtype(ShapedArray((), dt), ShapedArray((), dt)))
-    prim.def_impl(_binary_impl(prim, _BINARY_OP[opcode or name], table))
+    op = _BINARY_OP[opcode or name]
+    prim.def_impl(_binary_impl(prim, op, table))
     batching.defbroadcasting(prim)
+    register_lowering(prim, lambda ctx, x, y, **params: ctx.builder.binary(op, x, y))
     return prim
 
 
@@ -817,6 +864,16 @@ def _mul_abstract_eval(x: Any, y: Any, *, out_dtype: Any = None) -> ShapedArray:
 mul_p.def_abstract_eval(_mul_abstract_eval)
 
 
+def _mul_lowering(ctx: lowering.LoweringContext, x: int, y: int, *, out_dtype: Any = None) -> int:
+    b = ctx.builder
+    if out_dtype is not None:
+        x, y = b.convert(x, _CODE[np.dtype(out_dtype)]), b.convert(y, _CODE[np.dtype(out_dtype)])
+    return b.binary(_BINARY_OP['mul'], x, y)
+
+
+register_lowering(mul_p, _mul_lowering)
+
+
 def _mul_transpose_lhs(ct: Any, x: Any, y: Any, *, out_dtype: Any = None) -> Any:
     g = mul(ct, y, out_dtype=None if out_dtype is None else x.aval.dtype)
     return _unbroadcast(x.aval, g)
@@ -859,6 +916,15 @@ pow_p.def_abstract_eval(_naryop_abstract_eval(
     'pow', (_FLOAT_COMPLEX, _NUM), _pow_dtype_rule, require_same=False))
 pow_p.def_impl(_pow_impl)
 _pow_same_dtype = _binary_impl(pow_p, _BINARY_OP['pow'], _result_table(_FLOAT_COMPLEX))
+
+
+def _pow_lowering(ctx: lowering.LoweringContext, x: int, y: int) -> int:
+    # An integer exponent is converted to the base's dtype, as XLA does.
+    y = ctx.builder.convert(y, _CODE[ctx.avals_in[0].dtype])
+    return ctx.builder.binary(_BINARY_OP['pow'], x, y)
+
+
+register_lowering(pow_p, _pow_lowering)
 
 
 def _pow_jvp_lhs(g: Any, ans: Any, x: Any, y: Any) -> Any:
@@ -910,6 +976,9 @@ def _convert_element_type_impl(operand: Any, *, new_dtype: np.dtype, weak_type: 
 convert_element_type_p = Primitive('convert_element_type')
 convert_element_type_p.def_abstract_eval(_convert_element_type_abstract_eval)
 convert_element_type_p.def_impl(_convert_element_type_impl)
+register_lowering(convert_element_type_p,
+                  lambda ctx, x, *, new_dtype, weak_type, sharding=None:
+                  ctx.builder.convert(x, _CODE[np.dtype(new_dtype)]))
 
 
 def _convert_element_type_jvp(t: Any, ans: Any, operand: Any, *, new_dtype: np.dtype,
@@ -1041,6 +1110,8 @@ def _bitcast_convert_type_impl(operand: Any, *, new_dtype: np.dtype) -> Array:
 bitcast_convert_type_p = Primitive('bitcast_convert_type')
 bitcast_convert_type_p.def_abstract_eval(_bitcast_convert_type_abstract_eval)
 bitcast_convert_type_p.def_impl(_bitcast_convert_type_impl)
+register_lowering(bitcast_convert_type_p,
+                  lambda ctx, x, *, new_dtype: ctx.builder.bitcast_convert(x, _CODE[np.dtype(new_dtype)]))
 ad.defjvp_zero(bitcast_convert_type_p)
 
 
@@ -1108,6 +1179,15 @@ def _select_n_impl(which: Any, *cases: Any) -> Array:
 select_n_p = Primitive('select_n')
 select_n_p.def_abstract_eval(_select_n_abstract_eval)
 select_n_p.def_impl(_select_n_impl)
+
+
+def _select_n_lowering(ctx: lowering.LoweringContext, which: int, *cases: int) -> int:
+    if ctx.avals_in[0].dtype not in _SELECTOR_DTYPES:
+        which = ctx.builder.convert(which, _I32)  # the runtime takes bool or int32 selectors
+    return ctx.builder.select_n(which, list(cases))
+
+
+register_lowering(select_n_p, _select_n_lowering)
 
 
 def _select_n_jvp(primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[Any, Any]:
@@ -1198,6 +1278,7 @@ def _clamp_impl(min: Any, x: Any, max: Any) -> Array:
 clamp_p = Primitive('clamp')
 clamp_p.def_abstract_eval(_clamp_abstract_eval)
 clamp_p.def_impl(_clamp_impl)
+register_lowering(clamp_p, lambda ctx, lo, x, hi: ctx.builder.clamp(lo, x, hi))
 
 ad.defjvp(clamp_p,
           lambda g, lo, x, hi: select(bitwise_and(gt(lo, x), lt(lo, hi)),
@@ -1278,6 +1359,8 @@ def _reduction(name: str, opcode: str, dtype_check: Callable[[str, np.dtype], No
 
     prim.def_abstract_eval(abstract_eval)
     prim.def_impl(impl)
+    register_lowering(prim, lambda ctx, x, *, axes, out_sharding=None:
+                      ctx.builder.reduce(op, x, list(axes)))
     return prim
 
 
@@ -1376,6 +1459,8 @@ def _argminmax(name: str, is_max: bool) -> Primitive:
 
     prim.def_abstract_eval(abstract_eval)
     prim.def_impl(impl)
+    register_lowering(prim, lambda ctx, x, *, axes, index_dtype: ctx.builder.argreduce(
+        is_max, x, axes[0], _CODE[np.dtype(index_dtype)]))
     return prim
 
 
@@ -1392,14 +1477,16 @@ batching.defreducer(argmin_p)
 
 def _structural(name: str, abstract_eval: Callable[..., ShapedArray],
                 run: Callable[..., Any]) -> Primitive:
-    """A one-operand primitive whose impl is ``run(handle, **params)``; runtime errors are
-    re-raised as the abstract-eval rule's JAX errors."""
+    """A one-operand primitive whose impl is ``run(_core, handle, **params)`` and whose
+    lowering is ``run(builder, value, **params)`` (the graph builder's methods have the
+    eager ops' names and signatures); runtime errors are re-raised as the abstract-eval
+    rule's JAX errors."""
     prim = Primitive(name)
 
     def impl(operand: Any, **params: Any) -> Array:
         x = operand if type(operand) is Array else _operand(prim, 0, operand)
         try:
-            out = run(x._h, **params)
+            out = run(_core, x._h, **params)
         except (TypeError, ValueError, IndexError) as e:
             _reject(prim, (x,), params, e)
             raise
@@ -1407,6 +1494,7 @@ def _structural(name: str, abstract_eval: Callable[..., ShapedArray],
 
     prim.def_abstract_eval(abstract_eval)
     prim.def_impl(impl)
+    register_lowering(prim, lambda ctx, x, **params: run(ctx.builder, x, **params))
     return prim
 
 
@@ -1425,11 +1513,11 @@ def _reshape_abstract_eval(operand: Any, *, new_sizes: tuple[int, ...],
     return ShapedArray(tuple(new_sizes), operand.dtype, operand.weak_type)
 
 
-def _reshape_run(h: Any, *, new_sizes: tuple[int, ...], dimensions: tuple[int, ...] | None,
-                 sharding: Any = None) -> Any:
+def _reshape_run(ops: Any, h: Any, *, new_sizes: tuple[int, ...],
+                 dimensions: tuple[int, ...] | None, sharding: Any = None) -> Any:
     if dimensions is not None:
-        h = _core.transpose(h, list(dimensions))
-    return _core.reshape(h, list(new_sizes))
+        h = ops.transpose(h, list(dimensions))
+    return ops.reshape(h, list(new_sizes))
 
 
 reshape_p = _structural('reshape', _reshape_abstract_eval, _reshape_run)
@@ -1471,7 +1559,7 @@ def _transpose_abstract_eval(operand: Any, *, permutation: tuple[int, ...]) -> S
 
 
 transpose_p = _structural('transpose', _transpose_abstract_eval,
-                          lambda h, *, permutation: _core.transpose(h, list(permutation)))
+                          lambda ops, h, *, permutation: ops.transpose(h, list(permutation)))
 ad.deflinear2(transpose_p,
               lambda t, _, *, permutation: [transpose(t, np.argsort(permutation))])
 
@@ -1541,6 +1629,18 @@ broadcast_in_dim_p.def_abstract_eval(_broadcast_in_dim_abstract_eval)
 broadcast_in_dim_p.def_impl(_broadcast_in_dim_impl)
 
 
+def _broadcast_in_dim_lowering(ctx: lowering.LoweringContext, x: int, *, shape: tuple[int, ...],
+                               broadcast_dimensions: tuple[int, ...], sharding: Any = None) -> int:
+    dims = list(broadcast_dimensions)
+    if dims != sorted(dims):  # the graph wants them increasing: permute the operand's axes
+        x = ctx.builder.transpose(x, sorted(range(len(dims)), key=dims.__getitem__))
+        dims.sort()
+    return ctx.builder.broadcast_in_dim(x, list(shape), dims)
+
+
+register_lowering(broadcast_in_dim_p, _broadcast_in_dim_lowering)
+
+
 def _broadcast_in_dim_transpose(ct: Any, operand: Any, *, shape: tuple[int, ...],
                                 broadcast_dimensions: tuple[int, ...]) -> list[Any]:
     # Sum over the new axes and the broadcast size-1 axes, then restore those.
@@ -1579,11 +1679,17 @@ def _compute_squeeze_shape(shape: tuple[int, ...], dimensions: tuple[int, ...]) 
     return tuple(s for i, s in enumerate(shape) if i not in dims_set)
 
 
+def _shape_of(ops: Any, h: Any) -> tuple[int, ...]:
+    """The shape of an eager handle, or of a value of a graph builder."""
+    return tuple(h.shape) if ops is _core else ops.shape(h)
+
+
 squeeze_p = _structural(
     'squeeze',
     lambda operand, *, dimensions: ShapedArray(
         _compute_squeeze_shape(operand.shape, dimensions), operand.dtype, operand.weak_type),
-    lambda h, *, dimensions: _core.reshape(h, list(_compute_squeeze_shape(h.shape, dimensions))))
+    lambda ops, h, *, dimensions: ops.reshape(
+        h, list(_compute_squeeze_shape(_shape_of(ops, h), dimensions))))
 ad.deflinear2(squeeze_p, lambda t, operand, *, dimensions: [reshape(t, operand.aval.shape)])
 
 
@@ -1633,7 +1739,7 @@ def _slice_abstract_eval(operand: Any, *, start_indices: tuple[int, ...],
 
 slice_p = _structural(
     'slice', _slice_abstract_eval,
-    lambda h, *, start_indices, limit_indices, strides: _core.slice(
+    lambda ops, h, *, start_indices, limit_indices, strides: ops.slice(
         h, list(start_indices), list(limit_indices), [] if strides is None else list(strides)))
 
 
@@ -1798,6 +1904,8 @@ def _copy_impl(x: Any) -> Array:
 copy_p = Primitive('copy')
 copy_p.def_abstract_eval(lambda x: ShapedArray(x.shape, x.dtype, x.weak_type))
 copy_p.def_impl(_copy_impl)
+# Graph values are immutable and outputs get their own buffers: a copy is the value itself.
+register_lowering(copy_p, lambda ctx, x: x)
 ad.deflinear2(copy_p, lambda t, _: [copy_p.bind(t)])
 batching.defvectorized(copy_p)
 
@@ -1812,10 +1920,10 @@ def _rev_abstract_eval(operand: Any, *, dimensions: tuple[int, ...]) -> ShapedAr
     return ShapedArray(operand.shape, operand.dtype, operand.weak_type)
 
 
-def _rev_run(h: Any, *, dimensions: tuple[int, ...]) -> Any:
+def _rev_run(ops: Any, h: Any, *, dimensions: tuple[int, ...]) -> Any:
     if dimensions and builtins.min(dimensions) < 0:  # the runtime would wrap them
         raise ValueError("negative dimension")
-    return _core.rev(h, list(dimensions))
+    return ops.rev(h, list(dimensions))
 
 
 rev_p = _structural('rev', _rev_abstract_eval, _rev_run)
@@ -1879,6 +1987,15 @@ def _pad_impl(operand: Any, padding_value: Any, *,
 pad_p = Primitive('pad')
 pad_p.def_abstract_eval(_pad_abstract_eval)
 pad_p.def_impl(_pad_impl)
+
+
+def _pad_lowering(ctx: lowering.LoweringContext, x: int, v: int, *,
+                  padding_config: tuple[tuple[int, int, int], ...]) -> int:
+    lo, hi, interior = zip(*padding_config) if padding_config else ((), (), ())
+    return ctx.builder.pad(x, v, list(lo), list(hi), list(interior))
+
+
+register_lowering(pad_p, _pad_lowering)
 
 
 def _pad_transpose(t: Any, operand: Any, padding_value: Any, *,
@@ -1956,6 +2073,8 @@ def _concatenate_impl(*operands: Any, dimension: int) -> Array:
 concatenate_p = Primitive('concatenate')
 concatenate_p.def_abstract_eval(_concatenate_abstract_eval)
 concatenate_p.def_impl(_concatenate_impl)
+register_lowering(concatenate_p,
+                  lambda ctx, *xs, dimension: ctx.builder.concatenate(list(xs), dimension))
 
 
 def _concatenate_transpose(ct: Any, *operands: Any, dimension: int) -> list[Any]:
@@ -2012,6 +2131,8 @@ def _iota_impl(*, dtype: np.dtype, shape: tuple[int, ...], dimension: int,
 iota_p = Primitive('iota')
 iota_p.def_abstract_eval(_iota_abstract_eval)
 iota_p.def_impl(_iota_impl)
+register_lowering(iota_p, lambda ctx, *, dtype, shape, dimension, sharding=None:
+                  ctx.builder.iota(_CODE[np.dtype(dtype)], list(shape), dimension))
 ad.defjvp_zero(iota_p)
 # iota has no operands, so it is never batched and needs no batching rule.
 
@@ -2162,6 +2283,24 @@ def _dot_general_impl(lhs: Any, rhs: Any, *, dimension_numbers: Any, precision: 
 dot_general_p = Primitive('dot_general')
 dot_general_p.def_abstract_eval(_dot_general_abstract_eval)
 dot_general_p.def_impl(_dot_general_impl)
+
+
+def _dot_general_lowering(ctx: lowering.LoweringContext, x: int, y: int, *, dimension_numbers: Any,
+                          precision: Any = None,
+                          preferred_element_type: np.dtype | None = None) -> int:
+    b = ctx.builder
+    (lc, rc), (lb, rb) = dimension_numbers
+    x_dtype, y_dtype = ctx.avals_in[0].dtype, ctx.avals_in[1].dtype
+    out_code = _CODE[np.dtype(ctx.avals_out[0].dtype)]
+    pref = -1
+    if x_dtype != y_dtype:  # mixed dtypes compute in the result dtype, as XLA does
+        x, y = b.convert(x, out_code), b.convert(y, out_code)
+    elif out_code != _CODE[np.dtype(x_dtype)]:
+        pref = out_code  # the runtime accumulates and writes in the wider dtype
+    return b.dot_general(x, y, list(lc), list(rc), list(lb), list(rb), pref)
+
+
+register_lowering(dot_general_p, _dot_general_lowering)
 
 
 def _ranges_like(*xs: Sequence[int]) -> list[tuple[int, ...]]:
