@@ -188,3 +188,41 @@ def test_expression(expr):
 @pytest.mark.parametrize("expr", list(TABLES["x64"]["exprs"]))
 def test_expression_x64(x64, expr):
     _assert_outcome(_outcome(expr), TABLES["x64"]["exprs"][expr])
+
+
+def _array_outcome(want: dict) -> bool:
+    if "tuple" in want:
+        return all(_array_outcome(w) for w in want["tuple"])
+    return "dtype" in want and "error" not in want
+
+
+# Expressions that need a concrete array value (a shape, a size, a slice step): under jit
+# the array is a traced constant, and JAX raises its concretization errors for these too.
+_NEEDS_CONCRETE = {"jnp.ones(jnp.array(3))", "jnp.arange(jnp.asarray(3))",
+                   "jnp.where(jnp.ones(3))", "jnp.arange(10)[slice(None, None, jnp.asarray(2))]"}
+
+
+def _jit_cases(mode: str):
+    return [e for e, w in TABLES[mode]["exprs"].items()
+            if _array_outcome(w) and e not in _NEEDS_CONCRETE]
+
+
+def _jit_outcome(expr: str) -> dict:
+    """The expression traced under jit (its arrays become constants of the staged graph,
+    its operations equations) and run compiled."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        res = _value(tinyxla.jit(lambda: eval(expr, {"jnp": jnp, "np": np}))())  # noqa: S307
+    if caught:
+        res["warnings"] = [f"{w.category.__name__}: {w.message}" for w in caught]
+    return res
+
+
+@pytest.mark.parametrize("expr", _jit_cases("x32"))
+def test_expression_jit(expr):
+    _assert_outcome(_jit_outcome(expr), TABLES["x32"]["exprs"][expr])
+
+
+@pytest.mark.parametrize("expr", _jit_cases("x64"))
+def test_expression_jit_x64(x64, expr):
+    _assert_outcome(_jit_outcome(expr), TABLES["x64"]["exprs"][expr])

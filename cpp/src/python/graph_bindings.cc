@@ -33,9 +33,38 @@ std::shared_ptr<Executable> compile_graph(const Graph& g, bool simplify, bool fu
   return compile(g, options);
 }
 
+// The jit cache key of a call whose positional arguments are all Arrays of the Python
+// layer (objects holding a _core.Array in `_h`, with `weak_type` and `_committed`): `salt`
+// then, per argument, dtype, weak type, committed device and shape, as bytes. None when
+// some argument is anything else (the Python path then builds the general key).
+py::object jit_signature(py::tuple args, int64_t salt) {
+  static const py::str h_name("_h"), weak_name("weak_type"), committed_name("_committed");
+  std::string key;
+  key.reserve(8 + 32 * args.size());
+  auto put = [&key](int64_t v) { key.append(reinterpret_cast<const char*>(&v), sizeof v); };
+  put(salt);
+  for (py::handle a : args) {
+    PyObject* h = PyObject_GetAttr(a.ptr(), h_name.ptr());
+    if (h == nullptr) {
+      PyErr_Clear();
+      return py::none();
+    }
+    py::object handle = py::reinterpret_steal<py::object>(h);
+    if (!py::isinstance<Array>(handle)) return py::none();
+    const Array& x = handle.cast<const Array&>();
+    const bool weak = PyObject_IsTrue(py::getattr(a, weak_name).ptr()) == 1;
+    const bool committed = PyObject_IsTrue(py::getattr(a, committed_name).ptr()) == 1;
+    put(int64_t(x.dtype()) | int64_t(weak) << 8 | int64_t(committed) << 9 |
+        int64_t(committed ? x.device() : 0) << 16 | int64_t(x.ndim()) << 40);
+    for (int64_t d : x.shape()) put(d);
+  }
+  return py::bytes(key);
+}
+
 }  // namespace
 
 void bind_graph(py::module_& m) {
+  m.def("jit_signature", &jit_signature, py::arg("args"), py::arg("salt"));
   using V = ValueId;
   using Ints = std::vector<int64_t>;
   using B = GraphBuilder;

@@ -8,7 +8,8 @@ from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 
-from tinyxla._src import core, dtypes, errors
+from tinyxla import _core
+from tinyxla._src import compile_log, core, dtypes, errors
 from tinyxla._src.config import config
 from tinyxla._src.interpreters import ad
 from tinyxla._src.interpreters import batching
@@ -138,7 +139,7 @@ def _jit_abstract_eval(*in_avals, jaxpr: core.ClosedJaxpr, name: str):
 
 @jit_p.def_impl
 def _jit_impl(*args, jaxpr: core.ClosedJaxpr, name: str):
-    return lowering.executable_for(jaxpr)(args)
+    return lowering.executable_for(jaxpr, name)(args)
 
 
 def _jit_batch_rule(axis_data, vals, dims, *, jaxpr: core.ClosedJaxpr, name: str):
@@ -264,6 +265,7 @@ class JitWrapped:
     def __init__(self, fun: Callable, static_argnums, static_argnames, donate_argnums,
                  donate_argnames, device):
         self._fun = fun
+        self._name = getattr(fun, "__name__", "<unnamed function>")
         functools.update_wrapper(self, fun, updated=())
         sig = _signature_or_none(fun)
         static_argnums, static_argnames = _resolve_names(sig, _as_tuple(static_argnums),
@@ -275,6 +277,10 @@ class JitWrapped:
         self._donate_argnums = frozenset(donate_argnums)
         self._device = device
         self._cache: dict[Any, _CacheEntry] = {}
+        # Calls whose arguments are all Arrays, keyed by _core.jit_signature: the flat
+        # executable and the output unflattening, without tree or aval work.
+        self._fast: dict[bytes, Callable] | None = \
+            {} if not (self._static_argnums or self._static_argnames or self._donate_argnums) else None
 
     def __repr__(self):
         return f"<PjitFunction of {self._fun!r}>"
@@ -308,6 +314,9 @@ class JitWrapped:
                config.jax_enable_x64)
         entry = self._cache.get(key)
         if entry is None:
+            if config.jax_explain_cache_misses:
+                compile_log.explain_cache_miss(self._fun, self._cache, key, _flat_arg_names(
+                    self._fun, args, kwargs, self._static_argnums, len(avals)))
             entry = self._trace(args, kwargs, static, static_kw, in_tree, avals)
             if entry.tracer_consts:
                 return entry, [*entry.tracer_consts, *leaves]
@@ -321,18 +330,31 @@ class JitWrapped:
         names = _flat_arg_names(self._fun, args, kwargs, self._static_argnums, len(avals))
         info = errors.DebugInfo("jit", self._fun, names)
         flat = _flat_fun(self._fun, in_tree, static, static_kw, out_store)
-        closed, tracer_consts = _lift_tracer_consts(pe.trace_to_jaxpr(flat, avals, info))
-        if config.jax_log_compiles:
-            import logging
-            logging.getLogger("tinyxla").warning(
-                "Compiling %s with avals %s", getattr(self._fun, "__name__", "fun"),
-                [a.str_short() for a in avals])
+        with compile_log.timed("Finished tracing %s for jit", self._name):
+            closed, tracer_consts = _lift_tracer_consts(pe.trace_to_jaxpr(flat, avals, info))
         return _CacheEntry(closed, out_store[0], tracer_consts)
 
     def __call__(self, *args, **kwargs):
+        fast = self._fast
+        if fast is not None and not kwargs and core._state.trace is core.EVAL_TRACE:
+            key = _core.jit_signature(args, config.jax_enable_x64)
+            if key is not None:
+                call = fast.get(key)
+                if call is not None:
+                    return call(args)
+        if config.jax_disable_jit:
+            return self._fun(*args, **kwargs)
         entry, leaves = self._entry(args, kwargs)
-        name = getattr(self._fun, "__name__", "<unnamed function>")
-        outs = jit_p.bind(*leaves, jaxpr=entry.jaxpr, name=name)
+        if fast is not None and not kwargs and not entry.tracer_consts and \
+                core._state.trace is core.EVAL_TRACE:
+            key = _core.jit_signature(args, config.jax_enable_x64)
+            if key is not None:
+                if len(fast) >= _CACHE_SIZE:
+                    fast.pop(next(iter(fast)))
+                fast[key] = call = _fast_call(
+                    lowering.executable_for(entry.jaxpr, self._name), entry.out_tree)
+                return call(args)
+        outs = jit_p.bind(*leaves, jaxpr=entry.jaxpr, name=self._name)
         if self._donate_argnums:
             self._delete_donated(args)
         return tree_unflatten(entry.out_tree, outs)
@@ -356,9 +378,19 @@ class JitWrapped:
 
     def clear_cache(self) -> None:
         self._cache.clear()
+        if self._fast is not None:
+            self._fast.clear()
 
     def _cache_size(self) -> int:
         return len(self._cache)
+
+
+def _fast_call(executable: Callable, out_tree) -> Callable:
+    """A cached jit call on Arrays: the executable on the flat arguments (the arguments are
+    already flat and their avals those of the cached signature), then the output tree."""
+    if out_tree.num_leaves == 1 and out_tree.node is None:
+        return lambda args: executable(args)[0]
+    return lambda args: tree_unflatten(out_tree, executable(args))
 
 
 def _signature_or_none(fun):

@@ -51,7 +51,8 @@ class ShapedArray:
         return hash((self.shape, self.dtype, self.weak_type))
 
     def __repr__(self):
-        return f"ShapedArray({self.str_short()}{', weak_type=True' if self.weak_type else ''})"
+        weak = ", weak_type=True" if self.weak_type else ""
+        return f"ShapedArray({self.dtype.name}[{','.join(map(str, self.shape))}]{weak})"
 
 
 class Primitive:
@@ -452,7 +453,7 @@ def get_aval(x: Any) -> ShapedArray:
     aval = getattr(x, "aval", None)
     if aval is not None:
         return aval
-    if isinstance(x, (bool, int, float, complex)):
+    if isinstance(x, (bool, int, float, complex)) and not isinstance(x, np.generic):
         dt = dtypes.dtype(type(x))
         # Python bools are strong in JAX; ints, floats and complexes are weak.
         return ShapedArray((), dtypes.canonicalize_dtype(dt), weak_type=not isinstance(x, bool))

@@ -21,7 +21,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from tinyxla import _core
-from tinyxla._src import core
+from tinyxla._src import compile_log, core
 from tinyxla._src.array import _CODE, _DTYPES, Array, _to_array, _wrap
 
 LoweringRule = Callable[..., Any]
@@ -225,13 +225,15 @@ def _dump(name: str, closed: core.ClosedJaxpr, builder: Any, executable: Any) ->
 
 def compile_jaxpr(closed: core.ClosedJaxpr, name: str = "jit") -> GraphExecutable | JaxprExecutable:
     """Lowers and compiles ``closed``; a jaxpr that cannot be lowered runs eagerly."""
-    try:
-        builder = lower_jaxpr(closed)
-    except LoweringUnsupported as e:
-        exe: Any = JaxprExecutable(closed, f"no lowering for {e.args[0]}")
-        _dump(name, closed, None, None)
-        return exe
-    exe = GraphExecutable(closed, _core.compile(builder))
+    compile_log.log_compile(name, closed.in_avals)
+    with compile_log.timed("Finished tinyxla compilation of jit(%s)", name):
+        try:
+            builder = lower_jaxpr(closed)
+        except LoweringUnsupported as e:
+            exe: Any = JaxprExecutable(closed, f"no lowering for {e.args[0]}")
+            _dump(name, closed, None, None)
+            return exe
+        exe = GraphExecutable(closed, _core.compile(builder))
     _dump(name, closed, builder, exe.executable)
     return exe
 

@@ -1,0 +1,112 @@
+"""jit figures against jax.jit: call overhead, first-call (trace + compile) time, fused
+elementwise and normalisation throughput, and the peak memory of a 20-op chain.
+
+    python bench/bench_jit.py [--quick]
+
+Each time is the median of repeats of a loop calibrated to at least 0.2 s (0.05 s with
+--quick) after two warm-up calls; results are waited for inside the loop. The first-call
+row traces and compiles a fresh function each repeat. jax columns need jax installed.
+Measured, not asserted.
+"""
+import argparse
+import statistics
+import time
+
+import numpy as np
+
+from run import calibrate  # bench/ is on sys.path when run as a script
+
+
+def timeit(fn, quick):
+    """Median seconds per call of ``fn``."""
+    n = calibrate(fn, 0.05 if quick else 0.2)
+    times = []
+    for _ in range(3 if quick else 7):
+        t0 = time.perf_counter()
+        for _ in range(n):
+            fn()
+        times.append((time.perf_counter() - t0) / n)
+    return statistics.median(times)
+
+
+def first_call(jax, jnp, x, quick):
+    """Median seconds of trace + compile + run of a never-seen function."""
+    times = []
+    for _ in range(5 if quick else 15):
+        def chain(x):
+            return jnp.tanh(x * 2 + 1) * 0.5 + jnp.exp(-x * x) - jnp.sin(x)
+        t0 = time.perf_counter()
+        jax.jit(chain)(x).block_until_ready()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def figures(jax, jnp, quick):
+    def chain(x):
+        return jnp.tanh(x * 2 + 1) * 0.5 + jnp.exp(-x * x) - jnp.sin(x)
+
+    def norm(x):
+        return (x - x.mean(0)) / x.std(0)
+
+    rng = np.random.RandomState(0)
+    tiny = jnp.ones(3)
+    small = jnp.asarray(rng.rand(1000).astype(np.float32))
+    x6 = jnp.asarray(rng.rand(1_000_000).astype(np.float32))
+    x7 = jnp.asarray(rng.rand(10_000_000).astype(np.float32))
+    n1 = jnp.asarray(rng.rand(1000, 10).astype(np.float32))
+    n2 = jnp.asarray(rng.rand(1_000_000, 16).astype(np.float32))
+    add = jax.jit(lambda x, y: x * y + 1)
+    jchain, jnorm = jax.jit(chain), jax.jit(norm)
+    ms = lambda f, *a: timeit(lambda: f(*a).block_until_ready(), quick) * 1e3
+    return {
+        "jit call, 2 args, tiny (µs)": timeit(lambda: add(tiny, tiny), quick) * 1e6,
+        "first call, chain 1e3 (ms)": first_call(jax, jnp, small, quick) * 1e3,
+        "chain 1e6 f32 (ms)": ms(jchain, x6),
+        "chain 1e7 f32 (ms)": ms(jchain, x7),
+        "norm (1000,10) f32 (ms)": ms(jnorm, n1),
+        "norm (1e6,16) f32 (ms)": ms(jnorm, n2),
+    }
+
+
+def chain20_peak_buffers(tinyxla, tnp):
+    """Peak memory of a jitted 20-op elementwise chain on 1e6 f32, in 4 MB buffers,
+    counting everything live at the peak (input and output included)."""
+    from tinyxla import _core
+
+    @tinyxla.jit
+    def chain20(x):
+        for i in range(10):
+            x = tnp.sin(x) * (1.0 + i)
+        return x
+
+    x = tnp.ones(1_000_000)
+    chain20(x).block_until_ready()
+    _core.trim_memory_cache()
+    _core.reset_peak_memory()
+    base = _core.memory_stats()["bytes_in_use"] - x.nbytes  # whatever else is alive
+    chain20(x).block_until_ready()
+    return (_core.memory_stats()["peak_bytes_in_use"] - base) / x.nbytes
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--quick", action="store_true")
+    quick = parser.parse_args().quick
+    import tinyxla
+    import tinyxla.numpy as tnp
+    ours = figures(tinyxla, tnp, quick)
+    try:
+        import jax
+        import jax.numpy as jnp
+        theirs = figures(jax, jnp, quick)
+    except ImportError:
+        theirs = {}
+    print(f"{'figure':30} {'tinyxla':>9} {'jax':>9} {'jax/tx':>7}")
+    for name, t in ours.items():
+        j = theirs.get(name)
+        print(f"{name:30} {t:9.3f} " + (f"{j:9.3f} {j / t:7.2f}" if j else f"{'-':>9} {'-':>7}"))
+    print(f"20-op chain on 1e6 f32, peak live buffers: {chain20_peak_buffers(tinyxla, tnp):.2f}")
+
+
+if __name__ == "__main__":
+    main()
