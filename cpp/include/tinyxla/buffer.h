@@ -26,6 +26,9 @@ class Buffer {
 
   void* data() const { return data_; }
   size_t size() const { return size_; }
+  // Swaps the memory of two buffers of one size. Only for a buffer not yet written (a
+  // pending result taking over a donated argument's memory); `other` must be unseen.
+  void exchange_storage(Buffer& other);
 
  private:
   void* data_;

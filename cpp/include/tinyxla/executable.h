@@ -21,8 +21,11 @@ class Executable : public std::enable_shared_from_this<Executable> {
   // differ) and returns the results at once, as futures. The whole graph then runs as one
   // task on `device`'s stream once the arguments are ready; intermediates are released at
   // their last use. An error inside (or in an argument) is stored in every result.
-  // A result that is a parameter is that argument itself.
-  std::vector<Array> run(std::vector<Array> args, int device = 0) const;
+  // A result that is a parameter is that argument itself. `donated[i]` (when given) lets
+  // the run write a result into argument i's buffer if the caller holds no other
+  // reference to it (as jit's donate_argnums).
+  std::vector<Array> run(std::vector<Array> args, int device = 0,
+                         const std::vector<char>& donated = {}) const;
   // The optimised graph in the text form.
   std::string text() const;
   const Graph& graph() const;

@@ -134,6 +134,12 @@ Allocator& allocator() {
 Buffer::Buffer(size_t nbytes) : size_(nbytes) { data_ = allocator().allocate(nbytes, &capacity_); }
 Buffer::~Buffer() { allocator().deallocate(data_, capacity_); }
 
+void Buffer::exchange_storage(Buffer& other) {
+  std::swap(data_, other.data_);
+  std::swap(size_, other.size_);
+  std::swap(capacity_, other.capacity_);
+}
+
 MemoryStats memory_stats() { return allocator().stats(); }
 void reset_peak_memory() { allocator().reset_peak(); }
 void trim_memory_cache() { allocator().trim(); }

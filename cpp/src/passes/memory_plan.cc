@@ -51,6 +51,30 @@ MemoryPlan plan_memory(const Graph& g) {
           plan.inplace[size_t(i)].push_back({int(j), r});
     }
   }
+  const auto& outs = g.outputs();
+  plan.output_donors.assign(outs.size(), {});
+  // A donor is read by the output's node alone: nothing else (a view in particular) can
+  // still see its buffer once the output is written there.
+  std::vector<int> only_user(size_t(g.num_values()), -1);
+  for (int i = 0; i < nn; ++i)
+    for (ValueId v : g.node(i).inputs)
+      only_user[size_t(v)] = only_user[size_t(v)] == -1 || only_user[size_t(v)] == i ? i : -2;
+  for (size_t k = 0; k < outs.size(); ++k) {
+    const ValueId v = outs[k];
+    bool returned_before = false;
+    for (size_t m = 0; m < k; ++m) returned_before = returned_before || outs[m] == v;
+    const int i = g.defining_node(v);
+    const Node& n = g.node(i);
+    if (returned_before || !(is_elementwise(n.kind) || n.kind == OpKind::fused)) continue;
+    const int64_t fused_size = n.kind == OpKind::fused ? check_fused_body(*n.body).size : 0;
+    for (size_t j = 0; j < n.inputs.size(); ++j) {
+      const ValueId u = n.inputs[j];
+      const Node& def = g.node(g.defining_node(u));
+      if (def.kind == OpKind::parameter && only_user[size_t(u)] == i && !is_output[size_t(u)] &&
+          aliasable(g, n, j, v - n.first_result, fused_size))
+        plan.output_donors[k].push_back(def.op);
+    }
+  }
   return plan;
 }
 

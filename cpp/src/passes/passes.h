@@ -32,6 +32,9 @@ struct MemoryPlan {
   // inplace[i]: (input position, result index) pairs where result may take the input's
   // buffer when the input is dense, dead after node i and held by nobody else.
   std::vector<std::vector<std::pair<int, int>>> inplace;
+  // output_donors[k]: the parameters whose buffer output k may take when the caller
+  // donates them (each is read only by the node computing the output, element for element).
+  std::vector<std::vector<int>> output_donors;
 };
 MemoryPlan plan_memory(const Graph& g);
 

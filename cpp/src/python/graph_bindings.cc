@@ -116,8 +116,24 @@ void bind_graph(py::module_& m) {
   m.def("parse_graph", [](const std::string& text) { return std::make_shared<Graph>(parse_graph(text)); });
 
   py::class_<Executable, std::shared_ptr<Executable>>(m, "Executable")
-      .def("run", &Executable::run, py::arg("args"), py::arg("device") = 0,
-           py::call_guard<py::gil_scoped_release>())
+      .def("run", [](const Executable& e, std::vector<Array> args, int device) {
+        return e.run(std::move(args), device);
+      }, py::arg("args"), py::arg("device") = 0, py::call_guard<py::gil_scoped_release>())
+      // Donated arguments: the list's entries are taken out before the run, so once the
+      // caller has dropped its own handles the graph holds the only reference and may
+      // write an output into the buffer.
+      .def("run_donating", [](const Executable& e, py::list args, int device,
+                              const std::vector<bool>& donated_mask) {
+        const std::vector<char> donated(donated_mask.begin(), donated_mask.end());
+        std::vector<Array> xs;
+        xs.reserve(args.size());
+        for (size_t i = 0; i < args.size(); ++i) {
+          xs.push_back(args[i].cast<Array>());
+          if (i < donated.size() && donated[i]) args[i] = py::none();
+        }
+        py::gil_scoped_release release;
+        return e.run(std::move(xs), device, donated);
+      }, py::arg("args"), py::arg("device"), py::arg("donated"))
       .def("text", &Executable::text)
       .def_property_readonly("num_kernels", &Executable::num_kernels);
 

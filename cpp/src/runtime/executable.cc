@@ -78,6 +78,7 @@ struct Executable::Impl {
   Graph graph;
   std::vector<Step> steps;
   std::vector<char> is_output;
+  std::vector<std::vector<int>> output_donors;  // per output: parameters whose buffer it may take
   std::vector<Array> constants;
   double cost = 0;
   int num_kernels = 0;
@@ -166,7 +167,8 @@ std::string Executable::text() const { return impl_->graph.to_text(); }
 const Graph& Executable::graph() const { return impl_->graph; }
 int Executable::num_kernels() const { return impl_->num_kernels; }
 
-std::vector<Array> Executable::run(std::vector<Array> args, int dev) const {
+std::vector<Array> Executable::run(std::vector<Array> args, int dev,
+                                   const std::vector<char>& donated) const {
   const Graph& g = impl_->graph;
   const auto& params = g.parameters();
   if (args.size() != params.size())
@@ -184,6 +186,8 @@ std::vector<Array> Executable::run(std::vector<Array> args, int dev) const {
   Device& target = device(dev);
   auto ev = std::make_shared<Event>();
   std::vector<Array> outs;
+  std::vector<char> taken(donated.size(), 0);
+  std::vector<std::pair<int, std::shared_ptr<Buffer>>> late_donations;
   bool computes = false;
   for (ValueId v : g.outputs()) {
     const Node& n = g.node(g.defining_node(v));
@@ -196,7 +200,24 @@ std::vector<Array> Executable::run(std::vector<Array> args, int dev) const {
       Array same;
       for (size_t k = 0; k < outs.size(); ++k)
         if (g.outputs()[k] == v) same = outs[k];
-      outs.push_back(same.buffer() ? same : Array(g.type(v).shape, g.type(v).dtype, dev, ev));
+      const ValueType& t = g.type(v);
+      for (int donor : impl_->output_donors[outs.size()]) {
+        if (same.buffer() || size_t(donor) >= donated.size() || !donated[size_t(donor)] ||
+            taken[size_t(donor)])
+          continue;
+        const Array& a = args[size_t(donor)];
+        if (a.offset() != 0 || !a.is_contiguous() ||
+            a.nbytes() != size_t(num_elements(t.shape)) * itemsize(t.dtype))
+          continue;
+        taken[size_t(donor)] = 1;
+        if (a.buffer().use_count() == 1) {  // ours alone: nobody can see the buffer change
+          same = Array(t.shape, row_major_strides(t.shape), 0, t.dtype, dev, a.buffer(), ev);
+        } else {  // still held by the op producing it: decide when the graph runs
+          same = Array(t.shape, t.dtype, dev, ev);
+          late_donations.push_back({donor, same.buffer()});
+        }
+      }
+      outs.push_back(same.buffer() ? same : Array(t.shape, t.dtype, dev, ev));
       computes = true;
     }
   }
@@ -207,7 +228,17 @@ std::vector<Array> Executable::run(std::vector<Array> args, int dev) const {
   for (const Array& c : impl_->constants)
     if (!c.is_ready()) deps.push_back(c.event());
   auto self = shared_from_this();
-  auto task = [self, args = std::move(args), outs, ev]() mutable {
+  auto task = [self, args = std::move(args), outs, ev,
+               late = std::move(late_donations)]() mutable {
+    // The producers have finished: a donated argument nobody else holds now gives its
+    // memory to the result (which nobody can have read: its event is pending).
+    for (auto& [donor, result] : late) {
+      Array& a = args[size_t(donor)];
+      if (a.buffer().use_count() != 1) continue;
+      result->exchange_storage(*a.buffer());
+      // The argument's data now lives in the result's buffer: read it from there.
+      a = Array(a.shape(), a.strides(), 0, a.dtype(), a.device(), result, a.event());
+    }
     self->impl_->execute(args, outs, ev);
   };
   target.submit(std::move(deps), std::move(task), impl_->cost < kInlineCost);
@@ -223,6 +254,7 @@ std::shared_ptr<Executable> compile(const Graph& graph, const CompileOptions& op
   auto impl = std::make_unique<Executable::Impl>();
   const passes::MemoryPlan plan = passes::plan_memory(g);
   impl->is_output.assign(size_t(g.num_values()), 0);
+  impl->output_donors = plan.output_donors;
   for (ValueId v : g.outputs()) impl->is_output[size_t(v)] = 1;
   for (int i = 0; i < g.num_nodes(); ++i) {
     const Node& n = g.node(i);
@@ -259,6 +291,10 @@ std::shared_ptr<Executable> compile(const Graph& graph, const CompileOptions& op
     }
     impl->steps.push_back(std::move(step));
   }
+  // Only the interpreter is known to read each element before writing it in place.
+  for (size_t k = 0; k < g.outputs().size(); ++k)
+    if (impl->steps[size_t(g.defining_node(g.outputs()[k]))].kind != StepKind::Interpreted)
+      impl->output_donors[k].clear();
   impl->graph = std::move(g);
   return std::shared_ptr<Executable>(new Executable(std::move(impl)));
 }

@@ -354,18 +354,21 @@ class JitWrapped:
                 fast[key] = call = _fast_call(
                     lowering.executable_for(entry.jaxpr, self._name), entry.out_tree)
                 return call(args)
-        outs = jit_p.bind(*leaves, jaxpr=entry.jaxpr, name=self._name)
-        if self._donate_argnums:
-            self._delete_donated(args)
+        if self._donate_argnums and not entry.tracer_consts and \
+                core._state.trace is core.EVAL_TRACE:
+            executable = lowering.executable_for(entry.jaxpr, self._name)
+            outs = executable(leaves, donated=self._donation_mask(args))
+        else:
+            outs = jit_p.bind(*leaves, jaxpr=entry.jaxpr, name=self._name)
         return tree_unflatten(entry.out_tree, outs)
 
-    def _delete_donated(self, args):
-        for i in self._donate_argnums:
-            if i < len(args):
-                for leaf in tree_flatten(args[i])[0]:
-                    delete = getattr(leaf, "delete", None)
-                    if delete is not None and not isinstance(leaf, core.Tracer):
-                        delete()
+    def _donation_mask(self, args) -> list[bool]:
+        """Per flat argument leaf: whether it belongs to a donated positional argument."""
+        mask = []
+        for i, a in enumerate(args):
+            if i not in self._static_argnums:
+                mask += [i in self._donate_argnums] * len(tree_flatten(a)[0])
+        return mask
 
     def lower(self, *args, **kwargs) -> Lowered:
         entry, _ = self._entry(args, kwargs)

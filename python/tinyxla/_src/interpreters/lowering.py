@@ -151,7 +151,10 @@ class GraphExecutable:
         self._in = [(v.aval.dtype, code(v.aval.dtype)) for v in closed.jaxpr.invars]
         self._out = [(a.weak_type, _DTYPES[code(a.dtype)]) for a in closed.out_avals]
 
-    def __call__(self, args: Sequence[Any], device: int | None = None) -> list[Array]:
+    def __call__(self, args: Sequence[Any], device: int | None = None,
+                 donated: Sequence[bool] | None = None) -> list[Array]:
+        """Runs on ``device`` (default: the committed arguments' device, else 0). A
+        ``donated`` argument is deleted and its buffer may become an output's."""
         handles = []
         committed = False
         for a, (dt, c) in zip(args, self._in):
@@ -165,7 +168,13 @@ class GraphExecutable:
                 if device is None:
                     device = h.device
             handles.append(h)
-        outs = self.executable.run(handles, device or 0)
+        if donated is None:
+            outs = self.executable.run(handles, device or 0)
+        else:
+            for a, d in zip(args, donated):
+                if d and type(a) is Array:
+                    a.delete()
+            outs = self.executable.run_donating(handles, device or 0, list(donated))
         result = []
         for h, (weak, dt) in zip(outs, self._out):
             out = _wrap(h, weak, dt)
@@ -191,10 +200,14 @@ class JaxprExecutable:
         self.closed = closed
         self.reason = reason
 
-    def __call__(self, args: Sequence[Any], device: int | None = None) -> list[Any]:
+    def __call__(self, args: Sequence[Any], device: int | None = None,
+                 donated: Sequence[bool] | None = None) -> list[Any]:
         from tinyxla._src.numpy.creation import asarray
         with core.set_current_trace(core.EVAL_TRACE):
             outs = core.eval_jaxpr(self.closed.jaxpr, self.closed.consts, *args)
+        for a, d in zip(args, donated or ()):
+            if d and type(a) is Array:
+                a.delete()
         # An output that is an input or a literal is a Python or numpy value: make it an Array.
         return [x if isinstance(x, Array) else asarray(x) for x in outs]
 
