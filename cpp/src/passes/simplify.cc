@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "../ir/fused_body.h"
 #include "../runtime/node_runner.h"
 #include "passes.h"
 
@@ -111,8 +112,13 @@ bool rewrite(const Graph& g, Node& n, const ValueType& type, ValueId* same) {
         return take(0);
       return false;
     }
-    case OpKind::select_n:
-      return n.inputs.size() == 2 && take(1);
+    case OpKind::select_n: {
+      if (n.inputs.size() == 1) return take(1);
+      // A constant selector picks its case (a jnp.var with a static ddof: where(n > 0, ...)).
+      for (size_t c = 0; c + 1 < n.inputs.size(); ++c)
+        if (splat_equals(g, n.inputs[0], double(c))) return take(c + 1);
+      return false;
+    }
     case OpKind::convert: {
       if (in_type(0).dtype == *n.dtype) return take(0);
       const Node& p = producer(0);
@@ -207,6 +213,34 @@ Array fold(const Graph& g, const Node& n, const ValueType& type) {
   }
 }
 
+// The 0-d constant that `v` broadcasts (or is), when ready; else an empty Array.
+Array splat_scalar(const Graph& g, ValueId v) {
+  const Node* n = &g.node(g.defining_node(v));
+  if (n->kind == OpKind::broadcast_in_dim) n = &g.node(g.defining_node(n->inputs[0]));
+  if (n->kind != OpKind::constant || n->constant.ndim() != 0 || !n->constant.is_ready() ||
+      n->constant.event()->has_error())
+    return Array();
+  return n->constant;
+}
+
+// An elementwise node whose operands all broadcast scalar constants: its scalar result
+// (the broadcast of which replaces it, however large), or an empty Array.
+Array fold_splats(const Graph& g, const Node& n, const ValueType& type) {
+  if (!is_elementwise(n.kind) || n.num_results != 1) return Array();
+  std::vector<Array> ins;
+  for (ValueId v : n.inputs) {
+    ins.push_back(splat_scalar(g, v));
+    if (!ins.back().buffer()) return Array();
+  }
+  try {
+    Array out(Shape{}, type.dtype, 0, Event::ready());
+    runtime::run_kernel(n, ins, {out});
+    return out;
+  } catch (const std::exception&) {
+    return Array();
+  }
+}
+
 }  // namespace
 
 Graph simplify(const Graph& g) {
@@ -233,6 +267,20 @@ Graph simplify(const Graph& g) {
     if (same >= 0) {
       map[size_t(old.first_result)] = same;
       continue;
+    }
+    if (!types[0].shape.empty()) {
+      Array scalar = fold_splats(out, n, types[0]);
+      if (scalar.buffer()) {
+        Node c;
+        c.kind = OpKind::constant;
+        c.constant = scalar;
+        Node b;
+        b.kind = OpKind::broadcast_in_dim;
+        b.shape = types[0].shape;
+        b.inputs = {out.add_node(std::move(c), {ValueType{Shape{}, types[0].dtype}})};
+        map[size_t(old.first_result)] = out.add_node(std::move(b), std::move(types));
+        continue;
+      }
     }
     Array folded = n.num_results == 1 ? fold(out, n, types[0]) : Array();
     if (folded.buffer()) {
