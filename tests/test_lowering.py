@@ -226,3 +226,22 @@ def test_fast_call_path_keys_on_shape_dtype_and_weak_type():
         jax.config.update("jax_enable_x64", False)
     np.testing.assert_array_equal(f(jnp.ones(3)), [2.0, 2.0, 2.0])
     assert len(calls) == 5
+
+
+def test_disable_jit_runs_python():
+    calls = []
+
+    @jax.jit
+    def f(x):
+        calls.append(type(x).__name__)
+        return x + 1
+
+    x = jnp.ones(2)
+    f(x)
+    f(x)
+    assert calls == ["DynamicJaxprTracer"]
+    with jax.disable_jit():
+        np.testing.assert_array_equal(f(x), [2.0, 2.0])
+    assert calls == ["DynamicJaxprTracer", "Array"]
+    f(x)
+    assert len(calls) == 2

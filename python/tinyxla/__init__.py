@@ -27,7 +27,7 @@ from tinyxla._src.config import config  # noqa: E402
 from tinyxla._src.devices import (  # noqa: E402
     CpuDevice as Device, block_until_ready, default_backend, device_count, device_get,
     device_put, devices, local_device_count, local_devices, process_count, process_index)
-from tinyxla._src.api import ShapeDtypeStruct, eval_shape, jit, make_jaxpr  # noqa: E402
+from tinyxla._src.api import ShapeDtypeStruct, disable_jit, eval_shape, jit, make_jaxpr  # noqa: E402
 from tinyxla._src.autodiff import (  # noqa: E402
     grad, hessian, jacfwd, jacobian, jacrev, jvp, linearize, value_and_grad, vjp)
 from tinyxla._src.checkpoint import checkpoint, remat  # noqa: E402

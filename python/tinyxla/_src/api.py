@@ -1,6 +1,7 @@
 """The user-facing transforms and their caches: make_jaxpr, jit, eval_shape (mirrors ``jax._src.api``)."""
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 import weakref
@@ -18,6 +19,18 @@ from tinyxla._src.interpreters import partial_eval as pe
 from tinyxla._src.tree_util import tree_flatten, tree_unflatten
 
 _CACHE_SIZE = 4096  # entries per function, as JAX's jit cache
+
+# The configs a cached fast call depends on, as the salt of its key.
+_fast_salt = 0
+
+
+def _refresh_fast_salt(name: str | None = None, value: Any = None) -> None:
+    global _fast_salt
+    _fast_salt = int(config.jax_enable_x64) | int(config.jax_disable_jit) << 1
+
+
+_refresh_fast_salt()
+config.add_update_hook(_refresh_fast_salt)
 
 
 class ShapeDtypeStruct:
@@ -337,7 +350,7 @@ class JitWrapped:
     def __call__(self, *args, **kwargs):
         fast = self._fast
         if fast is not None and not kwargs and core._state.trace is core.EVAL_TRACE:
-            key = _core.jit_signature(args, config.jax_enable_x64)
+            key = _core.jit_signature(args, _fast_salt)
             if key is not None:
                 call = fast.get(key)
                 if call is not None:
@@ -347,7 +360,7 @@ class JitWrapped:
         entry, leaves = self._entry(args, kwargs)
         if fast is not None and not kwargs and not entry.tracer_consts and \
                 core._state.trace is core.EVAL_TRACE:
-            key = _core.jit_signature(args, config.jax_enable_x64)
+            key = _core.jit_signature(args, _fast_salt)
             if key is not None:
                 if len(fast) >= _CACHE_SIZE:
                     fast.pop(next(iter(fast)))
@@ -446,6 +459,17 @@ def jit(fun: Callable | None = None, *, static_argnums=None, static_argnames=Non
     if not callable(fun):
         raise TypeError(f"Expected a callable value, got {fun}")
     return JitWrapped(fun, static_argnums, static_argnames, donate_argnums, donate_argnames, device)
+
+
+@contextlib.contextmanager
+def disable_jit(disable: bool = True):
+    """Runs jitted functions as plain Python inside the block (``jax.disable_jit``)."""
+    old = config.jax_disable_jit
+    config.update("jax_disable_jit", disable)
+    try:
+        yield
+    finally:
+        config.update("jax_disable_jit", old)
 
 
 def eval_shape(fun: Callable, *args, **kwargs) -> Any:
