@@ -242,6 +242,6 @@ def test_disable_jit_runs_python():
     assert calls == ["DynamicJaxprTracer"]
     with jax.disable_jit():
         np.testing.assert_array_equal(f(x), [2.0, 2.0])
-    assert calls == ["DynamicJaxprTracer", "Array"]
+    assert calls == ["DynamicJaxprTracer", "ArrayImpl"]
     f(x)
     assert len(calls) == 2
