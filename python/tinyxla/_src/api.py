@@ -404,9 +404,10 @@ class JitWrapped:
 def _fast_call(executable: Callable, out_tree) -> Callable:
     """A cached jit call on Arrays: the executable on the flat arguments (the arguments are
     already flat and their avals those of the cached signature), then the output tree."""
+    call = getattr(executable, "call_arrays", executable)
     if out_tree.num_leaves == 1 and out_tree.node is None:
-        return lambda args: executable(args)[0]
-    return lambda args: tree_unflatten(out_tree, executable(args))
+        return lambda args: call(args)[0]
+    return lambda args: tree_unflatten(out_tree, call(args))
 
 
 def _signature_or_none(fun):

@@ -22,7 +22,7 @@ import numpy as np
 
 from tinyxla import _core
 from tinyxla._src import compile_log, core
-from tinyxla._src.array import _CODE, _DTYPES, Array, _to_array, _wrap
+from tinyxla._src.array import _CODE, _DTYPES, Array, _new_array, _to_array, _wrap
 
 LoweringRule = Callable[..., Any]
 _lowerings: dict[core.Primitive, LoweringRule] = {}
@@ -179,6 +179,21 @@ class GraphExecutable:
         for h, (weak, dt) in zip(outs, self._out):
             out = _wrap(h, weak, dt)
             out._committed = committed
+            result.append(out)
+        return result
+
+    def call_arrays(self, args: Sequence[Array]) -> list[Array]:
+        """``self(args)`` for Arrays already of the parameters' dtypes (jit's cached fast
+        path, whose key guarantees it)."""
+        device, committed = 0, False
+        for a in args:
+            if a._committed:
+                device, committed = a._h.device, True
+                break
+        result = []
+        for h, (weak, dt) in zip(self.executable.run([a._h for a in args], device), self._out):
+            out = _new_array(Array)
+            out._h, out.dtype, out.weak_type, out._committed = h, dt, weak, committed
             result.append(out)
         return result
 
