@@ -324,6 +324,39 @@ void test_simplify() {
   }
 }
 
+void test_simplify_through_broadcasts() {
+  GraphBuilder b;
+  ValueId x = b.parameter({4, 3}, DType::F32);
+  ValueId row = b.reduce(ReduceOp::sum, x, {0});  // f32[3]
+  auto f = [&](float v) { return b.scalar(DType::F32, Scalar::of_float(v)); };
+  ValueId ones = b.broadcast_in_dim(f(1), {4, 3}, {});
+  ValueId neg_ones = b.unary(UnaryOp::neg, ones);                        // -> broadcast(-1)
+  ValueId pick = b.select_n(b.broadcast_in_dim(b.scalar(DType::Bool, Scalar::of_bool(true)), {4, 3}, {}),
+                            {x, neg_ones});                              // -> neg_ones
+  ValueId mean = b.binary(BinaryOp::div, row, f(4));
+  ValueId mean2 = b.binary(BinaryOp::div, b.broadcast_in_dim(row, {4, 3}, {1}), f(4));  // sunk
+  ValueId centered = b.binary(BinaryOp::sub, x, b.broadcast_in_dim(mean, {4, 3}, {1}));
+  b.set_outputs({pick, mean2, centered});
+  Graph g = b.build();
+  CompileOptions no_fuse;
+  no_fuse.fuse = false;
+  auto exe = compile(g, no_fuse);
+  const Graph& s = exe->graph();
+  const Node& p = s.node(s.defining_node(s.outputs()[0]));
+  CHECK(p.kind == OpKind::broadcast_in_dim);
+  float v = 0;
+  s.node(s.defining_node(p.inputs[0])).constant.copy_to_host(&v);
+  CHECK(v == -1);
+  // The sunk division is the one the centring uses: one div node in all.
+  const Node& m2 = s.node(s.defining_node(s.outputs()[1]));
+  CHECK(m2.kind == OpKind::broadcast_in_dim);
+  CHECK(count_kind(s, OpKind::binary) == 2);  // the div and the sub
+  float xs[12] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12.5f};
+  std::vector<Array> args{Array::from_host(xs, {4, 3}, DType::F32, 0)};
+  std::vector<Array> got = exe->run(args), want = eval_eager(g, args);
+  for (size_t k = 0; k < got.size(); ++k) check_close(got[k], want[k], 0, 0);
+}
+
 void test_cse_and_dce() {
   GraphBuilder b;
   ValueId x = b.parameter({16}, DType::F32);
@@ -718,6 +751,7 @@ int main() {
       {"builder_validates_like_eager", test_builder_validates_like_eager},
       {"text_round_trip", test_text_round_trip},
       {"simplify", test_simplify},
+      {"simplify_through_broadcasts", test_simplify_through_broadcasts},
       {"cse_and_dce", test_cse_and_dce},
       {"fusion_counts", test_fusion_counts},
       {"fused_matches_eager", test_fused_matches_eager},

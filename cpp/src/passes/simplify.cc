@@ -241,6 +241,28 @@ Array fold_splats(const Graph& g, const Node& n, const ValueType& type) {
   }
 }
 
+// For a unary, binary or convert node whose operands are broadcasts of one shape along the
+// same dims (or scalar constants): that broadcast, to compute the op on the smaller operands
+// (less work, and CSE then finds it computed unbroadcast elsewhere, as a mean reused in a
+// variance). Null otherwise.
+const Node* common_broadcast(const Graph& g, const Node& n) {
+  if (n.kind != OpKind::unary && n.kind != OpKind::binary && n.kind != OpKind::convert)
+    return nullptr;
+  const Node* common = nullptr;
+  for (ValueId v : n.inputs) {
+    const Node& p = g.node(g.defining_node(v));
+    if (p.kind == OpKind::broadcast_in_dim && g.type(p.inputs[0]).shape.size() > 0) {
+      if (common && (common->axes != p.axes || g.type(common->inputs[0]).shape !=
+                                                   g.type(p.inputs[0]).shape))
+        return nullptr;
+      common = &p;
+    } else if (!splat_scalar(g, v).buffer()) {
+      return nullptr;
+    }
+  }
+  return common;
+}
+
 }  // namespace
 
 Graph simplify(const Graph& g) {
@@ -266,6 +288,25 @@ Graph simplify(const Graph& g) {
       if (!rewrite(out, n, types[0], &same)) break;
     if (same >= 0) {
       map[size_t(old.first_result)] = same;
+      continue;
+    }
+    if (const Node* b = old.num_results == 1 ? common_broadcast(out, n) : nullptr) {
+      Node inner = n;
+      for (ValueId& v : inner.inputs) {
+        const Node& p = out.node(out.defining_node(v));
+        if (p.kind == OpKind::broadcast_in_dim && out.type(p.inputs[0]).shape.size() > 0) {
+          v = p.inputs[0];
+        } else {
+          Node c;
+          c.kind = OpKind::constant;
+          c.constant = splat_scalar(out, v);
+          v = out.add_node(std::move(c), {ValueType{Shape{}, out.type(v).dtype}});
+        }
+      }
+      Node bcast = *b;
+      bcast.inputs = {out.add_node(std::move(inner),
+                                   {ValueType{out.type(b->inputs[0]).shape, types[0].dtype}})};
+      map[size_t(old.first_result)] = out.add_node(std::move(bcast), std::move(types));
       continue;
     }
     if (!types[0].shape.empty()) {
