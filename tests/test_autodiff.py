@@ -827,3 +827,31 @@ def test_vjp_cotangent_errors():
         "ValueError", "unexpected JAX type (e.g. shape/dtype) for argument to VJP function: "
         "got f32[3], but expected f32[2] because the corresponding output of the "
         "differentiated function had JAX type f32[2]")
+
+
+def test_closure_convert_with_custom_vjp():
+    """The pattern of JAX's custom_vjp docs: a function closing over a differentiated
+    value is passed to a custom_vjp through closure_convert."""
+    @functools.partial(jax.custom_vjp, nondiff_argnums=(0,))
+    def apply(f, x, *consts):
+        return f(x, *consts)
+
+    def fwd(f, x, *consts):
+        return f(x, *consts), (x, consts)
+
+    def bwd(f, res, g):
+        x, consts = res
+        _, vjp = jax.vjp(f, x, *consts)
+        return vjp(g)
+
+    apply.defvjp(fwd, bwd)
+
+    def outer(a, x):
+        g = lambda x: jnp.sin(a * x)
+        converted, consts = jax.closure_convert(g, x)
+        assert len(consts) == (1 if isinstance(a, jax.core.Tracer) else 0)
+        return apply(converted, x, *consts)
+
+    np.testing.assert_allclose(outer(2.0, 3.0), np.sin(6.0), rtol=1e-6)
+    np.testing.assert_allclose(jax.grad(outer, argnums=0)(2.0, 3.0), 3 * np.cos(6.0), rtol=1e-5)
+    np.testing.assert_allclose(jax.grad(outer, argnums=1)(2.0, 3.0), 2 * np.cos(6.0), rtol=1e-5)

@@ -31,9 +31,9 @@ from tinyxla._src.api import ShapeDtypeStruct, disable_jit, eval_shape, jit, mak
 from tinyxla._src.autodiff import (  # noqa: E402
     grad, hessian, jacfwd, jacobian, jacrev, jvp, linearize, value_and_grad, vjp)
 from tinyxla._src.checkpoint import checkpoint, remat  # noqa: E402
-from tinyxla._src.custom_derivatives import custom_jvp, custom_vjp  # noqa: E402
+from tinyxla._src.custom_derivatives import closure_convert, custom_jvp, custom_vjp  # noqa: E402
 from tinyxla._src.vmap import vmap  # noqa: E402
-from tinyxla import errors, lax, numpy, tree, tree_util  # noqa: E402
+from tinyxla import core, errors, lax, numpy, tree, tree_util  # noqa: E402
 
 __version__ = "0.1.0"
 

@@ -558,3 +558,39 @@ class custom_vjp:
 
         outs = _dispatch(leaves, run, on_jvp, stage)
         return tree_unflatten(store.tree, outs)
+
+
+def closure_convert(fun: Callable, *example_args: Any) -> tuple[Callable, list]:
+    """Hoists the differentiated values ``fun`` closes over into arguments
+    (``jax.closure_convert``).
+
+    ``fun`` is traced at ``example_args``; the closed-over values that are tracers of an
+    enclosing transformation (those a derivative may flow through) become trailing
+    arguments of the returned function, and are returned as the second element. Other
+    closed-over values stay constants of the staged function.
+    """
+    leaves, in_tree = tree_flatten(example_args)
+    out_store = _OutStore()
+
+    def flat(*xs):
+        outs, out_tree = tree_flatten(fun(*tree_unflatten(in_tree, xs)))
+        out_store.tree = out_tree
+        return outs
+
+    closed = pe.trace_to_jaxpr(flat, [core.get_aval(x) for x in leaves])
+    hoist = [isinstance(c, core.Tracer) for c in closed.consts]
+    hoisted = [c for c, h in zip(closed.consts, hoist) if h]
+    kept = [c for c, h in zip(closed.consts, hoist) if not h]
+    out_tree, num_args = out_store.tree, len(example_args)
+
+    def converted(*args_and_consts: Any) -> Any:
+        args, consts = args_and_consts[:num_args], list(args_and_consts[num_args:])
+        xs, tree = tree_flatten(args)
+        if tree != in_tree:
+            raise TypeError(f"closure_convert: the converted function takes arguments of "
+                            f"structure {in_tree}, got {tree}")
+        it_kept, it_hoisted = iter(kept), iter(consts)
+        full = [next(it_hoisted) if h else next(it_kept) for h in hoist]
+        return tree_unflatten(out_tree, core.eval_jaxpr(closed.jaxpr, full, *xs))
+
+    return converted, hoisted
