@@ -7,7 +7,7 @@ import pytest
 
 import tinyxla as jax
 import tinyxla.numpy as jnp
-from tinyxla import errors
+from tinyxla import errors, lax
 
 
 def test_make_jaxpr_seed_polynomial():
@@ -177,3 +177,33 @@ def test_long_trace():
         return x
 
     assert float(jax.jit(f)(0.0)) == 20000.0
+
+
+def test_make_jaxpr_prints_params_as_jax():
+    """Pinned from jax 0.10.2: hidden and reformatted params, and the 80-column break."""
+    x, y = np.ones((3, 4), np.float32), np.ones(4, np.float32)
+    assert str(jax.make_jaxpr(lambda x, y: jnp.dot(x + 1, y + 1))(x, y)) == (
+        "{ lambda ; a:f32[3,4] b:f32[4]. let\n"
+        "    c:f32[3,4] = add a 1.0:f32[]\n"
+        "    d:f32[4] = add b 1.0:f32[]\n"
+        "    e:f32[3] = dot_general[\n"
+        "      dimension_numbers=(([1], [0]), ([], []))\n"
+        "      preferred_element_type=float32\n"
+        "    ] c d\n"
+        "  in (e,) }")
+    dims = (((1,), (0,)), ((), ()))
+    assert str(jax.make_jaxpr(lambda a, b: lax.dot_general(a, b, dims))(x, y)) == (
+        "{ lambda ; a:f32[3,4] b:f32[4]. let\n"
+        "    c:f32[3] = dot_general[dimension_numbers=(([1], [0]), ([], []))] a b\n"
+        "  in (c,) }")
+    hi = lax.Precision.HIGHEST
+    assert "      precision=(Precision.HIGHEST, Precision.HIGHEST)\n" in str(
+        jax.make_jaxpr(lambda a, b: lax.dot_general(a, b, dims, precision=hi))(x, y))
+    short = jax.make_jaxpr(lambda a: lax.broadcast_in_dim(a, (5, 3, 4, 7, 8, 9, 10, 11, 12), (1, 2)))
+    assert str(short(x)).splitlines()[1] == \
+        "    b:f32[5,3,4,7,8,9,10,11,12] = broadcast_in_dim[broadcast_dimensions=(1, 2)] a"
+    long = jax.make_jaxpr(lambda a: lax.broadcast_in_dim(a, (5, 3, 4, 7, 8, 9, 10, 11, 12, 13), (1, 2)))
+    assert str(long(x)).splitlines()[1:4] == [
+        "    b:f32[5,3,4,7,8,9,10,11,12,13] = broadcast_in_dim[",
+        "      broadcast_dimensions=(1, 2)",
+        "    ] a"]

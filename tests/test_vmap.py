@@ -309,7 +309,7 @@ def test_dot_general_is_one_matmul():
     text = str(jax.make_jaxpr(vmap(jnp.matmul))(np.ones((7, 2, 3), np.float32),
                                                 np.ones((7, 3, 4), np.float32)))
     assert text.count("dot_general") == 1
-    assert "dimension_numbers=(((2,), (1,)), ((0,), (0,)))" in text
+    assert "dimension_numbers=(([2], [1]), ([0], [0]))" in text
 
 
 def test_iota_and_constants_inside_vmap():
@@ -402,8 +402,8 @@ def test_seed_min_max():
         "{ lambda ; a:i32[4,2,3]. let\n"
         "    b:i32[4] = reduce_min[axes=(1, 2)] a\n"
         "    c:i32[4] = reduce_max[axes=(1, 2)] a\n"
-        "    d:i32[4,1] = broadcast_in_dim[broadcast_dimensions=(0,) shape=(4, 1)] b\n"
-        "    e:i32[4,1] = broadcast_in_dim[broadcast_dimensions=(0,) shape=(4, 1)] c\n"
+        "    d:i32[4,1] = broadcast_in_dim[broadcast_dimensions=(0,)] b\n"
+        "    e:i32[4,1] = broadcast_in_dim[broadcast_dimensions=(0,)] c\n"
         "    f:i32[4,2] = concatenate[dimension=1] d e\n"
         "  in (f,) }")
     text = str(jax.make_jaxpr(jax.jit(vmap(f)))(bx))

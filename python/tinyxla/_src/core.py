@@ -8,6 +8,7 @@ next to its definition (see ``_src/lax/lax.py``).
 """
 from __future__ import annotations
 
+import enum
 import threading
 from typing import Any, Callable, Sequence
 
@@ -336,19 +337,32 @@ def _param_str(value: Any) -> str:
     if isinstance(value, type) and issubclass(value, np.generic):
         return np.dtype(value).name
     if isinstance(value, tuple):
-        return "(" + ", ".join(_param_str(v) for v in value) + ("," if len(value) == 1 else "") + ")"
+        # Inside a tuple JAX shows enums by repr (str(tuple) does).
+        parts = [repr(v) if isinstance(v, enum.Enum) else _param_str(v) for v in value]
+        return "(" + ", ".join(parts) + ("," if len(value) == 1 else "") + ")"
     if callable(value) and hasattr(value, "__name__"):
         return value.__name__
     return str(value)
 
 
-def _eqn_params_str(eqn: "JaxprEqn", namer: "_Namer") -> str:
+# Per primitive: the params as JAX's printer shows them (some hidden, some reformatted),
+# registered beside the primitive.
+pp_params_rules: dict["Primitive", Callable[[dict], dict]] = {}
+
+_PP_WIDTH = 80  # JAX breaks an equation's params onto lines past this width
+
+
+def _eqn_params_str(eqn: "JaxprEqn", namer: "_Namer", head_width: int = 0) -> str:
     """Params in JAX's order (sorted; a call's ``name`` first) and layout (one per line
-    when a sub-jaxpr is among them). A sub-jaxpr's binders take the call site's names."""
-    keys = sorted(eqn.params, key=lambda k: (k != "name", k))
+    when a sub-jaxpr is among them or the equation up to its params' end is wider than
+    JAX's 80 columns; ``head_width`` is the width before the params). A sub-jaxpr's
+    binders take the call site's names."""
+    rule = pp_params_rules.get(eqn.primitive)
+    params = rule(eqn.params) if rule else eqn.params
+    keys = sorted(params, key=lambda k: (k != "name", k))
     items = []
     for k in keys:
-        v = eqn.params[k]
+        v = params[k]
         if isinstance(v, (Jaxpr, ClosedJaxpr)):
             sub = v.jaxpr if isinstance(v, ClosedJaxpr) else v
             for inner, outer in zip(sub.invars, eqn.invars):
@@ -360,9 +374,10 @@ def _eqn_params_str(eqn: "JaxprEqn", namer: "_Namer") -> str:
             items.append(f"{k}={pp_jaxpr(sub, namer)}")
         else:
             items.append(f"{k}={_param_str(v)}")
-    if any("{" in it for it in items):
+    one_line = "[" + " ".join(items) + "]"
+    if any("{" in it for it in items) or head_width + len(one_line) > _PP_WIDTH:
         return "[\n" + "\n".join("  " + it.replace("\n", "\n  ") for it in items) + "\n]"
-    return "[" + " ".join(items) + "]"
+    return one_line
 
 
 def pp_jaxpr(jaxpr: Jaxpr, namer: _Namer | None = None) -> str:
@@ -374,7 +389,8 @@ def pp_jaxpr(jaxpr: Jaxpr, namer: _Namer | None = None) -> str:
     eqn_strs = []
     for eqn in jaxpr.eqns:
         outs = " ".join(decl(v) for v in eqn.outvars)
-        params = _eqn_params_str(eqn, namer) if eqn.params else ""
+        head_width = 4 + len(outs) + 3 + len(eqn.primitive.name)
+        params = _eqn_params_str(eqn, namer, head_width) if eqn.params else ""
         ins = " ".join(namer(v) for v in eqn.invars)
         eqn_strs.append(f"{outs} = {eqn.primitive.name}{params} {ins}")
     outvars = ", ".join(namer(v) for v in jaxpr.outvars)

@@ -1639,6 +1639,9 @@ def _broadcast_in_dim_lowering(ctx: lowering.LoweringContext, x: int, *, shape: 
 
 
 register_lowering(broadcast_in_dim_p, _broadcast_in_dim_lowering)
+# JAX prints only the dimensions: the shape is the result's type.
+core.pp_params_rules[broadcast_in_dim_p] = \
+    lambda p: {"broadcast_dimensions": p["broadcast_dimensions"]}
 
 
 def _broadcast_in_dim_transpose(ct: Any, operand: Any, *, shape: tuple[int, ...],
@@ -2149,6 +2152,9 @@ class Precision(enum.Enum):
     def __str__(self) -> str:
         return self.name
 
+    def __repr__(self) -> str:
+        return f"Precision.{self.name}"
+
 
 _PRECISION_STRINGS = {
     'highest': Precision.HIGHEST, 'float32': Precision.HIGHEST, 'high': Precision.HIGH,
@@ -2301,6 +2307,19 @@ def _dot_general_lowering(ctx: lowering.LoweringContext, x: int, y: int, *, dime
 
 
 register_lowering(dot_general_p, _dot_general_lowering)
+
+
+def _dot_general_pp_params(params: dict) -> dict:
+    """As JAX prints them: dimension numbers as lists, unset options hidden."""
+    (lc, rc), (lb, rb) = params["dimension_numbers"]
+    shown = {"dimension_numbers": ((list(lc), list(rc)), (list(lb), list(rb)))}
+    for k in ("precision", "preferred_element_type"):
+        if params.get(k) is not None:
+            shown[k] = params[k]
+    return shown
+
+
+core.pp_params_rules[dot_general_p] = _dot_general_pp_params
 
 
 def _ranges_like(*xs: Sequence[int]) -> list[tuple[int, ...]]:
