@@ -179,3 +179,60 @@ def test_grads(starts, x64):
                         (0, 1))(X, np.float32(u))
     np.testing.assert_array_equal(g_x, _np_dynamic_update_slice(X, np.zeros((2, 3)), starts))
     np.testing.assert_array_equal(g_u, _np_dynamic_slice(X, starts, (2, 3)))
+
+
+def test_donated_operand_is_updated_in_place():
+    f = jax.jit(lambda x, u, i: lax.dynamic_update_slice(x, u, (i,)), donate_argnums=0)
+    x = jnp.arange(1 << 16, dtype=jnp.float32) + 0
+    x.block_until_ready()
+    before = x._h.buffer_id()
+    out = f(x, jnp.ones(4), 3)
+    assert out._h.buffer_id() == before
+    want = np.arange(1 << 16, dtype=np.float32)
+    want[3:7] = 1
+    np.testing.assert_array_equal(out, want)
+
+
+def _peak_buffers(f, *args, nbytes):
+    """Bytes allocated at the peak of running ``f`` beyond what was live before, in
+    units of ``nbytes``."""
+    f(*args).block_until_ready()  # compiled, warm
+    _core.reset_peak_memory()
+    start = _core.memory_stats()["bytes_in_use"]
+    out = f(*args)
+    out.block_until_ready()
+    return (_core.memory_stats()["peak_bytes_in_use"] - start) / nbytes, out
+
+
+def test_update_of_a_dead_intermediate_copies_nothing():
+    """Each update writes into its dead operand's buffer, and the last one into the
+    output's: the doubled array and the result are the only buffers (copying updates
+    would need a third)."""
+    n = 1 << 20
+
+    def chain(x, i):
+        y = x * 2
+        for k in range(4):
+            y = lax.dynamic_update_slice(y, jnp.full((3,), float(k)), (i + k,))
+        return y
+
+    x = jnp.arange(n, dtype=jnp.float32) + 0
+    peak, out = _peak_buffers(jax.jit(chain), x, jnp.int32(5), nbytes=4 * n)
+    assert peak < 2.5, peak
+    want = np.arange(n, dtype=np.float32) * 2
+    for k in range(4):
+        want[5 + k:8 + k] = k
+    np.testing.assert_array_equal(out, want)
+    np.testing.assert_array_equal(x[:4], [0, 1, 2, 3])  # the argument is untouched
+
+
+def test_update_of_a_live_operand_copies():
+    """An operand still needed later is not overwritten."""
+    def f(x, i):
+        y = x * 2
+        z = lax.dynamic_update_slice(y, jnp.zeros(2), (i,))
+        return z + y
+
+    x = jnp.arange(8.0)
+    np.testing.assert_array_equal(jax.jit(f)(x, 1), f(x, 1))
+    np.testing.assert_array_equal(jax.jit(f)(x, 1)[:4], [0, 2, 4, 12])
