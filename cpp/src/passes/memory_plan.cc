@@ -1,6 +1,6 @@
 // Memory planning: the last use of every value, so the executor drops intermediates as soon
 // as they are dead, and the inputs a kernel may overwrite with its result: an elementwise
-// kernel's operands, and the operand an update (dynamic_update_slice) writes into.
+// kernel's operands, and the operand an update (dynamic_update_slice, scatter) writes into.
 #include "../ir/fused_body.h"
 #include "passes.h"
 
@@ -24,7 +24,9 @@ bool aliasable(const Graph& g, const Node& n, size_t j, int r, int64_t fused_siz
 
 }  // namespace
 
-bool is_update(OpKind kind) { return kind == OpKind::dynamic_update_slice; }
+bool is_update(OpKind kind) {
+  return kind == OpKind::dynamic_update_slice || kind == OpKind::scatter;
+}
 
 MemoryPlan plan_memory(const Graph& g) {
   const int nn = g.num_nodes();
