@@ -10,6 +10,7 @@
 #include "../runtime/thread_pool.h"
 #include "kernels.h"
 #include "strided.h"
+#include "vmath.h"
 #include "tinyxla/error.h"
 
 namespace tinyxla::cpu {
@@ -131,9 +132,10 @@ inline T from_acc(A a) {
 
 // Pairwise reduction of a dense run: L lanes accumulate independently (they vectorise),
 // runs longer than 16 * L split in halves, as numpy's pairwise sum (8 lanes, 128-element
-// leaves: each lane sums at most 16 elements straight there as here).
-template <typename Op, typename T, typename A>
-A reduce_dense(const T* p, int64_t n) {
+// leaves: each lane sums at most 16 elements straight there as here). `Self` is the
+// function the halves recurse into, so each ISA build below stays within itself.
+template <typename Op, typename T, typename A, A (*Self)(const T*, int64_t)>
+inline __attribute__((always_inline)) A reduce_dense_body(const T* p, int64_t n) {
   constexpr int64_t L = std::max<int64_t>(4, 128 / int64_t(sizeof(A)));
   if (n < L) {  // short rows: a few chains, no lane tree
     A a[4] = {Op::template identity<A>(), Op::template identity<A>(), Op::template identity<A>(),
@@ -146,7 +148,7 @@ A reduce_dense(const T* p, int64_t n) {
   }
   if (kPairwise<Op, A> && n > 16 * L) {
     int64_t h = n / 2 / L * L;
-    return Op::apply(reduce_dense<Op, T, A>(p, h), reduce_dense<Op, T, A>(p + h, n - h));
+    return Op::apply(Self(p, h), Self(p + h, n - h));
   }
   A acc[L];
   for (int64_t j = 0; j < L; ++j) acc[j] = Op::template identity<A>();
@@ -173,6 +175,29 @@ A reduce_dense(const T* p, int64_t n) {
   for (int64_t w = L / 2; w > 0; w /= 2)
     for (int64_t j = 0; j < w; ++j) acc[j] = Op::apply(acc[j], acc[j + w]);
   return acc[0];
+}
+
+template <typename Op, typename T, typename A>
+A reduce_dense_generic(const T* p, int64_t n) {
+  return reduce_dense_body<Op, T, A, &reduce_dense_generic<Op, T, A>>(p, n);
+}
+
+// The baseline build moves 16 bytes per instruction, too few to keep up with memory on a
+// long float run; the AVX-512 build of the same lanes and tree (same result, bit for bit)
+// streams at memory speed.
+template <typename Op, typename T, typename A>
+__attribute__((target("avx512f,avx512dq,avx512bw,avx512vl,avx2,fma"))) A reduce_dense_avx512(
+    const T* p, int64_t n) {
+  return reduce_dense_body<Op, T, A, &reduce_dense_avx512<Op, T, A>>(p, n);
+}
+
+template <typename Op, typename T, typename A>
+A reduce_dense(const T* p, int64_t n) {
+  if constexpr (std::is_floating_point_v<T> && std::is_same_v<T, A>) {
+    static const bool avx512 = vmath::isa_supported(vmath::Isa::Avx512);
+    if (avx512) return reduce_dense_avx512<Op, T, A>(p, n);
+  }
+  return reduce_dense_generic<Op, T, A>(p, n);
 }
 
 // Combines a stream of partial results as a balanced binary tree (a binary counter).
