@@ -80,13 +80,6 @@ void convert_tile(const void* in, void* out, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] = cvt<To>(x[i]);
 }
 
-UnaryTileFn convert_tile_fn(DType from, DType to) {
-  return visit_dtype(from, [&](auto f) {
-    return visit_dtype(to, [&](auto t) -> UnaryTileFn {
-      return &convert_tile<decltype(t), decltype(f)>;
-    });
-  });
-}
 
 // ---- reductions: the policies of cpu::reduce (reduce.cc) over tiles ----
 
@@ -760,6 +753,14 @@ void for_items(int64_t items, int64_t work, const std::function<void(int64_t, in
 }
 
 }  // namespace
+
+UnaryTileFn convert_tile_fn(DType from, DType to) {
+  return visit_dtype(from, [&](auto f) {
+    return visit_dtype(to, [&](auto t) -> UnaryTileFn {
+      return &convert_tile<decltype(t), decltype(f)>;
+    });
+  });
+}
 
 bool can_fuse_elementwise(const Node& n, const Graph& g) {
   const DType in = g.type(n.inputs[0]).dtype;
