@@ -51,23 +51,6 @@ uint64_t fnv1a(const std::string& s, uint64_t h = 1469598103934665603ull) {
   return h;
 }
 
-// The first line of `compiler --version` (run once per compiler).
-std::string compiler_version(const std::string& compiler) {
-  static std::mutex m;
-  static std::map<std::string, std::string> versions;
-  std::lock_guard<std::mutex> lock(m);
-  auto it = versions.find(compiler);
-  if (it != versions.end()) return it->second;
-  std::string line;
-  if (FILE* p = popen(("'" + compiler + "' --version 2>/dev/null").c_str(), "r")) {
-    char buf[512];
-    if (fgets(buf, sizeof buf, p)) line = buf;
-    pclose(p);
-  }
-  versions[compiler] = line;
-  return line;
-}
-
 // The CPU's model and feature flags: -march=native resolves to these.
 const std::string& cpu_description() {
   static const std::string desc = [] {
@@ -92,6 +75,81 @@ int timeout_seconds() {
   const std::string t = env("TINYXLA_CODEGEN_TIMEOUT");
   const int s = t.empty() ? 0 : std::atoi(t.c_str());
   return s > 0 ? s : 120;
+}
+
+// Runs argv[0] with stdout and stderr into `log_path`, in its own process group; kills
+// the group after the timeout. Returns the wait status, or -1 when it could not start
+// and -2 when it timed out.
+int run_child(std::vector<std::string> args, const std::string& log_path) {
+  static std::once_flag registered;
+  std::call_once(registered, [] { std::atexit(kill_children_at_exit); });
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&attr, 0);
+  pid_t pid = 0;
+  int rc;
+  {
+    std::lock_guard<std::mutex> lock(children_mutex());
+    rc = posix_spawn(&pid, argv[0], &actions, &attr, argv.data(), environ);
+    if (rc == 0) children().insert(pid);
+  }
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attr);
+  if (rc != 0) return -1;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_seconds());
+  int status = 0;
+  bool timed_out = false;
+  while (waitpid(pid, &status, WNOHANG) == 0) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      kill(-pid, SIGKILL);
+      waitpid(pid, &status, 0);
+      timed_out = true;
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  {
+    std::lock_guard<std::mutex> lock(children_mutex());
+    children().erase(pid);
+  }
+  return timed_out ? -2 : status;
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream f(path);
+  std::stringstream text;
+  text << f.rdbuf();
+  return text.str();
+}
+
+// mkdir -p
+void make_dirs(const std::string& dir) {
+  for (size_t i = 1; i <= dir.size(); ++i)
+    if (i == dir.size() || dir[i] == '/') mkdir(dir.substr(0, i).c_str(), 0755);
+}
+
+// The first line of `compiler --version` (run once per compiler).
+std::string compiler_version(const std::string& compiler) {
+  static std::mutex m;
+  static std::map<std::string, std::string> versions;
+  std::lock_guard<std::mutex> lock(m);
+  auto it = versions.find(compiler);
+  if (it != versions.end()) return it->second;
+  make_dirs(cache_dir());
+  const std::string log = cache_dir() + "/version" + std::to_string(getpid()) + ".txt";
+  std::string line = run_child({compiler, "--version"}, log) == 0 ? read_file(log) : "";
+  std::remove(log.c_str());
+  line = line.substr(0, line.find('\n'));
+  versions[compiler] = line;
+  return line;
 }
 
 }  // namespace
@@ -133,12 +191,8 @@ std::string cache_key(const std::string& source, const std::string& compiler) {
 
 std::string build_shared_library(const std::string& compiler, const std::string& source,
                                  const std::string& so_path) {
-  static std::once_flag registered;
-  std::call_once(registered, [] { std::atexit(kill_children_at_exit); });
   const std::string dir = so_path.substr(0, so_path.rfind('/'));
-  // Each directory level, as mkdir -p.
-  for (size_t i = 1; i <= dir.size(); ++i)
-    if (i == dir.size() || dir[i] == '/') mkdir(dir.substr(0, i).c_str(), 0755);
+  make_dirs(dir);
   static std::atomic<int> counter{0};
   const std::string stem = so_path + ".tmp" + std::to_string(getpid()) + "_" + std::to_string(counter++);
   const std::string c_path = stem + ".c", tmp_so = stem + ".so", log_path = stem + ".log";
@@ -151,60 +205,21 @@ std::string build_shared_library(const std::string& compiler, const std::string&
   std::stringstream flags(compile_flags());
   for (std::string f; flags >> f;) args.push_back(f);
   for (const char* a : {"-o", tmp_so.c_str(), c_path.c_str()}) args.push_back(a);
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_adddup2(&actions, 1, 2);
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
-  posix_spawnattr_setpgroup(&attr, 0);
-  pid_t pid = 0;
-  int rc;
-  {
-    std::lock_guard<std::mutex> lock(children_mutex());
-    rc = posix_spawn(&pid, compiler.c_str(), &actions, &attr, argv.data(), environ);
-    if (rc == 0) children().insert(pid);
-  }
-  posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attr);
+  const int status = run_child(std::move(args), log_path);
   auto cleanup = [&] {
     std::remove(c_path.c_str());
     std::remove(tmp_so.c_str());
     std::remove(log_path.c_str());
   };
-  if (rc != 0) {
+  if (status == -1) {
     cleanup();
     return "cannot run " + compiler;
   }
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_seconds());
-  int status = 0;
-  bool timed_out = false;
-  while (waitpid(pid, &status, WNOHANG) == 0) {
-    if (std::chrono::steady_clock::now() > deadline) {
-      kill(-pid, SIGKILL);
-      waitpid(pid, &status, 0);
-      timed_out = true;
-      break;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  {
-    std::lock_guard<std::mutex> lock(children_mutex());
-    children().erase(pid);
-  }
   std::string why;
-  if (timed_out) {
+  if (status == -2) {
     why = "the compiler timed out";
   } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    std::ifstream log(log_path);
-    std::stringstream text;
-    text << log.rdbuf();
-    why = "the compiler failed: " + text.str().substr(0, 2000);
+    why = "the compiler failed: " + read_file(log_path).substr(0, 2000);
   } else if (std::rename(tmp_so.c_str(), so_path.c_str()) != 0) {
     why = "cannot write " + so_path;
   }
