@@ -24,6 +24,14 @@ def cache_dir(tmp_path, monkeypatch):
     return d
 
 
+@pytest.fixture(autouse=True)
+def x64():
+    prev = jax.config.jax_enable_x64
+    jax.config.update("jax_enable_x64", True)  # float64 and int64 stay what they say
+    yield
+    jax.config.update("jax_enable_x64", prev)
+
+
 def _compile(fn, args, mode, monkeypatch):
     """A fresh executable of ``fn`` (a new function object: nothing is shared with other
     compiles) under ``TINYXLA_CODEGEN=mode``."""
