@@ -40,6 +40,8 @@ class Executable : public std::enable_shared_from_this<Executable> {
   // "off", "none" (nothing to generate), "pending", "building", "loaded", "cached" or
   // "failed: <why>".
   std::string codegen_status() const;
+  // Fused-kernel runs done by generated code so far.
+  int64_t codegen_kernel_runs() const;
   // The generated C source (generated now if it was not yet); "" when there is none.
   std::string codegen_source() const;
 

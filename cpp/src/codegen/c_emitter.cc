@@ -142,7 +142,10 @@ struct Load {
   ValueId value;
   Shape target;
   DType dtype;
-  enum Kind { Dense, Scalar, Gather } kind = Dense;
+  // Periodic: the pattern repeats every `period` elements (only trailing dims move), kept
+  // once per call in a buffer of tile + period elements read from offset b % period.
+  enum Kind { Dense, Scalar, Periodic, Gather } kind = Dense;
+  int64_t period = 0;
   std::string input;  // C expression of the source's first element
   std::vector<std::pair<int64_t, int64_t>> dims;  // collapsed (extent, stride) for gathers
   bool needs_buffer = false;  // a scalar read by a call: filled once per call
@@ -250,9 +253,16 @@ bool emit_kernel(const Graph& body, const std::string& symbol, int max_ops, Func
           l.dims.back() = {l.dims.back().first * target[d], stride[d]};
         else l.dims.push_back({target[d], stride[d]});
       }
+      size_t moving = l.dims.size();  // the first of the trailing dims with a stride
+      while (moving > 0 && l.dims[moving - 1].second != 0) --moving;
+      bool outer_fixed = true;
+      for (size_t d = 0; d < moving; ++d) outer_fixed = outer_fixed && l.dims[d].second == 0;
+      l.period = 1;
+      for (size_t d = moving; d < l.dims.size(); ++d) l.period *= l.dims[d].first;
       bool all_zero = true;
       for (auto& d : l.dims) all_zero = all_zero && d.second == 0;
-      l.kind = all_zero ? Load::Scalar : Load::Gather;
+      l.kind = all_zero ? Load::Scalar
+             : outer_fixed && l.period <= T ? Load::Periodic : Load::Gather;
     }
     loads.push_back(l);
     return int(loads.size()) - 1;
@@ -352,11 +362,24 @@ bool emit_kernel(const Graph& body, const std::string& symbol, int max_ops, Func
   for (int v = 0; v < nv; ++v)
     if (needs_array[size_t(v)]) stack += size_t(T) * itemsize(body.type(v).dtype);
   for (const Load& l : loads)
-    if (l.kind == Load::Gather || l.needs_buffer) stack += size_t(T) * itemsize(l.dtype);
+    if (l.kind == Load::Gather || l.kind == Load::Periodic || l.needs_buffer)
+      stack += size_t(T + l.period) * itemsize(l.dtype);
   if (stack > kMaxStackBytes) return false;
 
   // ---- the function ----
   std::ostringstream c;
+  // Statements turning the flat index r into the offset `off` of load `l`'s element.
+  auto gather_offset = [&](const Load& l) {
+    for (size_t d = l.dims.size(); d-- > 0;) {
+      const auto [extent, stride] = l.dims[d];
+      if (d == 0) {
+        if (stride) c << "      off += r * " << num(stride) << ";\n";
+      } else {
+        if (stride) c << "      off += (r % " << num(extent) << ") * " << num(stride) << ";\n";
+        c << "      r /= " << num(extent) << ";\n";
+      }
+    }
+  };
   c << pre.str();
   c << "void " << symbol << "(const char* const* in, char* const* out, int64_t begin, int64_t end, int stream) {\n";
   for (size_t k = 0; k < loads.size(); ++k) {
@@ -370,6 +393,11 @@ bool emit_kernel(const Graph& body, const std::string& symbol, int max_ops, Func
           << "  for (int64_t i = 0; i < " << T << "; ++i) b" << k << "[i] = s" << k << ";\n";
     } else if (l.kind == Load::Gather) {
       c << "  " << t << " b" << k << "[" << T << "] __attribute__((aligned(64)));\n";
+    } else if (l.kind == Load::Periodic) {
+      c << "  " << t << " b" << k << "[" << T + l.period << "] __attribute__((aligned(64)));\n"
+        << "  for (int64_t i = 0; i < " << T + l.period << "; ++i) {\n      int64_t r = i % " << num(l.period) << ", off = 0;\n";
+      gather_offset(l);
+      c << "      b" << k << "[i] = src" << k << "[off];\n  }\n";
     }
   }
   for (int v = 0; v < nv; ++v)
@@ -383,16 +411,10 @@ bool emit_kernel(const Graph& body, const std::string& symbol, int max_ops, Func
       c << "    const " << ctype(l.dtype) << "* const L" << k << " = src" << k << " + b;\n";
     } else if (l.kind == Load::Gather) {
       c << "    for (int64_t i = 0; i < n; ++i) {\n      int64_t r = b + i, off = 0;\n";
-      for (size_t d = l.dims.size(); d-- > 0;) {
-        const auto [extent, stride] = l.dims[d];
-        if (d == 0) {
-          if (stride) c << "      off += r * " << num(stride) << ";\n";
-        } else {
-          if (stride) c << "      off += (r % " << num(extent) << ") * " << num(stride) << ";\n";
-          c << "      r /= " << num(extent) << ";\n";
-        }
-      }
+      gather_offset(l);
       c << "      b" << k << "[i] = src" << k << "[off];\n    }\n";
+    } else if (l.kind == Load::Periodic) {
+      c << "    const " << ctype(l.dtype) << "* const L" << k << " = b" << k << " + b % " << num(l.period) << ";\n";
     }
   }
   // The element expression (inline) and the tile pointer (calls) of an operand.
@@ -401,7 +423,7 @@ bool emit_kernel(const Graph& body, const std::string& symbol, int max_ops, Func
     if (k >= 0) {
       const Load& l = loads[size_t(k)];
       if (l.kind == Load::Scalar) return "s" + std::to_string(k);
-      return (l.kind == Load::Dense ? "L" : "b") + std::to_string(k) + "[i]";
+      return (l.kind == Load::Gather ? "b" : "L") + std::to_string(k) + "[i]";
     }
     const ValueId a = alias[size_t(ops[j]->inputs[i])];
     if (segment_of[size_t(op_of_value[size_t(a)])] == segment_of[j] && is_inline[j])
@@ -410,7 +432,8 @@ bool emit_kernel(const Graph& body, const std::string& symbol, int max_ops, Func
   };
   auto pointer_of_load = [&](int k) -> std::string {
     const Load& l = loads[size_t(k)];
-    return (l.kind == Load::Dense ? "L" : "b") + std::to_string(k);
+    const bool buffered = l.kind == Load::Gather || l.kind == Load::Scalar;
+    return (buffered ? "b" : "L") + std::to_string(k);
   };
   auto pointer = [&](size_t j, size_t i) -> std::string {
     const int k = load_ids[j][i];

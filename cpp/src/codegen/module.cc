@@ -213,6 +213,7 @@ bool Module::run(int node, const std::vector<Array>& inputs, const std::vector<A
     const int64_t grain = std::max<int64_t>(1, std::clamp<int64_t>((1 << 16) / info.cost, 4096, 1 << 16) / T);
     parallel_for(tiles, grain, chunk);
   }
+  runs_.fetch_add(1, std::memory_order_relaxed);
   return true;
 }
 

@@ -40,6 +40,8 @@ class Module : public std::enable_shared_from_this<Module> {
   // Runs node `node`'s generated kernel when it is loaded and the inputs are dense;
   // false (nothing done) otherwise.
   bool run(int node, const std::vector<Array>& inputs, const std::vector<Array>& outputs) const;
+  // Kernel runs done by generated code so far.
+  int64_t runs() const { return runs_.load(std::memory_order_relaxed); }
 
  private:
   using KernelFn = void (*)(const char* const*, char* const*, int64_t, int64_t, int);
@@ -53,6 +55,7 @@ class Module : public std::enable_shared_from_this<Module> {
   std::vector<int> kernel_of_node_;
   std::unique_ptr<std::atomic<KernelFn>[]> fns_;
   std::atomic<bool> loaded_{false};
+  mutable std::atomic<int64_t> runs_{0};
   void* handle_ = nullptr;  // dlopen handle, closed by the destructor
 
   mutable std::mutex m_;

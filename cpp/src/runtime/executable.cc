@@ -211,6 +211,11 @@ std::string Executable::codegen_status() const {
   return impl_->module ? impl_->module->status() : "none";
 }
 
+int64_t Executable::codegen_kernel_runs() const {
+  const codegen::Module* m = impl_->module_ptr.load(std::memory_order_acquire);
+  return m ? m->runs() : 0;
+}
+
 std::string Executable::codegen_source() const {
   const auto& m = impl_->ensure_module();
   return m ? m->source() : "";

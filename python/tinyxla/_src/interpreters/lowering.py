@@ -222,6 +222,11 @@ class GraphExecutable:
         """The generated C source of the upper tier (for debugging)."""
         return self.executable.codegen_source
 
+    @property
+    def codegen_kernel_runs(self) -> int:
+        """Fused-kernel runs done by the upper tier's generated code so far."""
+        return self.executable.codegen_kernel_runs
+
     def wait_codegen(self) -> None:
         """Blocks until a started upper-tier build has finished (loaded or failed)."""
         self.executable.wait_codegen()
@@ -235,6 +240,7 @@ class JaxprExecutable:
     tier = "eager"
     codegen_status = "none"
     codegen_source = ""
+    codegen_kernel_runs = 0
 
     def __init__(self, closed: core.ClosedJaxpr, reason: str = ""):
         self.closed = closed
