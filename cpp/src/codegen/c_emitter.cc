@@ -180,10 +180,11 @@ TX_MAX(float, f) TX_MAX(double, ) TX_MIN(float, f) TX_MIN(double, )
 )";
 }
 
-bool emit_kernel(const Graph& body, const std::string& symbol, int max_ops, FunctionTable& table,
-                 std::string& source, KernelInfo& info) {
+bool emit_kernel(const Graph& body, const std::vector<Strides>& param_strides,
+                 const std::string& symbol, int max_ops, FunctionTable& table, std::string& source,
+                 KernelInfo& info) {
   const FusedBodyInfo shape = check_fused_body(body);
-  if (shape.has_reduce) return false;
+  if (shape.has_reduce || shape.size == 0) return false;
   const int nv = body.num_values();
   info.symbol = symbol;
   info.size = shape.size;
@@ -239,31 +240,31 @@ bool emit_kernel(const Graph& body, const std::string& symbol, int max_ops, Func
       if (loads[k].value == v && loads[k].target == target) return int(k);
     Load l{v, target, t.dtype};
     l.input = source_expr[size_t(v)];
-    if (num_elements(t.shape) == info.size) {
-      l.kind = Load::Dense;
-    } else {
-      // Numpy-style right-aligned broadcast of the dense source to the target.
-      const Strides src = row_major_strides(t.shape);
-      std::vector<int64_t> stride(target.size(), 0);
-      const size_t lead = target.size() - t.shape.size();
-      for (size_t i = 0; i < t.shape.size(); ++i) stride[lead + i] = t.shape[i] == 1 ? 0 : src[i];
-      for (size_t d = 0; d < target.size(); ++d) {
-        if (target[d] == 1) continue;
-        if (!l.dims.empty() && l.dims.back().second == stride[d] * target[d])
-          l.dims.back() = {l.dims.back().first * target[d], stride[d]};
-        else l.dims.push_back({target[d], stride[d]});
-      }
-      size_t moving = l.dims.size();  // the first of the trailing dims with a stride
-      while (moving > 0 && l.dims[moving - 1].second != 0) --moving;
-      bool outer_fixed = true;
-      for (size_t d = 0; d < moving; ++d) outer_fixed = outer_fixed && l.dims[d].second == 0;
-      l.period = 1;
-      for (size_t d = moving; d < l.dims.size(); ++d) l.period *= l.dims[d].first;
-      bool all_zero = true;
-      for (auto& d : l.dims) all_zero = all_zero && d.second == 0;
-      l.kind = all_zero ? Load::Scalar
-             : outer_fixed && l.period <= T ? Load::Periodic : Load::Gather;
+    // The source's element strides: an input's as the executable lays it out, a
+    // constant's row-major; read over the target (numpy-style right-aligned broadcast).
+    const int param = body.node(body.defining_node(v)).kind == OpKind::parameter
+                          ? body.node(body.defining_node(v)).op : -1;
+    const Strides src = param >= 0 ? param_strides[size_t(param)] : row_major_strides(t.shape);
+    std::vector<int64_t> stride(target.size(), 0);
+    const size_t lead = target.size() - t.shape.size();
+    for (size_t i = 0; i < t.shape.size(); ++i) stride[lead + i] = t.shape[i] == 1 ? 0 : src[i];
+    for (size_t d = 0; d < target.size(); ++d) {
+      if (target[d] == 1) continue;
+      if (!l.dims.empty() && l.dims.back().second == stride[d] * target[d])
+        l.dims.back() = {l.dims.back().first * target[d], stride[d]};
+      else l.dims.push_back({target[d], stride[d]});
     }
+    size_t moving = l.dims.size();  // the first of the trailing dims with a stride
+    while (moving > 0 && l.dims[moving - 1].second != 0) --moving;
+    bool outer_fixed = true;
+    for (size_t d = 0; d < moving; ++d) outer_fixed = outer_fixed && l.dims[d].second == 0;
+    l.period = 1;
+    for (size_t d = moving; d < l.dims.size(); ++d) l.period *= l.dims[d].first;
+    bool all_zero = true;
+    for (auto& d : l.dims) all_zero = all_zero && d.second == 0;
+    if (l.dims.size() == 1 && l.dims[0].second == 1) l.kind = Load::Dense;
+    else if (all_zero) l.kind = Load::Scalar;
+    else l.kind = outer_fixed && l.period <= T ? Load::Periodic : Load::Gather;
     loads.push_back(l);
     return int(loads.size()) - 1;
   };

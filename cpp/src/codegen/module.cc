@@ -101,8 +101,24 @@ std::shared_ptr<Module> Module::generate(const Graph& graph) {
     const Node& n = graph.node(i);
     if (n.kind != OpKind::fused) continue;
     KernelInfo info;
-    if (!emit_kernel(*n.body, "tx_kernel" + std::to_string(i), kMaxOpsPerKernel, m->table_,
-                     kernels, info))
+    // Inputs are dense, except views of broadcast_in_dim (stride 0 on the new dims) over an
+    // operand that is dense at run time (checked by run()).
+    for (ValueId v : n.inputs) {
+      const Node& d = graph.node(graph.defining_node(v));
+      const Shape& shape = graph.type(v).shape;
+      if (d.kind == OpKind::broadcast_in_dim) {
+        const Shape& from = graph.type(d.inputs[0]).shape;
+        const Strides dense = row_major_strides(from);
+        Strides s(shape.size(), 0);
+        for (size_t j = 0; j < d.axes.size(); ++j)
+          s[size_t(d.axes[j])] = from[j] == 1 ? 0 : dense[j];
+        info.param_strides.push_back(s);
+      } else {
+        info.param_strides.push_back(row_major_strides(shape));
+      }
+    }
+    if (!emit_kernel(*n.body, info.param_strides, "tx_kernel" + std::to_string(i),
+                     kMaxOpsPerKernel, m->table_, kernels, info))
       continue;
     m->kernel_of_node_[size_t(i)] = int(m->kernels_.size());
     m->kernels_.push_back(std::move(info));
@@ -187,8 +203,10 @@ bool Module::run(int node, const std::vector<Array>& inputs, const std::vector<A
   const KernelInfo& info = kernels_[size_t(k)];
   std::vector<const char*> in;
   in.reserve(inputs.size() + info.runtime_constants.size());
-  for (const Array& a : inputs) {
-    if (!a.is_contiguous()) return false;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const Array& a = inputs[i];
+    for (size_t d = 0; d < a.shape().size(); ++d)
+      if (a.shape()[d] != 1 && a.strides()[d] != info.param_strides[i][d]) return false;
     in.push_back(a.data());
   }
   for (const Array& a : info.runtime_constants) {
