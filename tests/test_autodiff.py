@@ -13,6 +13,7 @@ from tinyxla import lax
 from tinyxla._src import core
 from tinyxla._src.interpreters import ad
 from tinyxla._src.lax import lax as lax_internal
+from tinyxla._src.lax import slicing as lax_slicing
 from tinyxla.test_util import check_grads
 
 
@@ -126,6 +127,9 @@ LAX_CASES = {
     "slice_strided": (lambda x: lax.slice(x, (0, 1), (3, 4), (2, 2)), (A,)),
     "dynamic_slice": (lambda x: lax.dynamic_slice(x, (1, 2), (2, 2)), (A,)),
     "dynamic_slice_clamped": (lambda x: lax.dynamic_slice(x, (2, 3), (2, 2)), (A,)),
+    "dynamic_update_slice": (lambda x, u: lax.dynamic_update_slice(x, u, (1, 1)), (A, A[:2, :2])),
+    "dynamic_update_slice_clamped": (lambda x, u: lax.dynamic_update_slice(x, u, (2, -1)),
+                                     (A, A[1:, 2:] * 2)),
     "copy": (lax_internal._array_copy, (A,)),
     "rev": (lambda x: lax.rev(x, (0, 1)), (A,)),
     "pad": (lambda x: lax.pad(x, 0.5, [(1, -1, 1), (0, 2, 0)]), (A,)),
@@ -238,7 +242,8 @@ def test_every_primitive_has_a_jvp_rule():
 
 
 LINEAR = ["neg", "add", "sub", "mul", "div", "convert_element_type", "reduce_sum", "reshape",
-          "transpose", "broadcast_in_dim", "squeeze", "slice", "dynamic_slice", "rev", "pad",
+          "transpose", "broadcast_in_dim", "squeeze", "slice", "dynamic_slice",
+          "dynamic_update_slice", "rev", "pad",
           "concatenate", "select_n", "copy", "real", "imag", "complex", "conj", "dot_general",
           "add_any", "jit", "remat2", "custom_lin"]
 
@@ -284,7 +289,8 @@ def test_every_lax_primitive_has_a_numerical_check(x64):
     covered = set()
     for fun, args in LAX_CASES.values():
         covered |= {p.name for p in _jaxpr_primitives(jax.make_jaxpr(fun)(*args).jaxpr)}
-    lax_prims = {v.name for v in vars(lax_internal).values() if isinstance(v, core.Primitive)}
+    lax_prims = {v.name for mod in (lax_internal, lax_slicing) for v in vars(mod).values()
+                 if isinstance(v, core.Primitive)}
     missing = sorted(lax_prims - covered - NOT_DIFFERENTIABLE)
     assert not missing, f"lax primitives without a check_grads case: {missing}"
 

@@ -279,6 +279,27 @@ def test_dynamic_slice(axis):
     check(lambda v, a: v[a], (x, i), (axis, 0))
 
 
+@pytest.mark.parametrize("axis", AXES)
+def test_dynamic_update_slice(axis):
+    x = batched((6, 5), axis, np.int32, 0, 100)
+    u = batched((2, 3), axis, np.int32, 100, 200, seed=1)
+    u0 = np.take(u, 0, axis)
+    one, two = jnp.int32(1), jnp.int32(2)
+    check(lambda v, w: lax.dynamic_update_slice(v, w, (one, two)), (x, u), (axis, axis))
+    check(lambda v: lax.dynamic_update_slice(v, u0, (one, two)), (x,), axis)
+    check(lambda w: lax.dynamic_update_slice(np.take(x, 0, axis), w, (one, two)), (u,), axis)
+    # batched start indices, including ones the update must be clamped for
+    i = np.array([0, 5, -1], np.int32)
+    j = np.array([3, 0, 9], np.int32)
+    check(lambda v, w, a, b: lax.dynamic_update_slice(v, w, (a, b)), (x, u, i, j),
+          (axis, axis, 0, 0))
+    check(lambda v, a: lax.dynamic_update_slice(v, u0, (a, one)), (x, i), (axis, 0))
+    check(lambda w, b: lax.dynamic_update_slice(np.take(x, 0, axis), w, (two, b)), (u, j),
+          (axis, 0))
+    xb, ub = batched((6,), 0, np.bool_), batched((2,), 0, np.bool_, seed=3)
+    check(lambda v, w, a: lax.dynamic_update_slice(v, w, (a,)), (xb, ub, i), (0, 0, 0))
+
+
 DOT_CASES = [
     # per-example lhs shape, rhs shape, dimension numbers
     ((4,), (4,), (((0,), (0,)), ((), ()))),

@@ -85,6 +85,11 @@ Array pad(const Array& x, const Array& padding_value, const std::vector<int64_t>
           const std::vector<int64_t>& hi, const std::vector<int64_t>& interior);
 Array concatenate(const std::vector<Array>& xs, int64_t dimension);
 Array rev(const Array& x, const std::vector<int64_t>& dims);
+// lax.dynamic_slice / dynamic_update_slice: `starts` are scalar integers of one dtype, read
+// when the kernel runs; each is clamped to [0, dim - window size] as XLA does.
+Array dynamic_slice(const Array& x, const std::vector<Array>& starts,
+                    const std::vector<int64_t>& sizes);
+Array dynamic_update_slice(const Array& x, const Array& update, const std::vector<Array>& starts);
 
 Array dot_general(const Array& lhs, const Array& rhs, const DotDims& dims,
                   std::optional<DType> preferred = std::nullopt);

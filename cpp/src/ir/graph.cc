@@ -165,6 +165,20 @@ std::vector<ValueType> infer_types(Node& n, const Graph& g) {
       if (n.dtype == in(0).dtype) n.dtype.reset();  // the default needs no attribute
       return {{shape, n.dtype.value_or(in(0).dtype)}};
     }
+    case OpKind::dynamic_slice: {
+      if (n.inputs.empty()) invalid(name, "dynamic_slice takes an operand");
+      std::vector<infer::TypeRef> starts;
+      for (size_t i = 1; i < n.inputs.size(); ++i) starts.push_back(ref(in(i)));
+      infer::dynamic_slice(in(0).shape, starts, n.shape);
+      return {{n.shape, in(0).dtype}};
+    }
+    case OpKind::dynamic_update_slice: {
+      if (n.inputs.size() < 2) invalid(name, "dynamic_update_slice takes an operand and an update");
+      std::vector<infer::TypeRef> starts;
+      for (size_t i = 2; i < n.inputs.size(); ++i) starts.push_back(ref(in(i)));
+      infer::dynamic_update_slice(ref(in(0)), ref(in(1)), starts);
+      return {in(0)};
+    }
     case OpKind::fused: {
       if (!n.body) invalid(name, "the fused node has no body");
       const Graph& body = *n.body;
@@ -431,6 +445,25 @@ ValueId GraphBuilder::rev(ValueId x, const std::vector<int64_t>& dims) {
   n.kind = OpKind::rev;
   n.inputs = {x};
   n.axes = dims;
+  return add(std::move(n));
+}
+
+ValueId GraphBuilder::dynamic_slice(ValueId x, const std::vector<ValueId>& starts,
+                                    const std::vector<int64_t>& sizes) {
+  Node n;
+  n.kind = OpKind::dynamic_slice;
+  n.inputs = {x};
+  n.inputs.insert(n.inputs.end(), starts.begin(), starts.end());
+  n.shape = sizes;
+  return add(std::move(n));
+}
+
+ValueId GraphBuilder::dynamic_update_slice(ValueId x, ValueId update,
+                                           const std::vector<ValueId>& starts) {
+  Node n;
+  n.kind = OpKind::dynamic_update_slice;
+  n.inputs = {x, update};
+  n.inputs.insert(n.inputs.end(), starts.begin(), starts.end());
   return add(std::move(n));
 }
 

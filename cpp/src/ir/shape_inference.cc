@@ -232,6 +232,60 @@ Shape pad(const TypeRef& x, const TypeRef& padding_value, const std::vector<int6
   return shape;
 }
 
+namespace {
+
+void check_start_indices(const char* op, size_t rank, const std::vector<TypeRef>& starts) {
+  if (starts.size() != rank)
+    throw_error(ErrorKind::TypeError, op,
+                std::string(op) + " start_indices must have length equal to the rank of "
+                "operand, got " + std::to_string(starts.size()) + " indices for rank " +
+                std::to_string(rank));
+  for (const TypeRef& s : starts) {
+    if (!s.shape->empty())
+      throw_error(ErrorKind::TypeError, op,
+                  std::string("start_indices arguments to ") + op + " must be scalars, got shape " +
+                      shape_str(*s.shape));
+    if (s.dtype != starts[0].dtype || !is_integral(s.dtype) || s.dtype == DType::Bool)
+      throw_error(ErrorKind::TypeError, op,
+                  std::string("index arguments to ") + op +
+                      " must be integers of the same type, got " + dtype_name(starts[0].dtype) +
+                      ", " + dtype_name(s.dtype));
+  }
+}
+
+}  // namespace
+
+void dynamic_slice(const Shape& x, const std::vector<TypeRef>& starts,
+                   const std::vector<int64_t>& sizes) {
+  if (sizes.size() != x.size())
+    throw_error(ErrorKind::TypeError, "dynamic_slice",
+                "dynamic_slice slice_sizes must have the same length as the operand's rank, "
+                "got slice_sizes " + ints_str(sizes) + " for operand shape " + shape_str(x));
+  for (size_t i = 0; i < x.size(); ++i)
+    if (sizes[i] < 0 || sizes[i] > x[i])
+      throw_error(ErrorKind::TypeError, "dynamic_slice",
+                  "slice slice_sizes must be between zero and the operand shape, got "
+                  "slice_sizes " + ints_str(sizes) + " for operand shape " + shape_str(x) + ".");
+  check_start_indices("dynamic_slice", x.size(), starts);
+}
+
+void dynamic_update_slice(const TypeRef& x, const TypeRef& update,
+                          const std::vector<TypeRef>& starts) {
+  const Shape& xs = *x.shape;
+  const Shape& us = *update.shape;
+  check_same_dtypes("dynamic_update_slice", {x.dtype, update.dtype});
+  if (xs.size() != us.size())
+    throw_error(ErrorKind::TypeError, "dynamic_update_slice",
+                "dynamic_update_slice update must have the same rank as operand, got update "
+                "shape " + shape_str(us) + " for operand shape " + shape_str(xs) + ".");
+  for (size_t i = 0; i < xs.size(); ++i)
+    if (us[i] > xs[i])
+      throw_error(ErrorKind::TypeError, "dynamic_update_slice",
+                  "dynamic_update_slice update shape must be smaller than operand shape, got "
+                  "update shape " + shape_str(us) + " for operand shape " + shape_str(xs) + ".");
+  check_start_indices("dynamic_update_slice", xs.size(), starts);
+}
+
 Shape concatenate(const std::vector<TypeRef>& xs, int64_t* dimension) {
   if (xs.empty()) invalid("concatenate", "concatenate requires at least one operand");
   std::vector<DType> dtypes;

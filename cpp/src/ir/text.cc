@@ -470,7 +470,9 @@ class Parser {
       const ValueType& t = types[0];
       switch (n.kind) {
         case OpKind::parameter: case OpKind::iota: n.shape = t.shape; n.dtype = t.dtype; break;
-        case OpKind::reshape: case OpKind::broadcast_in_dim: n.shape = t.shape; break;
+        case OpKind::reshape: case OpKind::broadcast_in_dim: case OpKind::dynamic_slice:
+          n.shape = t.shape;
+          break;
         case OpKind::convert: case OpKind::bitcast_convert: case OpKind::argmax:
         case OpKind::argmin: case OpKind::dot_general: n.dtype = t.dtype; break;
         case OpKind::constant: {

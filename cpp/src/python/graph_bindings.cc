@@ -101,6 +101,8 @@ void bind_graph(py::module_& m) {
       .def("pad", &B::pad)
       .def("concatenate", &B::concatenate)
       .def("rev", &B::rev)
+      .def("dynamic_slice", &B::dynamic_slice)
+      .def("dynamic_update_slice", &B::dynamic_update_slice)
       .def("dot_general", [](B& b, V lhs, V rhs, Ints lc, Ints rc, Ints lb, Ints rb, int preferred) {
         std::optional<DType> p;
         if (preferred >= 0) p = dtype_code(preferred);

@@ -225,6 +225,12 @@ PYBIND11_MODULE(_core, m) {
   m.def("broadcast_in_dim", &broadcast_in_dim);
   m.def("slice", &slice);
   m.def("rev", &rev);
+  m.def("dynamic_slice", [](const Array& x, py::sequence starts, std::vector<int64_t> sizes) {
+    return dynamic_slice(x, array_list(starts), sizes);
+  });
+  m.def("dynamic_update_slice", [](const Array& x, const Array& update, py::sequence starts) {
+    return dynamic_update_slice(x, update, array_list(starts));
+  });
   m.def("pad", [](const Array& x, py::handle padval, std::vector<int64_t> lo,
                   std::vector<int64_t> hi, std::vector<int64_t> interior) {
     return pad(x, operand(padval, x.dtype(), x.device()), lo, hi, interior);

@@ -239,6 +239,39 @@ Array rev(const Array& x, const std::vector<int64_t>& dims) {
   return view(x, x.shape(), strides, offset, x.dtype());
 }
 
+Array dynamic_slice(const Array& x, const std::vector<Array>& starts,
+                    const std::vector<int64_t>& sizes) {
+  std::vector<const Array*> ptrs{&x};
+  std::vector<infer::TypeRef> types;
+  for (const Array& s : starts) {
+    ptrs.push_back(&s);
+    types.push_back(type_of(s));
+  }
+  int dev = common_device("dynamic_slice", ptrs);
+  infer::dynamic_slice(x.shape(), types, sizes);
+  std::vector<Array> inputs{x};
+  inputs.insert(inputs.end(), starts.begin(), starts.end());
+  return launch(std::move(inputs), sizes, x.dtype(), dev, double(num_elements(sizes)),
+                [x, starts](const Array& out) { cpu::dynamic_slice(x, starts, out); });
+}
+
+Array dynamic_update_slice(const Array& x, const Array& update, const std::vector<Array>& starts) {
+  std::vector<const Array*> ptrs{&x, &update};
+  std::vector<infer::TypeRef> types;
+  for (const Array& s : starts) {
+    ptrs.push_back(&s);
+    types.push_back(type_of(s));
+  }
+  int dev = common_device("dynamic_update_slice", ptrs);
+  infer::dynamic_update_slice(type_of(x), type_of(update), types);
+  std::vector<Array> inputs{x, update};
+  inputs.insert(inputs.end(), starts.begin(), starts.end());
+  return launch(std::move(inputs), x.shape(), x.dtype(), dev, double(x.size()),
+                [x, update, starts](const Array& out) {
+                  cpu::dynamic_update_slice(x, update, starts, out);
+                });
+}
+
 Array pad(const Array& x, const Array& padding_value, const std::vector<int64_t>& lo,
           const std::vector<int64_t>& hi, const std::vector<int64_t>& interior) {
   int dev = common_device("pad", {&x, &padding_value});

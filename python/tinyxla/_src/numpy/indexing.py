@@ -15,7 +15,7 @@ import numpy as np
 
 from tinyxla._src import core, dtypes
 from tinyxla._src.array import Array
-from tinyxla._src.lax import lax
+from tinyxla._src.lax import lax, slicing
 
 _NEWAXIS = "newaxis"
 _ELLIPSIS = "ellipsis"
@@ -158,4 +158,4 @@ def _dynamic_index(arr: Any, dynamic: list[tuple[int, Any]]) -> Any:
     for dim, i in dynamic:
         starts[dim] = lax.convert_element_type(i, dtypes.int32)
         sizes[dim] = 1
-    return lax.dynamic_slice(arr, starts, sizes)
+    return slicing.dynamic_slice(arr, starts, sizes)
