@@ -234,3 +234,44 @@ def test_hanging_compiler_is_killed(tmp_path, monkeypatch):
         os.kill(child, signal.SIGKILL)
         pytest.fail("the compiler's child survived the timeout")
     np.testing.assert_allclose(np.asarray(c(x)), np.sin(1.0) + 7, rtol=1e-6)
+
+
+def _assert_close(a, b, rtol):
+    for x, y in zip(jax.tree_util.tree_leaves(a), jax.tree_util.tree_leaves(b)):
+        x, y = np.asarray(x), np.asarray(y)
+        assert x.dtype == y.dtype and x.shape == y.shape
+        # Sums fold in another order than the base tier's: equal up to rounding.
+        np.testing.assert_allclose(x, y, rtol=rtol, atol=rtol * np.nanmax(np.abs(x), initial=1))
+
+
+@pytest.mark.parametrize("dtype", [jnp.float32, jnp.float64])
+@pytest.mark.parametrize("shape,axes", [((1000,), 0), ((37, 200), 1), ((300, 16), 0),
+                                        ((5, 40, 7), 1), ((3, 1, 50_000), (1, 2)),
+                                        ((2_000_000,), 0), ((10, 6000), 0)])
+def test_reductions_close_on_both_tiers(dtype, shape, axes, monkeypatch):
+    rng = np.random.default_rng(6)
+    x = jnp.asarray(rng.standard_normal(shape)).astype(dtype)
+
+    def f(x):
+        y = jnp.exp(-x * x) * 2 + x
+        return y.sum(axes), jnp.max(y * 3, axes), jnp.min(jnp.sin(x), axes)
+
+    base, upper = _both_tiers(f, (x,), monkeypatch)
+    _assert_close(base, upper, 1e-5 if dtype == jnp.float32 else 1e-12)
+    h = np.asarray(x).astype(np.float64)
+    np.testing.assert_allclose(np.asarray(upper[0]), (np.exp(-h * h) * 2 + h).sum(axes),
+                               rtol=1e-4, atol=1e-3 * np.sqrt(h.size))
+
+
+def test_reductions_nan_and_norm(monkeypatch):
+    x = np.random.default_rng(7).standard_normal((1000, 10)).astype(np.float32)
+    x[3, 4] = np.nan
+    xs = jnp.asarray(x)
+    base, upper = _both_tiers(lambda x: (jnp.max(x, 0), jnp.min(x, 0), x.sum(0)), (xs,),
+                              monkeypatch)
+    _assert_close(base, upper, 1e-5)
+    assert np.isnan(np.asarray(upper[0])[4]) and np.isnan(np.asarray(upper[1])[4])
+    norm = lambda X: (X - X.mean(0)) / X.std(0)  # noqa: E731
+    clean = jnp.asarray(np.nan_to_num(x))
+    base, upper = _both_tiers(norm, (clean,), monkeypatch)
+    _assert_close(base, upper, 1e-5)

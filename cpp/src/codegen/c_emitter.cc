@@ -184,7 +184,35 @@ bool emit_kernel(const Graph& body, const std::vector<Strides>& param_strides,
                  const std::string& symbol, int max_ops, FunctionTable& table, std::string& source,
                  KernelInfo& info) {
   const FusedBodyInfo shape = check_fused_body(body);
-  if (shape.has_reduce || shape.size == 0) return false;
+  if (shape.size == 0) return false;
+  std::vector<const Node*> reduces;
+  if (shape.has_reduce) {
+    if (!cpu::reduce_layout(shape.iter_shape, shape.reduce_axes, &info.k1, &info.r, &info.k2))
+      return false;
+    for (const Node& n : body.nodes()) {
+      if (n.kind != OpKind::reduce) continue;
+      const DType t = body.type(n.first_result).dtype;
+      const auto op = ReduceOp(n.op);
+      if (!is_real_float(t) || (op != ReduceOp::sum && op != ReduceOp::max && op != ReduceOp::min))
+        return false;
+      reduces.push_back(&n);
+    }
+    for (ValueId o : body.outputs())
+      if (body.node(body.defining_node(o)).kind != OpKind::reduce) return false;
+    // One accumulator per output, in output order.
+    std::vector<const Node*> by_output;
+    for (size_t o = 0; o < body.outputs().size(); ++o)
+      for (const Node* n : reduces)
+        if (body.outputs()[o] == n->first_result) {
+          info.reduces.push_back({int(o), ReduceOp(n->op), body.type(n->first_result).dtype});
+          by_output.push_back(n);
+          break;
+        }
+    reduces = by_output;
+    if (info.reduces.size() != body.outputs().size()) return false;
+    for (const ReduceInfo& r : info.reduces)
+      if (r.dtype != info.reduces[0].dtype) return false;
+  }
   const int nv = body.num_values();
   info.symbol = symbol;
   info.size = shape.size;
@@ -198,7 +226,8 @@ bool emit_kernel(const Graph& body, const std::vector<Strides>& param_strides,
   std::vector<const Node*> ops;
   for (const Node& n : body.nodes()) {
     if (n.kind == OpKind::reshape) alias[size_t(n.first_result)] = alias[size_t(n.inputs[0])];
-    else if (n.kind != OpKind::parameter && n.kind != OpKind::constant) ops.push_back(&n);
+    else if (n.kind != OpKind::parameter && n.kind != OpKind::constant && n.kind != OpKind::reduce)
+      ops.push_back(&n);
   }
   if (int(ops.size()) > max_ops) return false;
   auto is_source = [&](ValueId v) {
@@ -339,8 +368,21 @@ bool emit_kernel(const Graph& body, const std::vector<Strides>& param_strides,
     }
   for (size_t j = 0; j < nops; ++j)
     if (!is_inline[j]) needs_array[size_t(ops[j]->first_result)] = 1;
-  for (ValueId o : body.outputs())
-    if (!is_source(alias[size_t(o)])) needs_array[size_t(alias[size_t(o)])] = 1;
+  if (reduces.empty()) {
+    for (ValueId o : body.outputs())
+      if (!is_source(alias[size_t(o)])) needs_array[size_t(alias[size_t(o)])] = 1;
+  }
+  // A reduce folds its operand's tile array (or load) at the end of each tile.
+  std::vector<int> reduce_load(reduces.size(), -1);
+  for (size_t q = 0; q < reduces.size(); ++q) {
+    const ValueId a = alias[size_t(reduces[q]->inputs[0])];
+    if (!is_source(a)) {
+      needs_array[size_t(a)] = 1;
+      continue;
+    }
+    reduce_load[q] = load_of(a, shape.iter_shape);
+    if (loads[size_t(reduce_load[q])].kind == Load::Scalar) loads[size_t(reduce_load[q])].needs_buffer = true;
+  }
   // Every load exists before the body is written (consumer shapes are known now).
   std::vector<std::vector<int>> load_ids(nops);
   for (size_t j = 0; j < nops; ++j) {
@@ -353,7 +395,7 @@ bool emit_kernel(const Graph& body, const std::vector<Strides>& param_strides,
     }
   }
   std::vector<int> output_load(body.outputs().size(), -1);
-  for (size_t o = 0; o < body.outputs().size(); ++o) {
+  for (size_t o = 0; o < body.outputs().size() && reduces.empty(); ++o) {
     const ValueId a = alias[size_t(body.outputs()[o])];
     if (!is_source(a)) continue;
     output_load[o] = load_of(a, body.type(body.outputs()[o]).shape);
@@ -382,7 +424,10 @@ bool emit_kernel(const Graph& body, const std::vector<Strides>& param_strides,
     }
   };
   c << pre.str();
-  c << "void " << symbol << "(const char* const* in, char* const* out, int64_t begin, int64_t end, int stream) {\n";
+  if (reduces.empty())
+    c << "void " << symbol << "(const char* const* in, char* const* out, int64_t begin, int64_t end, int stream) {\n";
+  else
+    c << "void " << symbol << "(const char* const* in, void* const* acc, int64_t begin, int64_t end, int64_t acc_base) {\n";
   for (size_t k = 0; k < loads.size(); ++k) {
     const Load& l = loads[k];
     const char* t = ctype(l.dtype);
@@ -482,7 +527,49 @@ bool emit_kernel(const Graph& body, const std::vector<Strides>& param_strides,
     }
     c << "    }\n";
   }
-  for (size_t o = 0; o < body.outputs().size(); ++o) {
+  // Reduces: runs of the tile that fold into one accumulator (K2 == 1: along a row, in
+  // independent lanes that vectorise) or into consecutive ones (K2 > 1: along a row of
+  // kept columns).
+  const int64_t K2 = info.k2, RK = info.r * info.k2;
+  for (size_t q = 0; q < reduces.size(); ++q) {
+    const ReduceInfo& ri = info.reduces[q];
+    const char* t = ctype(ri.dtype);
+    const std::string p = reduce_load[q] >= 0 ? pointer_of_load(reduce_load[q])
+                                              : "t" + std::to_string(alias[size_t(reduces[q]->inputs[0])]);
+    const std::string id = ri.op == ReduceOp::sum ? "0" : ri.op == ReduceOp::max ? "-__builtin_inf()" : "__builtin_inf()";
+    // x = op(x, y); a NaN wins, as in the base tier.
+    auto fold = [&](const std::string& x, const std::string& y) {
+      if (ri.op == ReduceOp::sum) return x + " = " + x + " + " + y + ";";
+      const char* cmp = ri.op == ReduceOp::max ? " > " : " < ";
+      return x + " = (" + y + cmp + x + " || " + y + " != " + y + ") ? " + y + " : " + x + ";";
+    };
+    c << "    { " << t << "* const A = (" << t << "*)acc[" << q << "];\n"
+      << "      for (int64_t i = 0; i < n;) {\n        const int64_t g = b + i;\n";
+    if (K2 == 1) {
+      c << "        const int64_t left = " << num(info.r) << " - g % " << num(info.r) << ";\n"
+        << "        const int64_t len = n - i < left ? n - i : left;\n"
+        << "        const " << t << "* const p = " << p << " + i;\n"
+        << "        " << t << " lane[16];\n"
+        << "        for (int k = 0; k < 16; ++k) lane[k] = " << id << ";\n"
+        << "        int64_t j = 0;\n"
+        << "        for (; j + 16 <= len; j += 16)\n"
+        << "          for (int k = 0; k < 16; ++k) " << fold("lane[k]", "p[j + k]") << "\n"
+        << "        for (; j < len; ++j) " << fold("lane[0]", "p[j]") << "\n"
+        << "        for (int w = 8; w > 0; w /= 2)\n"
+        << "          for (int k = 0; k < w; ++k) " << fold("lane[k]", "lane[k + w]") << "\n"
+        << "        " << fold("A[g / " + num(info.r) + " - acc_base]", "lane[0]") << "\n"
+        << "        i += len;\n";
+    } else {
+      c << "        const int64_t col = g % " << num(K2) << ", left = " << num(K2) << " - col;\n"
+        << "        const int64_t len = n - i < left ? n - i : left;\n"
+        << "        const " << t << "* const p = " << p << " + i;\n"
+        << "        " << t << "* const a = A + (g / " << num(RK) << ") * " << num(K2) << " + col - acc_base;\n"
+        << "        for (int64_t j = 0; j < len; ++j) " << fold("a[j]", "p[j]") << "\n"
+        << "        i += len;\n";
+    }
+    c << "      }\n    }\n";
+  }
+  for (size_t o = 0; o < body.outputs().size() && reduces.empty(); ++o) {
     const ValueId a = alias[size_t(body.outputs()[o])];
     const size_t item = itemsize(body.type(a).dtype);
     const std::string from = output_load[o] >= 0 ? pointer_of_load(output_load[o]) : "t" + std::to_string(a);
@@ -493,7 +580,7 @@ bool emit_kernel(const Graph& body, const std::vector<Strides>& param_strides,
   c << "  }\n}\n";
   source += c.str();
 
-  info.cost = 1;
+  info.cost = 1 + int(reduces.size());
   for (const Node* n : ops) {
     if (n->kind == OpKind::unary) info.cost += cpu::is_expensive(UnaryOp(n->op)) ? 10 : 1;
     else if (n->kind == OpKind::binary) info.cost += cpu::is_expensive(BinaryOp(n->op)) ? 10 : 1;

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <limits>
 #include <thread>
 
 #include "../runtime/thread_pool.h"
@@ -39,6 +40,64 @@ void stream_copy(void* dst_, const void* src_, size_t bytes) {
     }
   }
   std::memcpy(dst + i, src + i, bytes - i);
+}
+
+constexpr int64_t kPiece = 1 << 16;  // elements per reduction work item
+constexpr int64_t kMaxPieces = 256;
+
+using ReduceFn = void (*)(const char* const*, void* const*, int64_t, int64_t, int64_t);
+
+template <typename T>
+T reduce_identity(ReduceOp op) {
+  if (op == ReduceOp::sum) return T(0);
+  const T inf = std::numeric_limits<T>::infinity();
+  return op == ReduceOp::max ? -inf : inf;
+}
+template <typename T>
+T reduce_fold(ReduceOp op, T x, T y) {  // a NaN wins, as in the base tier
+  if (op == ReduceOp::sum) return x + y;
+  if (op == ReduceOp::max) return (y > x || y != y) ? y : x;
+  return (y < x || y != y) ? y : x;
+}
+
+// Runs a reduce kernel: the range splits into pieces fixed by the size alone (results do
+// not depend on the number of threads), each folding into its own accumulators over the
+// outputs it touches; pieces then combine in order into the outputs.
+template <typename T>
+void run_reduce_typed(const KernelInfo& info, ReduceFn fn, const std::vector<const char*>& in,
+                      const std::vector<Array>& outputs) {
+  const int64_t N = info.size, RK = info.r * info.k2, K2 = info.k2, M = info.k1 * info.k2;
+  const int64_t pieces = std::clamp<int64_t>((N + kPiece - 1) / kPiece, 1, kMaxPieces);
+  const int64_t len = (N + pieces - 1) / pieces;
+  const size_t nr = info.reduces.size();
+  std::vector<int64_t> lo(static_cast<size_t>(pieces)), hi(static_cast<size_t>(pieces));
+  std::vector<std::vector<T>> acc(size_t(pieces) * nr);
+  auto piece = [&](int64_t pb, int64_t pe) {
+    for (int64_t p = pb; p < pe; ++p) {
+      const int64_t b = p * len, e = std::min(N, b + len);
+      if (b >= e) continue;
+      lo[size_t(p)] = (b / RK) * K2;
+      hi[size_t(p)] = ((e - 1) / RK) * K2 + K2;
+      std::vector<void*> ptrs;
+      for (size_t r = 0; r < nr; ++r) {
+        std::vector<T>& a = acc[size_t(p) * nr + r];
+        a.assign(size_t(hi[size_t(p)] - lo[size_t(p)]), reduce_identity<T>(info.reduces[r].op));
+        ptrs.push_back(a.data());
+      }
+      fn(in.data(), ptrs.data(), b, e, lo[size_t(p)]);
+    }
+  };
+  if (N * info.cost < kSerial) piece(0, pieces);
+  else parallel_for(pieces, 1, piece);
+  for (size_t r = 0; r < nr; ++r) {
+    const ReduceOp op = info.reduces[r].op;
+    T* out = reinterpret_cast<T*>(outputs[size_t(info.reduces[r].output)].mutable_data());
+    std::fill(out, out + M, reduce_identity<T>(op));
+    for (int64_t p = 0; p < pieces; ++p) {
+      const std::vector<T>& a = acc[size_t(p) * nr + r];
+      for (size_t j = 0; j < a.size(); ++j) out[lo[size_t(p)] + int64_t(j)] = reduce_fold(op, out[lo[size_t(p)] + int64_t(j)], a[j]);
+    }
+  }
 }
 
 bool file_exists(const std::string& path) {
@@ -212,6 +271,14 @@ bool Module::run(int node, const std::vector<Array>& inputs, const std::vector<A
   for (const Array& a : info.runtime_constants) {
     if (!a.is_contiguous()) return false;
     in.push_back(a.data());
+  }
+  if (!info.reduces.empty()) {
+    // The reduces of a kernel share one dtype (emit_kernel checks).
+    const ReduceFn rfn = reinterpret_cast<ReduceFn>(fn);
+    if (info.reduces[0].dtype == DType::F32) run_reduce_typed<float>(info, rfn, in, outputs);
+    else run_reduce_typed<double>(info, rfn, in, outputs);
+    runs_.fetch_add(1, std::memory_order_relaxed);
+    return true;
   }
   std::vector<char*> out;
   size_t out_bytes = 0;
