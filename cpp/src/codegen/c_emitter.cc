@@ -559,6 +559,26 @@ bool emit_kernel(const Graph& body, const std::vector<Strides>& param_strides,
         << "          for (int k = 0; k < w; ++k) " << fold("lane[k]", "lane[k + w]") << "\n"
         << "        " << fold("A[g / " + num(info.r) + " - acc_base]", "lane[0]") << "\n"
         << "        i += len;\n";
+    } else if (K2 <= 64) {
+      // Whole rows of one K1 block fold into local accumulators (registers: K2 is a
+      // constant), added to the block's at the end; partial rows go element by element.
+      c << "        const int64_t col = g % " << num(K2) << ";\n"
+        << "        const " << t << "* const p = " << p << " + i;\n"
+        << "        if (col != 0 || n - i < " << num(K2) << ") {\n"
+        << "          const int64_t left = " << num(K2) << " - col, len = n - i < left ? n - i : left;\n"
+        << "          " << t << "* const a = A + (g / " << num(RK) << ") * " << num(K2) << " + col - acc_base;\n"
+        << "          for (int64_t j = 0; j < len; ++j) " << fold("a[j]", "p[j]") << "\n"
+        << "          i += len;\n          continue;\n        }\n"
+        << "        int64_t rows = (n - i) / " << num(K2) << ";\n"
+        << "        const int64_t block_rows = (" << num(RK) << " - g % " << num(RK) << ") / " << num(K2) << ";\n"
+        << "        if (rows > block_rows) rows = block_rows;\n"
+        << "        " << t << " loc[" << K2 << "];\n"
+        << "        for (int c = 0; c < " << K2 << "; ++c) loc[c] = " << id << ";\n"
+        << "        for (int64_t r = 0; r < rows; ++r)\n"
+        << "          for (int c = 0; c < " << K2 << "; ++c) " << fold("loc[c]", "p[r * " + num(K2) + " + c]") << "\n"
+        << "        " << t << "* const a = A + (g / " << num(RK) << ") * " << num(K2) << " - acc_base;\n"
+        << "        for (int c = 0; c < " << K2 << "; ++c) " << fold("a[c]", "loc[c]") << "\n"
+        << "        i += rows * " << num(K2) << ";\n";
     } else {
       c << "        const int64_t col = g % " << num(K2) << ", left = " << num(K2) << " - col;\n"
         << "        const int64_t len = n - i < left ? n - i : left;\n"
