@@ -10,6 +10,14 @@ import pytest
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "cpp"
 
 
+def pytest_configure(config):
+    """Modules the upper tier builds during the tests (TINYXLA_CODEGEN=auto builds when a
+    jitted function runs twice) go to a temporary cache, not the user's."""
+    if "TINYXLA_CACHE_DIR" not in os.environ:
+        import tempfile
+        os.environ["TINYXLA_CACHE_DIR"] = tempfile.mkdtemp(prefix="tinyxla-test-cache-")
+
+
 def _tool(name):
     """A build tool on PATH or in this interpreter's scripts folder (pip's cmake/ninja wheels
     land there, and a venv's scripts folder is not on PATH unless activated)."""
