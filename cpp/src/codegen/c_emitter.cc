@@ -197,8 +197,6 @@ bool emit_kernel(const Graph& body, const std::vector<Strides>& param_strides,
         return false;
       reduces.push_back(&n);
     }
-    for (ValueId o : body.outputs())
-      if (body.node(body.defining_node(o)).kind != OpKind::reduce) return false;
     // One accumulator per output, in output order.
     std::vector<const Node*> by_output;
     for (size_t o = 0; o < body.outputs().size(); ++o)
@@ -209,7 +207,6 @@ bool emit_kernel(const Graph& body, const std::vector<Strides>& param_strides,
           break;
         }
     reduces = by_output;
-    if (info.reduces.size() != body.outputs().size()) return false;
     for (const ReduceInfo& r : info.reduces)
       if (r.dtype != info.reduces[0].dtype) return false;
   }
@@ -368,10 +365,9 @@ bool emit_kernel(const Graph& body, const std::vector<Strides>& param_strides,
     }
   for (size_t j = 0; j < nops; ++j)
     if (!is_inline[j]) needs_array[size_t(ops[j]->first_result)] = 1;
-  if (reduces.empty()) {
-    for (ValueId o : body.outputs())
-      if (!is_source(alias[size_t(o)])) needs_array[size_t(alias[size_t(o)])] = 1;
-  }
+  auto is_reduced = [&](ValueId o) { return body.node(body.defining_node(o)).kind == OpKind::reduce; };
+  for (ValueId o : body.outputs())
+    if (!is_reduced(o) && !is_source(alias[size_t(o)])) needs_array[size_t(alias[size_t(o)])] = 1;
   // A reduce folds its operand's tile array (or load) at the end of each tile.
   std::vector<int> reduce_load(reduces.size(), -1);
   for (size_t q = 0; q < reduces.size(); ++q) {
@@ -395,9 +391,9 @@ bool emit_kernel(const Graph& body, const std::vector<Strides>& param_strides,
     }
   }
   std::vector<int> output_load(body.outputs().size(), -1);
-  for (size_t o = 0; o < body.outputs().size() && reduces.empty(); ++o) {
+  for (size_t o = 0; o < body.outputs().size(); ++o) {
     const ValueId a = alias[size_t(body.outputs()[o])];
-    if (!is_source(a)) continue;
+    if (is_reduced(body.outputs()[o]) || !is_source(a)) continue;
     output_load[o] = load_of(a, body.type(body.outputs()[o]).shape);
     if (loads[size_t(output_load[o])].kind == Load::Scalar) loads[size_t(output_load[o])].needs_buffer = true;
   }
@@ -427,7 +423,8 @@ bool emit_kernel(const Graph& body, const std::vector<Strides>& param_strides,
   if (reduces.empty())
     c << "void " << symbol << "(const char* const* in, char* const* out, int64_t begin, int64_t end, int stream) {\n";
   else
-    c << "void " << symbol << "(const char* const* in, void* const* acc, int64_t begin, int64_t end, int64_t acc_base) {\n";
+    c << "void " << symbol << "(const char* const* in, char* const* out, void* const* acc, int64_t begin, int64_t end, int64_t acc_base) {\n"
+      << "  const int stream = 0;\n";
   for (size_t k = 0; k < loads.size(); ++k) {
     const Load& l = loads[k];
     const char* t = ctype(l.dtype);
@@ -589,7 +586,8 @@ bool emit_kernel(const Graph& body, const std::vector<Strides>& param_strides,
     }
     c << "      }\n    }\n";
   }
-  for (size_t o = 0; o < body.outputs().size() && reduces.empty(); ++o) {
+  for (size_t o = 0; o < body.outputs().size(); ++o) {
+    if (is_reduced(body.outputs()[o])) continue;
     const ValueId a = alias[size_t(body.outputs()[o])];
     const size_t item = itemsize(body.type(a).dtype);
     const std::string from = output_load[o] >= 0 ? pointer_of_load(output_load[o]) : "t" + std::to_string(a);

@@ -15,10 +15,11 @@ namespace tinyxla::codegen {
 // int64_t begin, int64_t end, int stream)` computes flat elements [begin, end) of the
 // iteration space from inputs (the body's parameters, then the constants passed at run
 // time) into dense outputs; `stream` stores outputs bypassing the caches.
-// A reduce kernel instead is `void symbol(const char* const* in, void* const* acc, int64_t
-// begin, int64_t end, int64_t acc_base)`: it folds elements [begin, end) into the
-// accumulator arrays acc[r] (of the reduce's dtype), indexed by output element minus
-// acc_base; the caller splits the range, initialises and combines the accumulators.
+// A reduce kernel instead is `void symbol(const char* const* in, char* const* out, void*
+// const* acc, int64_t begin, int64_t end, int64_t acc_base)`: it stores its elementwise
+// outputs and folds elements [begin, end) into the accumulator arrays acc[r] (of the
+// reduce's dtype), indexed by output element minus acc_base; the caller splits the range,
+// initialises and combines the accumulators into the reduced outputs.
 struct ReduceInfo {
   int output;  // the body output the reduce is
   ReduceOp op;
@@ -44,7 +45,7 @@ struct FunctionTable {
 
 // Appends the C definition of a kernel named `symbol` for `body` to `source`; false (and
 // nothing appended) when the body has no elements, more than `max_ops` ops, or
-// reduces other than sum/max/min of one float32/float64 dtype with only reduce outputs. Parameter i
+// reduces other than sum/max/min of one float32/float64 dtype. Parameter i
 // is read with the element strides `param_strides[i]` (row-major, or a broadcast's
 // zeros); the caller checks the arrays it passes have them.
 bool emit_kernel(const Graph& body, const std::vector<Strides>& param_strides,

@@ -45,7 +45,7 @@ void stream_copy(void* dst_, const void* src_, size_t bytes) {
 constexpr int64_t kPiece = 1 << 16;  // elements per reduction work item
 constexpr int64_t kMaxPieces = 256;
 
-using ReduceFn = void (*)(const char* const*, void* const*, int64_t, int64_t, int64_t);
+using ReduceFn = void (*)(const char* const*, char* const*, void* const*, int64_t, int64_t, int64_t);
 
 template <typename T>
 T reduce_identity(ReduceOp op) {
@@ -66,6 +66,8 @@ T reduce_fold(ReduceOp op, T x, T y) {  // a NaN wins, as in the base tier
 template <typename T>
 void run_reduce_typed(const KernelInfo& info, ReduceFn fn, const std::vector<const char*>& in,
                       const std::vector<Array>& outputs) {
+  std::vector<char*> out;
+  for (const Array& a : outputs) out.push_back(a.mutable_data());
   const int64_t N = info.size, RK = info.r * info.k2, K2 = info.k2, M = info.k1 * info.k2;
   const int64_t pieces = std::clamp<int64_t>((N + kPiece - 1) / kPiece, 1, kMaxPieces);
   const int64_t len = (N + pieces - 1) / pieces;
@@ -84,7 +86,7 @@ void run_reduce_typed(const KernelInfo& info, ReduceFn fn, const std::vector<con
         a.assign(size_t(hi[size_t(p)] - lo[size_t(p)]), reduce_identity<T>(info.reduces[r].op));
         ptrs.push_back(a.data());
       }
-      fn(in.data(), ptrs.data(), b, e, lo[size_t(p)]);
+      fn(in.data(), out.data(), ptrs.data(), b, e, lo[size_t(p)]);
     }
   };
   if (N * info.cost < kSerial) piece(0, pieces);
