@@ -4,6 +4,8 @@ and the fallbacks (no compiler, a failing or hanging compiler)."""
 import os
 import shutil
 import signal
+import subprocess
+import sys
 import time
 
 import numpy as np
@@ -275,3 +277,28 @@ def test_reductions_nan_and_norm(monkeypatch):
     clean = jnp.asarray(np.nan_to_num(x))
     base, upper = _both_tiers(norm, (clean,), monkeypatch)
     _assert_close(base, upper, 1e-5)
+
+
+def test_compiler_killed_at_exit(tmp_path):
+    pidfile = tmp_path / "pid"
+    script = tmp_path / "slowcc"
+    script.write_text(f"#!/bin/sh\nsleep 60 &\necho $! > {pidfile}\nwait\n")
+    script.chmod(0o755)
+    program = ("import time, tinyxla as jax, tinyxla.numpy as jnp\n"
+               "c = jax.jit(lambda x: jnp.cos(x) + 3).lower(jnp.ones(8)).compile()\n"
+               f"while not __import__('os').path.exists({str(pidfile)!r}): time.sleep(0.01)\n")
+    env = dict(os.environ, TINYXLA_CC=str(script), TINYXLA_CODEGEN="1",
+               TINYXLA_CODEGEN_TIMEOUT="100", TINYXLA_CACHE_DIR=str(tmp_path / "cache"))
+    subprocess.run([sys.executable, "-c", program], env=env, timeout=60, check=True)
+    child = int(pidfile.read_text())
+    for _ in range(100):
+        try:
+            with open(f"/proc/{child}/stat") as f:
+                if f.read().split()[2] == "Z":
+                    break
+        except FileNotFoundError:
+            break
+        time.sleep(0.05)
+    else:
+        os.kill(child, signal.SIGKILL)
+        pytest.fail("the compiler's child outlived the process")
