@@ -124,8 +124,8 @@ class Array(metaclass=abc.ABCMeta):
 
     @property
     def device(self) -> devices.CpuDevice:
-        if self._shards is not None:
-            raise ValueError("Length of devices is greater than 1. Please use `.devices()`.")
+        if self._shards is not None:  # JAX 0.10 answers a multi-device array's sharding
+            return self.sharding
         return devices._device(self._h.device)
 
     def devices(self) -> set[devices.CpuDevice]:

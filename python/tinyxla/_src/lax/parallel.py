@@ -512,8 +512,11 @@ def all_to_all(x: Any, axis_name: Any, split_axis: int, concat_axis: int, *,
             raise ValueError(f"all_to_all requires the size of the mapped axis axis_name to "
                              f"equal x.shape[split_axis], but they are {size} and "
                              f"{l.shape[sa]}, respectively.")
-        l = lax.expand_dims(l, (ca,))
-        if ca <= sa:
+        if sa < ca:
+            ca += 1  # concat_axis is a position after split_axis is removed
+            l = lax.expand_dims(l, (ca,))
+        elif ca < sa:
+            l = lax.expand_dims(l, (ca,))
             sa += 1
         out = all_to_all_p.bind(l, axis_name=name, split_axis=sa, concat_axis=ca,
                                 axis_size=size)
