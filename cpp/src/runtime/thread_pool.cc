@@ -108,6 +108,8 @@ class Pool {
   int size_ = 1;
 };
 
+std::atomic<int> busy_devices{0};
+
 Pool& pool() {
   static Pool* p = new Pool();  // never destroyed: threads may outlive static teardown
   return *p;
@@ -118,7 +120,8 @@ Pool& pool() {
 void parallel_for(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn) {
   if (n <= 0) return;
   grain = std::max<int64_t>(grain, 1);
-  if (n <= grain || pool().size() == 1) {
+  // Every core already runs a device's task: helpers would only oversubscribe them.
+  if (n <= grain || pool().size() <= busy_devices.load(std::memory_order_relaxed)) {
     fn(0, n);
     return;
   }
@@ -126,6 +129,9 @@ void parallel_for(int64_t n, int64_t grain, const std::function<void(int64_t, in
 }
 
 int pool_size() { return pool().size(); }
+
+ScopedDeviceBusy::ScopedDeviceBusy() { busy_devices.fetch_add(1, std::memory_order_relaxed); }
+ScopedDeviceBusy::~ScopedDeviceBusy() { busy_devices.fetch_sub(1, std::memory_order_relaxed); }
 
 ScopedFlushDenormals::ScopedFlushDenormals() : saved_(_mm_getcsr()) { _mm_setcsr(saved_ | kFtzDaz); }
 ScopedFlushDenormals::~ScopedFlushDenormals() { _mm_setcsr(saved_); }

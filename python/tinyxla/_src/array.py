@@ -169,7 +169,13 @@ class Array(metaclass=abc.ABCMeta):
 
     def block_until_ready(self) -> "Array":
         """Waits for the value; raises the error of a failed computation. Returns self."""
-        self._h.wait()
+        try:
+            h = _HANDLE.__get__(self)
+        except AttributeError:  # a pmap result not gathered: wait for every shard
+            for h in self._shards.handles:
+                h.wait()
+            return self
+        h.wait()
         return self
 
     def is_ready(self) -> bool:
@@ -337,6 +343,9 @@ class _DeletedArray(Array):
 
     def delete(self) -> None:
         pass
+
+    def block_until_ready(self) -> Array:
+        return self._h  # raises: deleted
 
     def is_deleted(self) -> bool:
         return True

@@ -34,6 +34,7 @@ from tinyxla._src.interpreters import batching, lowering
 from tinyxla._src.interpreters import partial_eval as pe
 from tinyxla._src.lax import parallel
 from tinyxla._src.tree_util import tree_flatten, tree_unflatten
+from tinyxla._src.vmap import _flat_tree
 
 # Collectives whose result is the same on every device.
 _REPLICATING = {parallel.psum_p, parallel.pmax_p, parallel.pmin_p, parallel.all_gather_p}
@@ -72,6 +73,7 @@ class _Pmapped:
         self.devices = devices
         self.axis_size = axis_size
         self.plans: dict[Any, _Plan] = {}
+        self.in_axes_flat: dict[Any, tuple] = {}
 
     def _split_static(self, args: tuple) -> tuple[tuple, dict, Any]:
         if not self.static_argnums:
@@ -97,41 +99,53 @@ class _Pmapped:
         return call
 
     def __call__(self, args: tuple, kwargs: dict) -> Any:
-        dyn, static, in_axes = self._split_static(args)
-        if isinstance(in_axes, tuple) and len(in_axes) != len(dyn):
-            raise ValueError("pmap in_axes must be an int, None, or a tuple of entries "
-                             "corresponding to the positional arguments passed to the "
-                             f"function, but got len(in_axes)={len(in_axes)}, "
-                             f"len(args)={len(dyn)}")
-        leaves, in_tree = tree_flatten((dyn, kwargs))
+        if not kwargs and not self.static_argnums and all(type(a) is Array for a in args):
+            dyn, static, in_axes = args, {}, self.in_axes  # the common case, quickly
+            leaves, in_tree = list(args), _flat_tree(len(args))
+        else:
+            dyn, static, in_axes = self._split_static(args)
+            leaves, in_tree = tree_flatten((dyn, kwargs))
         if core.current_trace() is not core.EVAL_TRACE or any(
                 isinstance(x, core.Tracer) for x in leaves):
             # Under a transformation: the same values as a named vmap.
             from tinyxla._src.vmap import vmap
             return vmap(self._with_static(static), in_axes, self.out_axes,
                         axis_name=self.axis_name, axis_size=self.axis_size)(*dyn, **kwargs)
-        from tinyxla._src.vmap import _flatten_axes
-        axes = tuple(_flatten_axes("pmap in_axes", (dyn, kwargs), (in_axes, 0), kws=True))
-        size = _mapped_size(self.fun, in_tree, leaves, axes, self.axis_size)
-        devs = self._devices(size)
-        arrays = [_leaf_array(x) for x in leaves]
-        avals = []
+        axes = self.in_axes_flat.get(in_tree)
+        if axes is None:
+            if isinstance(in_axes, tuple) and len(in_axes) != len(dyn):
+                raise ValueError("pmap in_axes must be an int, None, or a tuple of entries "
+                                 "corresponding to the positional arguments passed to the "
+                                 f"function, but got len(in_axes)={len(in_axes)}, "
+                                 f"len(args)={len(dyn)}")
+            from tinyxla._src.vmap import _flatten_axes
+            axes = self.in_axes_flat[in_tree] = tuple(
+                _flatten_axes("pmap in_axes", (dyn, kwargs), (in_axes, 0), kws=True))
+        arrays = [x if type(x) is Array else _to_array(x) for x in leaves]
+        sig = []
         for a, ax in zip(arrays, axes):
-            shards = _own_shards(a, ax, devs)
-            if shards is not None:
-                h = shards[0]
-                avals.append(core.ShapedArray(h.shape, a.dtype, a.weak_type))
-                continue
-            shape = a._h.shape
-            ax = ax if ax is None else ax % len(shape)
-            avals.append(core.ShapedArray(shape if ax is None else shape[:ax] + shape[ax + 1:],
-                                          a.dtype, a.weak_type))
-        static_key = tuple(sorted((i, _static_key(v)) for i, v in static.items()))
-        key = (in_tree, tuple(avals), axes, size, tuple(devs), static_key)
+            sharded = a._shards
+            if sharded is None:
+                sig.append((a._h.shape, a.dtype, a.weak_type, ax))
+            else:
+                sig.append((sharded.key, a.dtype, a.weak_type, ax))
+        key = (in_tree, tuple(sig), tuple(sorted((i, _static_key(v)) for i, v in static.items()))
+               if static else ())
         plan = self.plans.get(key)
         if plan is None:
-            plan = self.plans[key] = _Plan(self, static, in_tree, avals, axes, size, devs,
-                                           dyn, kwargs)
+            size = _mapped_size(self.fun, in_tree, leaves, axes, self.axis_size)
+            devs = self._devices(size)
+            avals = []
+            for a, ax in zip(arrays, axes):
+                shards = _own_shards(a, ax, devs)
+                if shards is not None:
+                    avals.append(core.ShapedArray(shards[0].shape, a.dtype, a.weak_type))
+                    continue
+                shape = a._h.shape
+                ax = ax if ax is None else ax % len(shape)
+                avals.append(core.ShapedArray(
+                    shape if ax is None else shape[:ax] + shape[ax + 1:], a.dtype, a.weak_type))
+            plan = self.plans[key] = _Plan(self, static, in_tree, avals, axes, size, devs)
         return plan.run(arrays, axes)
 
     def _devices(self, size: int) -> list[int]:
@@ -221,11 +235,12 @@ def _mapped_size(fun: Callable, in_tree, leaves: list, axes: tuple,
 class ShardedBuffers:
     """The per-device buffers of an Array sharded along axis 0 (one index per device)."""
 
-    __slots__ = ("handles", "devices")
+    __slots__ = ("handles", "devices", "key")
 
     def __init__(self, handles: list, devices: list[int]):
         self.handles = handles
         self.devices = devices
+        self.key = (tuple(devices), handles[0].shape)  # what a pmap's cache key needs
 
 
 _stack_exes: dict[Any, Any] = {}
@@ -381,7 +396,7 @@ class _Plan:
     """A traced and compiled pmap for one argument signature."""
 
     def __init__(self, mapped: _Pmapped, static: dict, in_tree, avals: list, axes: tuple,
-                 size: int, devs: list[int], dyn: tuple, kwargs: dict):
+                 size: int, devs: list[int]):
         fun = mapped._with_static(static)
         out_store: list = []
 
@@ -518,14 +533,21 @@ def _const_handle(c: Any, aval: core.ShapedArray) -> Any:
     return h if h.dtype_code == code else _core.convert(h, code)
 
 
+_split_specs: dict[Any, tuple] = {}
+
+
 def _split_handle(h: Any, axis: int, n: int) -> list:
     """Views of index i along ``axis`` for each i, without that axis."""
-    shape = list(h.shape)
-    rest = shape[:axis] + shape[axis + 1:]
-    out = []
-    for i in range(n):
-        start = [0] * len(shape)
-        limit = list(shape)
-        start[axis], limit[axis] = i, i + 1
-        out.append(_core.reshape(_core.slice(h, start, limit, [1] * len(shape)), rest))
-    return out
+    shape = h.shape
+    spec = _split_specs.get((shape, axis, n))
+    if spec is None:
+        rest = list(shape[:axis] + shape[axis + 1:])
+        windows = []
+        for i in range(n):
+            start, limit = [0] * len(shape), list(shape)
+            start[axis], limit[axis] = i, i + 1
+            windows.append((start, limit))
+        spec = _split_specs[(shape, axis, n)] = (windows, [1] * len(shape), rest)
+    windows, strides, rest = spec
+    slice_, reshape = _core.slice, _core.reshape
+    return [reshape(slice_(h, start, limit, strides), rest) for start, limit in windows]
