@@ -1,6 +1,7 @@
 // parallel_for over a persistent pool with dynamic chunking.
 #include "thread_pool.h"
 
+#include <sched.h>
 #include <xmmintrin.h>
 
 #include <algorithm>
@@ -16,6 +17,14 @@ namespace tinyxla {
 namespace {
 
 constexpr unsigned kFtzDaz = 0x8040;
+
+// The cores this process may run on (its affinity mask, as a container's cpuset or
+// taskset sets it), not every core of the machine.
+unsigned usable_cores() {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof(set), &set) == 0) return unsigned(CPU_COUNT(&set));
+  return std::thread::hardware_concurrency();
+}
 
 struct Job {
   const std::function<void(int64_t, int64_t)>* fn;
@@ -43,7 +52,7 @@ struct Job {
 class Pool {
  public:
   Pool() {
-    unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+    unsigned hw = std::max(1u, usable_cores());
     for (unsigned i = 1; i < hw; ++i) workers_.emplace_back([this] { loop(); });
     size_ = int(hw);
   }
