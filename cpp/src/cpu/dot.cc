@@ -243,9 +243,21 @@ void for_batch(const View& a, const View& b, int64_t nb, bool parallel, double w
   else run(0, nb);
 }
 
+// OpenBLAS's own threads would compete with the pool and with the device threads (two
+// devices each running threaded BLAS oversubscribe the cores, and its idle threads spin):
+// every BLAS call runs on its caller alone, and the pool parallelises around it.
+void blas_single_threaded() {
+  static const bool once = [] {
+    scipy_openblas_set_num_threads(1);
+    return true;
+  }();
+  (void)once;
+}
+
 template <typename T>
 void blas_product(const View& a, const View& b, int64_t M, int64_t N, int64_t K, int64_t nb,
                   T* c) {
+  blas_single_threaded();
   const T* pa = reinterpret_cast<const T*>(a.data);
   const T* pb = reinterpret_cast<const T*>(b.data);
   const int m = blas_int(M), n = blas_int(N), k = blas_int(K);
@@ -276,7 +288,17 @@ void blas_product(const View& a, const View& b, int64_t M, int64_t N, int64_t K,
   } else {
     const Layout la = *blas_layout(a), lb = *blas_layout(b);
     const int lda = blas_int(la.ld), ldb = blas_int(lb.ld);
-    for_batch(a, b, nb, work <= kGemmSingleThread, work, [&](int64_t oa, int64_t ob, int64_t i) {
+    if (nb == 1 && work > kGemmSingleThread) {
+      // BLAS runs single-threaded (blas_single_threaded): one product's rows are spread
+      // over the shared pool instead, which leaves cores busy with devices alone.
+      const int64_t grain = std::max<int64_t>(1, int64_t(kGemmSingleThread / (double(N) * K)));
+      parallel_for(M, grain, [&](int64_t lo, int64_t hi) {
+        const T* rows = pa + (la.trans == CblasNoTrans ? lo * la.ld : lo);
+        Blas<T>::gemm(la.trans, lb.trans, int(hi - lo), n, k, rows, lda, pb, ldb, c + lo * N, n);
+      });
+      return;
+    }
+    for_batch(a, b, nb, true, work, [&](int64_t oa, int64_t ob, int64_t i) {
       Blas<T>::gemm(la.trans, lb.trans, m, n, k, pa + oa, lda, pb + ob, ldb, c + i * cs, n);
     });
   }
