@@ -6,7 +6,9 @@ Each library runs in its own subprocess with the device count forced
 (TINYXLA_NUM_CPU_DEVICES / XLA_FLAGS=--xla_force_host_platform_device_count). For each
 compute-bound per-device function it times the same total work two ways: one jit call per
 shard on one device, one after the other (async, then a wait), and one pmap call over the
-devices; "gain" is the ratio (the pmap's throughput over one device's). The psum row is a
+devices; "gain" is the ratio (the pmap's throughput over one device's). One tinyxla device
+already spreads large kernels over every core (the intra-op pool), so only functions made
+of small ops (the 64x64 chain) leave cores for a second device to use. The psum row is a
 pmap of a scalar psum, end to end (call plus wait) per call. Medians of repeats.
 """
 from __future__ import annotations
@@ -53,7 +55,15 @@ def transcendental_chain(x):
         x = jnp.sin(jnp.exp(jnp.cos(x) * 0.5)) + jnp.tanh(x) * 0.25
     return x
 
+W64 = jnp.asarray((rng.randn(64, 64) / 8).astype(np.float32))
+
+def small_matmul_chain(x):
+    for _ in range(200):
+        x = jnp.tanh(x @ W64)
+    return x
+
 cases = {
+    "200 chained 64x64 matmuls + tanh": (small_matmul_chain, (64, 64)),
     "20 chained 256x256 matmuls + tanh": (matmul_chain, (256, 256)),
     "transcendental chain on 1e6 floats": (transcendental_chain, (1_000_000,)),
 }

@@ -70,6 +70,11 @@ def check_mapped():
     # pmap of a jitted function; jit of a pmapped function (runs as vmap).
     close(jax.pmap(jax.jit(lambda a: lax.psum(a, "i") * a), axis_name="i")(x), x.sum(0) * x)
     close(jax.jit(jax.pmap(lambda a: lax.psum(a, "i") * a, axis_name="i"))(x), x.sum(0) * x)
+    # A segment with a primitive that has no graph lowering runs eagerly, per device.
+    g = jax.pmap(lambda a: lax.psum(lax.dynamic_slice(a, (lax.axis_index("i"),), (2,)), "i"),
+                 axis_name="i")
+    v = rng.randn(N, N + 2).astype(np.float32)
+    close(g(v), np.broadcast_to(sum(v[i, i:i + 2] for i in range(N)), (N, 2)))
     print("ok mapped")
 
 
