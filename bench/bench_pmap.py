@@ -111,6 +111,7 @@ def main() -> None:
     p.add_argument("--devices", type=int, default=2)
     p.add_argument("--repeats", type=int, default=7)
     a = p.parse_args()
+    load_before = os.getloadavg()[0]
     results = {"tinyxla": run("tinyxla", a.devices, a.repeats)}
     try:
         import jax  # noqa: F401
@@ -127,6 +128,7 @@ def main() -> None:
                   else f"{c['pmap_s'] * 1e3:9.2f}ms")
             gain = f"{c['gain']:5.2f}x" if "gain" in c else ""
             print(f"{case:40s} {lib:8s} {one} {pm} {gain:>6s}")
+    print(f"load average {load_before:.2f} before, {os.getloadavg()[0]:.2f} after")
 
 
 if __name__ == "__main__":

@@ -179,8 +179,7 @@ def pmean(x: Any, axis_name: Any, *, axis_index_groups: Any = None) -> Any:
     """The mean of ``x`` (a pytree) over the named axes (``jax.lax.pmean``)."""
     _no_groups(axis_index_groups)
     size = _axis_size(_names(axis_name))
-    return tree_map(lambda v: lax.div(v, lax._const(v, size)) if not isinstance(v, (int, float))
-                    else v / size, psum(x, axis_name))
+    return tree_map(lambda v: v / size, psum(x, axis_name))  # true division, as JAX
 
 
 def pmax(x: Any, axis_name: Any, *, axis_index_groups: Any = None) -> Any:
