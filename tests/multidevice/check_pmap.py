@@ -168,6 +168,20 @@ def check_grads():
     # grad of a function calling pmap.
     f = lambda w: jnp.sum(jax.pmap(lambda a: lax.psum(jnp.sin(a * w), "i"), axis_name="i")(x))
     close(jax.grad(f)(0.7), _numeric_grad(lambda w: float(f(w[()])), np.array(0.7)), 1e-6)
+    # Through an xla_pmap equation: an unmapped input (its cotangent sums the devices'),
+    # an unmapped output (its cotangent is split over them), forward mode, vmap.
+    p = jax.pmap(lambda a, w: (jnp.sin(a * w), lax.psum(jnp.cos(a) * w, "i")), axis_name="i",
+                 in_axes=(0, None), out_axes=(0, None))
+    h = lambda w, xs: jnp.sum(p(xs, w)[0] ** 2) + jnp.sum(p(xs, w)[1] * c[0])
+    w0 = rng.randn(3)
+    close(jax.grad(h)(w0, x), _numeric_grad(lambda w: float(h(w, x)), w0), 1e-6)
+    close(jax.grad(h, argnums=1)(w0, x), _numeric_grad(lambda xs: float(h(w0, xs)), x), 1e-6)
+    close(jax.jacfwd(h)(w0, x), jax.grad(h)(w0, x), 1e-9)
+    q = jax.pmap(lambda a: lax.psum(a, "i") * a, axis_name="i")
+    xs = rng.randn(4, N, 3)
+    close(jax.vmap(q)(xs), np.stack([np.asarray(q(v)) for v in xs]), 1e-9)
+    close(jax.jit(jax.grad(lambda v: jnp.sum(q(v) ** 2)))(x),
+          _numeric_grad(lambda v: float(jnp.sum(q(v) ** 2)), x), 1e-6)
     jax.config.update("jax_enable_x64", False)
     print("ok grads")
 
@@ -177,6 +191,9 @@ def check_seeds():
     a = rng.random_sample((N, 3))
     c = rng.random_sample((N, 3))
     out = jax.pmap(lambda a, b, c: a + b + c, in_axes=(0, None, 0))(a, 4, c)
+    text = str(jax.make_jaxpr(jax.pmap(lambda a, b, c: a + b + c, in_axes=(0, None, 0)))(a, 4, c))
+    assert "xla_pmap[" in text and "in_axes=(0, None, 0)" in text and f"axis_size={N}" in text
+    assert f"a:f32[{N},3] b:i32[] c:f32[{N},3]" in text, text
     close(out, (a + 4 + c).astype(np.float32))
     assert out.dtype == jnp.float32
     a = rng.random_sample((N, 5, 2, 3))

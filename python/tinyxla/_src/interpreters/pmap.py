@@ -13,16 +13,23 @@ that depends on it and raised at the wait.
 The result is an Array whose leading axis is sharded: it holds one buffer per device, a
 later pmap reads them in place, and other uses gather them on device 0 when first needed.
 
-Differences from JAX: under another transformation (jit, grad, vmap, an outer pmap) a
-pmap runs as ``vmap`` with its axis name, which computes the same values on one device;
-``out_axes=None`` is checked statically (an output computed from mapped values without
-passing through psum/pmax/pmin/all_gather is rejected), where JAX checks values only
-under a flag; ``donate_argnums`` is accepted and ignored.
+Under a transformation a pmap is one ``xla_pmap`` equation (JAX's call primitive): its
+impl runs the plan above on the devices; its JVP is a pmap of the per-device JVP; reverse
+mode runs the primal pmap at once (keeping per-device residuals) and transposes the
+linear pmap into a pmap of the per-device transpose; vmap of it, and its lowering inside
+a jit graph, compute its values as a vmap with its axis name (on one device).
+
+Differences from JAX: a pmap nested in another pmap's body runs as a named vmap on the
+outer pmap's devices; ``out_axes=None`` is checked statically (an output computed from
+mapped values without passing through psum/pmax/pmin/all_gather is rejected), where JAX
+checks values only under a flag; ``donate_argnums`` and ``backend='cpu'`` are accepted and
+ignored.
 """
 from __future__ import annotations
 
 import functools
 import inspect
+import threading
 from typing import Any, Callable, Hashable, Sequence
 
 import numpy as np
@@ -30,9 +37,9 @@ import numpy as np
 from tinyxla import _core
 from tinyxla._src import core, devices as devices_mod, errors
 from tinyxla._src.array import Array, _CODE, _DTYPES, _to_array, _wrap
-from tinyxla._src.interpreters import batching, lowering
+from tinyxla._src.interpreters import ad, batching, lowering
 from tinyxla._src.interpreters import partial_eval as pe
-from tinyxla._src.lax import parallel
+from tinyxla._src.lax import lax, parallel
 from tinyxla._src.tree_util import tree_flatten, tree_unflatten
 from tinyxla._src.vmap import _flat_tree
 
@@ -59,6 +66,13 @@ def pmap(fun: Callable, axis_name: Hashable | None = None, *, in_axes: Any = 0,
 
     pmap_f._pmapped = mapped  # type: ignore[attr-defined]
     return pmap_f
+
+
+class _Tracing(threading.local):
+    depth = 0  # pmap bodies being traced on this thread
+
+
+_tracing = _Tracing()
 
 
 class _Pmapped:
@@ -105,12 +119,6 @@ class _Pmapped:
         else:
             dyn, static, in_axes = self._split_static(args)
             leaves, in_tree = tree_flatten((dyn, kwargs))
-        if core.current_trace() is not core.EVAL_TRACE or any(
-                isinstance(x, core.Tracer) for x in leaves):
-            # Under a transformation: the same values as a named vmap.
-            from tinyxla._src.vmap import vmap
-            return vmap(self._with_static(static), in_axes, self.out_axes,
-                        axis_name=self.axis_name, axis_size=self.axis_size)(*dyn, **kwargs)
         axes = self.in_axes_flat.get(in_tree)
         if axes is None:
             if isinstance(in_axes, tuple) and len(in_axes) != len(dyn):
@@ -121,6 +129,17 @@ class _Pmapped:
             from tinyxla._src.vmap import _flatten_axes
             axes = self.in_axes_flat[in_tree] = tuple(
                 _flatten_axes("pmap in_axes", (dyn, kwargs), (in_axes, 0), kws=True))
+        static_key = (tuple(sorted((i, _static_key(v)) for i, v in static.items()))
+                      if static else ())
+        if core.current_trace() is not core.EVAL_TRACE or any(
+                isinstance(x, core.Tracer) for x in leaves):
+            if _tracing.depth:
+                # Inside another pmap's body: the same values as a named vmap, so that
+                # the collectives over both axes reach the outer pmap's plan.
+                from tinyxla._src.vmap import vmap
+                return vmap(self._with_static(static), in_axes, self.out_axes,
+                            axis_name=self.axis_name, axis_size=self.axis_size)(*dyn, **kwargs)
+            return self._bind(leaves, in_tree, axes, static, static_key)
         arrays = [x if type(x) is Array else _to_array(x) for x in leaves]
         sig = []
         for a, ax in zip(arrays, axes):
@@ -129,10 +148,9 @@ class _Pmapped:
                 sig.append((a._h.shape, a.dtype, a.weak_type, ax))
             else:
                 sig.append((sharded.key, a.dtype, a.weak_type, ax))
-        key = (in_tree, tuple(sig), tuple(sorted((i, _static_key(v)) for i, v in static.items()))
-               if static else ())
-        plan = self.plans.get(key)
-        if plan is None:
+        key = (in_tree, tuple(sig), static_key)
+        entry = self.plans.get(key)
+        if entry is None:
             size = _mapped_size(self.fun, in_tree, leaves, axes, self.axis_size)
             devs = self._devices(size)
             avals = []
@@ -140,13 +158,62 @@ class _Pmapped:
                 shards = _own_shards(a, ax, devs)
                 if shards is not None:
                     avals.append(core.ShapedArray(shards[0].shape, a.dtype, a.weak_type))
-                    continue
-                shape = a._h.shape
-                ax = ax if ax is None else ax % len(shape)
-                avals.append(core.ShapedArray(
-                    shape if ax is None else shape[:ax] + shape[ax + 1:], a.dtype, a.weak_type))
-            plan = self.plans[key] = _Plan(self, static, in_tree, avals, axes, size, devs)
-        return plan.run(arrays, axes)
+                else:
+                    avals.append(_per_device_aval(a.aval, ax))
+            closed, out_tree, out_axes = self._trace(static, in_tree, avals, axes, size)
+            entry = self.plans[key] = (_plan(closed, axes, out_axes, size, tuple(devs)),
+                                       out_tree)
+        plan, out_tree = entry
+        return tree_unflatten(out_tree, plan.run(arrays))
+
+    def _bind(self, leaves: list, in_tree, axes: tuple, static: dict, static_key) -> Any:
+        """Under a transformation: one ``xla_pmap`` equation (or its rules) for the call."""
+        size = _mapped_size(self.fun, in_tree, leaves, axes, self.axis_size)
+        devs = self._devices(size)
+        avals = [_per_device_aval(core.get_aval(x), ax) for x, ax in zip(leaves, axes)]
+        key = (in_tree, tuple(avals), axes, static_key, "traced")
+        entry = self.plans.get(key)
+        if entry is None:
+            entry = self._trace(static, in_tree, avals, axes, size)
+        closed, out_tree, out_axes = entry
+        # Values of enclosing transformations the function closed over become leading,
+        # unmapped arguments, so those transformations see them (as jit does).
+        from tinyxla._src.api import _lift_tracer_consts
+        closed, lifted = _lift_tracer_consts(closed)
+        if lifted:
+            leaves, axes = [*lifted, *leaves], (None,) * len(lifted) + axes
+        else:
+            self.plans[key] = entry
+        outs = pmap_p.bind(*leaves, call_jaxpr=closed, axis_name=self.axis_name,
+                           axis_size=size, in_axes=axes, out_axes=out_axes,
+                           devices=tuple(devs), name=getattr(self.fun, "__name__", "fun"))
+        return tree_unflatten(out_tree, outs)
+
+    def _trace(self, static: dict, in_tree, avals: list, axes: tuple, size: int):
+        """The per-device jaxpr of the function at ``avals``, its output tree and flat
+        out_axes; rejects out_axes=None on outputs that vary over the devices."""
+        fun = self._with_static(static)
+        out_store: list = []
+
+        def flat(*leaves):
+            args, kw = tree_unflatten(in_tree, leaves)
+            outs = fun(*args, **kw)
+            out_leaves, out_tree = tree_flatten(outs)
+            out_store.append((out_tree, outs))
+            return out_leaves
+
+        info = errors.DebugInfo("pmap", self.fun, [f"args[{i}]" for i in range(len(avals))])
+        _tracing.depth += 1
+        try:
+            with batching.extend_axis_env(batching.AxisData(self.axis_name, size)):
+                closed = pe.trace_to_jaxpr(flat, avals, info)
+        finally:
+            _tracing.depth -= 1
+        out_tree, outs = out_store[0]
+        from tinyxla._src.vmap import _flatten_axes
+        out_axes = tuple(_flatten_axes("pmap out_axes", outs, self.out_axes))
+        _check_replicated(closed, axes, out_axes, self.axis_name)
+        return closed, out_tree, out_axes
 
     def _devices(self, size: int) -> list[int]:
         if self.devices is not None:
@@ -392,57 +459,67 @@ def _has_collective(sub: Any) -> bool:
     return False
 
 
+def _per_device_aval(aval: core.ShapedArray, axis: int | None) -> core.ShapedArray:
+    if axis is None:
+        return aval
+    axis %= len(aval.shape)
+    return core.ShapedArray(aval.shape[:axis] + aval.shape[axis + 1:], aval.dtype,
+                            aval.weak_type)
+
+
+def _check_replicated(closed: core.ClosedJaxpr, in_axes: tuple, out_axes: tuple,
+                      axis_name: Any) -> None:
+    """Rejects ``out_axes=None`` on an output computed from mapped values without a
+    replicating collective (psum, pmax, pmin, all_gather) in between: a static check, so
+    it costs nothing per call."""
+    if all(ax is not None for ax in out_axes):
+        return
+    eqns, outvars = _inline_calls(closed.jaxpr, {})
+    varying = {v for v, a in zip(closed.jaxpr.invars, in_axes) if a is not None}
+    for e in eqns:
+        if e.primitive in _REPLICATING:
+            continue
+        if e.primitive in parallel.collective_routes or any(
+                type(x) is not core.Literal and x in varying for x in e.invars):
+            varying.update(e.outvars)
+    for i, (v, ax) in enumerate(zip(outvars, out_axes)):
+        if ax is None and type(v) is not core.Literal and v in varying:
+            aval = v.aval
+            raise ValueError(
+                f"pmap out_axes=None requires output {i} (of type {aval.dtype.name}"
+                f"[{','.join(map(str, aval.shape))}]) to be the same on every device, but "
+                f"it is computed from values mapped over axis {axis_name!r}; reduce it "
+                "with psum, pmean, pmax, pmin or all_gather first, or map it (out_axes=0).")
+
+
+def _plan(closed: core.ClosedJaxpr, in_axes: tuple, out_axes: tuple, size: int,
+          devs: tuple) -> "_Plan":
+    """The plan of a per-device jaxpr, built once and kept on the jaxpr."""
+    plans = closed._executable
+    if plans is None:
+        plans = closed._executable = {}
+    key = (in_axes, out_axes, size, devs)
+    plan = plans.get(key)
+    if plan is None:
+        plan = plans[key] = _Plan(closed, in_axes, out_axes, list(devs))
+    return plan
+
+
 class _Plan:
-    """A traced and compiled pmap for one argument signature."""
+    """A per-device jaxpr split at its collectives, its segments compiled."""
 
-    def __init__(self, mapped: _Pmapped, static: dict, in_tree, avals: list, axes: tuple,
-                 size: int, devs: list[int]):
-        fun = mapped._with_static(static)
-        out_store: list = []
-
-        def flat(*leaves):
-            args, kw = tree_unflatten(in_tree, leaves)
-            outs = fun(*args, **kw)
-            out_leaves, out_tree = tree_flatten(outs)
-            out_store.append((out_tree, outs))
-            return out_leaves
-
-        name = getattr(mapped.fun, "__name__", "fun")
-        info = errors.DebugInfo("pmap", mapped.fun, [f"args[{i}]" for i in range(len(avals))])
-        axis = batching.AxisData(mapped.axis_name, size)
-        with batching.extend_axis_env(axis):
-            closed = pe.trace_to_jaxpr(flat, avals, info)
-        out_tree, outs = out_store[0]
-        from tinyxla._src.vmap import _flatten_axes
-        self.out_axes = tuple(_flatten_axes("pmap out_axes", outs, mapped.out_axes))
-        self.out_tree = out_tree
-        self.size = size
+    def __init__(self, closed: core.ClosedJaxpr, in_axes: tuple, out_axes: tuple,
+                 devs: list[int]):
+        self.in_axes = in_axes
+        self.out_axes = out_axes
         self.devs = devs
         self.out_avals = closed.out_avals
         consts = dict(zip(closed.jaxpr.constvars, closed.consts))
         eqns, outvars = _inline_calls(closed.jaxpr, consts)
         self.invars = closed.jaxpr.invars
         self.outvars = outvars
-        self._check_replicated(eqns, axes, outs, mapped.axis_name)
         self.consts = [(v, _const_handle(c, v.aval)) for v, c in consts.items()]
-        self.steps = self._split(eqns, outvars, name)
-
-    def _check_replicated(self, eqns: list, axes: tuple, outs: Any, axis_name: Any) -> None:
-        varying = {v for v, a in zip(self.invars, axes) if a is not None}
-        for e in eqns:
-            if e.primitive in _REPLICATING:
-                continue
-            if e.primitive in parallel.collective_routes or any(
-                    type(x) is not core.Literal and x in varying for x in e.invars):
-                varying.update(e.outvars)
-        for i, (v, ax) in enumerate(zip(self.outvars, self.out_axes)):
-            if ax is None and type(v) is not core.Literal and v in varying:
-                aval = v.aval
-                raise ValueError(
-                    f"pmap out_axes=None requires output {i} (of type {aval.dtype.name}"
-                    f"[{','.join(map(str, aval.shape))}]) to be the same on every device, but "
-                    f"it is computed from values mapped over axis {axis_name!r}; reduce it "
-                    "with psum, pmean, pmax, pmin or all_gather first, or map it (out_axes=0).")
+        self.steps = self._split(eqns, outvars, "pmap")
 
     def _split(self, eqns: list, outvars: list, name: str) -> list:
         groups: list = []
@@ -484,8 +561,8 @@ class _Plan:
                 steps.append(_Segment(g, invars, outs, f"pmap_{name}"))
         return steps
 
-    def run(self, arrays: list[Array], axes: tuple) -> Any:
-        devs = self.devs
+    def run(self, arrays: list[Array]) -> list:
+        devs, axes = self.devs, self.in_axes
         n = len(devs)
         envs: list[dict] = [{} for _ in devs]
         for v, h in self.consts:
@@ -524,7 +601,7 @@ class _Plan:
                 from tinyxla._src.numpy.shape import moveaxis
                 out = moveaxis(out, 0, ax)
             results.append(out)
-        return tree_unflatten(self.out_tree, results)
+        return results
 
 
 def _const_handle(c: Any, aval: core.ShapedArray) -> Any:
@@ -551,3 +628,132 @@ def _split_handle(h: Any, axis: int, n: int) -> list:
     windows, strides, rest = spec
     slice_, reshape = _core.slice, _core.reshape
     return [reshape(slice_(h, start, limit, strides), rest) for start, limit in windows]
+
+
+# ---------------------------------------------------------------------------------------
+# xla_pmap: the call primitive a pmap under a transformation becomes (JAX's xla_pmap_p).
+# ``call_jaxpr`` is the per-device function; ``in_axes``/``out_axes`` are flat.
+
+pmap_p = core.Primitive("xla_pmap", multiple_results=True)
+
+
+def _axis_env(params: dict) -> batching.extend_axis_env:
+    return batching.extend_axis_env(batching.AxisData(params["axis_name"], params["axis_size"]))
+
+
+def _pmap_abstract_eval(*in_avals, call_jaxpr, axis_size, out_axes, **params):
+    out = []
+    for a, ax in zip(call_jaxpr.out_avals, out_axes):
+        if ax is None:
+            out.append(a)
+        else:
+            shape = list(a.shape)
+            shape.insert(ax % (len(shape) + 1), axis_size)
+            out.append(core.ShapedArray(tuple(shape), a.dtype, a.weak_type))
+    return out
+
+
+def _pmap_impl(*args, call_jaxpr, in_axes, out_axes, axis_size, devices, **params):
+    arrays = [x if type(x) is Array else _to_array(x) for x in args]
+    return _plan(call_jaxpr, in_axes, out_axes, axis_size, devices).run(arrays)
+
+
+def _as_named_vmap(call_jaxpr: core.ClosedJaxpr, in_axes: tuple, out_axes: tuple,
+                   axis_name: Any, axis_size: int) -> Callable:
+    """The pmap's values computed by a vmap with its axis name, on one device."""
+    from tinyxla._src.vmap import vmap
+    return vmap(lambda *xs: core.eval_jaxpr(call_jaxpr.jaxpr, call_jaxpr.consts, *xs),
+                in_axes=in_axes, out_axes=list(out_axes), axis_name=axis_name,
+                axis_size=axis_size)
+
+
+def _pmap_batch(vals, dims, *, call_jaxpr, in_axes, out_axes, axis_name, axis_size,
+                **params):
+    """vmap of a pmap: the pmap's values (as a named vmap) under a vmap of the batch dims."""
+    from tinyxla._src.vmap import vmap
+    size = next(np.shape(v)[d] for v, d in zip(vals, dims) if d is not None)
+    inner = _as_named_vmap(call_jaxpr, in_axes, out_axes, axis_name, axis_size)
+    outs = vmap(lambda *xs: inner(*xs), in_axes=tuple(dims), out_axes=0, axis_size=size)(*vals)
+    return outs, [0] * len(outs)
+
+
+def _pmap_jvp(primals, tangents, *, call_jaxpr, in_axes, out_axes, **params):
+    """A pmap of the per-device JVP."""
+    nonzeros = tuple(type(t) is not ad.Zero for t in tangents)
+    with _axis_env(params):
+        jvp_closed, out_nonzero = ad.jvp_jaxpr(call_jaxpr, nonzeros)
+    nz_tangents = [t for t in tangents if type(t) is not ad.Zero]
+    outs = pmap_p.bind(*primals, *nz_tangents, call_jaxpr=jvp_closed,
+                       in_axes=in_axes + tuple(a for a, nz in zip(in_axes, nonzeros) if nz),
+                       out_axes=out_axes + tuple(a for a, nz in zip(out_axes, out_nonzero) if nz),
+                       **params)
+    n = len(out_axes)
+    it = iter(outs[n:])
+    return outs[:n], [next(it) if nz else ad.Zero.from_primal_value(p)
+                      for p, nz in zip(outs[:n], out_nonzero)]
+
+
+def _pmap_linearize(trace, primals, tangents, *, call_jaxpr, in_axes, out_axes, **params):
+    """Reverse mode: the primal pmap runs now, keeping per-device residuals (mapped on
+    axis 0); the linear part is staged as another pmap, which transposes into a third."""
+    nonzeros = tuple(type(t) is not ad.Zero for t in tangents)
+    with _axis_env(params):
+        known, linear, out_nonzero, num_res = ad.linearize_jaxpr(call_jaxpr, nonzeros)
+    n = len(out_axes)
+    outs = pmap_p.bind(*primals, call_jaxpr=known, in_axes=in_axes,
+                       out_axes=out_axes + (0,) * num_res, **params)
+    primal_outs, residuals = outs[:n], outs[n:]
+    nz_tangents = [t for t in tangents if type(t) is not ad.Zero]
+    lin_params = dict(params, call_jaxpr=linear,
+                      in_axes=(0,) * num_res + tuple(a for a, nz in zip(in_axes, nonzeros) if nz),
+                      out_axes=tuple(a for a, nz in zip(out_axes, out_nonzero) if nz))
+    lin_outs = iter(ad.bind_with(trace.tangent_trace, pmap_p, [*residuals, *nz_tangents],
+                                 lin_params) if any(out_nonzero) else ())
+    return primal_outs, [next(lin_outs) if nz else ad.Zero.from_primal_value(p)
+                         for p, nz in zip(primal_outs, out_nonzero)]
+
+
+def _pmap_transpose(cts, *args, call_jaxpr, in_axes, out_axes, **params):
+    """A pmap of the per-device transpose. An unmapped output's cotangent is split evenly
+    over the devices (each computes the same output); an unmapped input's cotangent is
+    the sum of the devices' ones."""
+    linear = tuple(ad.is_undefined_primal(x) for x in args)
+    cts_nonzero = tuple(type(ct) is not ad.Zero for ct in cts)
+    with _axis_env(params):
+        transposed = ad.transpose_jaxpr(call_jaxpr, linear, cts_nonzero)
+    size = params["axis_size"]
+    ct_args = [ct if ax is not None else lax.div(ct, lax._const(ct, size))
+               for ct, ax, nz in zip(cts, out_axes, cts_nonzero) if nz]
+    lin_axes = [a for a, lin in zip(in_axes, linear) if lin]
+    outs = pmap_p.bind(*[x for x, lin in zip(args, linear) if not lin], *ct_args,
+                       call_jaxpr=transposed,
+                       in_axes=tuple(a for a, lin in zip(in_axes, linear) if not lin) +
+                       tuple(a for a, nz in zip(out_axes, cts_nonzero) if nz),
+                       out_axes=tuple(0 if a is None else a for a in lin_axes), **params)
+    outs = iter([o if a is not None else lax.reduce_sum(o, (0,)) for o, a in zip(outs, lin_axes)])
+    return [next(outs) if lin else None for lin in linear]
+
+
+def _pmap_lowering(ctx, *operands, call_jaxpr, in_axes, out_axes, axis_name, axis_size,
+                   **params):
+    """Inside a jit graph, the pmap's values as its named vmap computes them (one device)."""
+    closed = pe.trace_to_jaxpr(
+        lambda *xs: _as_named_vmap(call_jaxpr, in_axes, out_axes, axis_name, axis_size)(*xs),
+        ctx.avals_in)
+    b = ctx.builder
+    env = {v: lowering._constant(b, c, v.aval)
+           for v, c in zip(closed.jaxpr.constvars, closed.consts)}
+    env.update(zip(closed.jaxpr.invars, operands))
+    lowering._lower_eqns(b, closed.jaxpr, env)
+    return [env[v] if type(v) is not core.Literal
+            else lowering._constant(b, lowering._literal_value(v), v.aval)
+            for v in closed.jaxpr.outvars]
+
+
+pmap_p.def_abstract_eval(_pmap_abstract_eval)
+pmap_p.def_impl(_pmap_impl)
+batching.primitive_batchers[pmap_p] = _pmap_batch
+ad.primitive_jvps[pmap_p] = _pmap_jvp
+ad.primitive_linearizations[pmap_p] = _pmap_linearize
+ad.primitive_transposes[pmap_p] = _pmap_transpose
+lowering.register_lowering(pmap_p, _pmap_lowering)
