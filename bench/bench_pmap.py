@@ -18,7 +18,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 
 WORKER = r'''
 import json, os, sys, time

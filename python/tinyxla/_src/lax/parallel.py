@@ -21,7 +21,6 @@ from __future__ import annotations
 import math
 from typing import Any, Callable, Hashable, Sequence
 
-import numpy as np
 
 from tinyxla import _core
 from tinyxla._src import core, dtypes
