@@ -123,6 +123,10 @@ def check_collectives():
     close(f(v), np.broadcast_to(v.sum(0), v.shape) * np.arange(3)[None, :, None], 1e-5)
     inner = jax.pmap(lambda a: lax.psum(a, ("i", "j")), axis_name="j")
     close(P(inner)(v[:, :1]), np.broadcast_to(v[:, :1].sum((0, 1)), v[:, :1].shape), 1e-5)
+    outer = jax.vmap(jax.pmap(lambda a: lax.psum(a, ("i", "j")) - lax.psum(a, "i"),
+                              axis_name="i"), axis_name="j")
+    w = rng.randn(3, N, 2).astype(np.float32)
+    close(outer(w), np.broadcast_to(w.sum((0, 1)), w.shape) - w.sum(1, keepdims=True), 1e-5)
     # vmap with an axis name runs the same collectives.
     close(jax.vmap(lambda a: lax.all_gather(a, "k"), axis_name="k")(x),
           np.broadcast_to(x, (N,) + x.shape))

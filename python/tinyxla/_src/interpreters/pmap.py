@@ -667,13 +667,14 @@ def _as_named_vmap(call_jaxpr: core.ClosedJaxpr, in_axes: tuple, out_axes: tuple
                 axis_size=axis_size)
 
 
-def _pmap_batch(vals, dims, *, call_jaxpr, in_axes, out_axes, axis_name, axis_size,
-                **params):
-    """vmap of a pmap: the pmap's values (as a named vmap) under a vmap of the batch dims."""
+def _pmap_batch(axis_data, vals, dims, *, call_jaxpr, in_axes, out_axes, axis_name,
+                axis_size, **params):
+    """vmap of a pmap: the pmap's values (as a named vmap) under a vmap of the batch dims,
+    which keeps the outer vmap's axis name for collectives over both axes."""
     from tinyxla._src.vmap import vmap
-    size = next(np.shape(v)[d] for v, d in zip(vals, dims) if d is not None)
     inner = _as_named_vmap(call_jaxpr, in_axes, out_axes, axis_name, axis_size)
-    outs = vmap(lambda *xs: inner(*xs), in_axes=tuple(dims), out_axes=0, axis_size=size)(*vals)
+    outs = vmap(lambda *xs: inner(*xs), in_axes=tuple(dims), out_axes=0,
+                axis_name=axis_data.name, axis_size=axis_data.size)(*vals)
     return outs, [0] * len(outs)
 
 
@@ -752,7 +753,7 @@ def _pmap_lowering(ctx, *operands, call_jaxpr, in_axes, out_axes, axis_name, axi
 
 pmap_p.def_abstract_eval(_pmap_abstract_eval)
 pmap_p.def_impl(_pmap_impl)
-batching.primitive_batchers[pmap_p] = _pmap_batch
+batching.axis_primitive_batchers[pmap_p] = _pmap_batch
 ad.primitive_jvps[pmap_p] = _pmap_jvp
 ad.primitive_linearizations[pmap_p] = _pmap_linearize
 ad.primitive_transposes[pmap_p] = _pmap_transpose
