@@ -37,6 +37,7 @@ import numpy as np
 from tinyxla import _core
 from tinyxla._src import core, devices as devices_mod, errors
 from tinyxla._src.array import Array, _CODE, _DTYPES, _to_array, _wrap
+from tinyxla._src.config import config
 from tinyxla._src.interpreters import ad, batching, lowering
 from tinyxla._src.interpreters import partial_eval as pe
 from tinyxla._src.lax import lax, parallel
@@ -148,7 +149,7 @@ class _Pmapped:
                 sig.append((a._h.shape, a.dtype, a.weak_type, ax))
             else:
                 sig.append((sharded.key, a.dtype, a.weak_type, ax))
-        key = (in_tree, tuple(sig), static_key)
+        key = (in_tree, tuple(sig), static_key, config.jax_enable_x64)
         entry = self.plans.get(key)
         if entry is None:
             size = _mapped_size(self.fun, in_tree, leaves, axes, self.axis_size)
@@ -171,7 +172,7 @@ class _Pmapped:
         size = _mapped_size(self.fun, in_tree, leaves, axes, self.axis_size)
         devs = self._devices(size)
         avals = [_per_device_aval(core.get_aval(x), ax) for x, ax in zip(leaves, axes)]
-        key = (in_tree, tuple(avals), axes, static_key, "traced")
+        key = (in_tree, tuple(avals), axes, static_key, config.jax_enable_x64, "traced")
         entry = self.plans.get(key)
         if entry is None:
             entry = self._trace(static, in_tree, avals, axes, size)
