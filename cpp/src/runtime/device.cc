@@ -71,7 +71,10 @@ class Stream {
           cv.wait(l, [&] { return done; });
         }
       }
-      task.fn();
+      {
+        ScopedDeviceBusy busy;
+        task.fn();
+      }
       task = Task{};  // drop the inputs it holds before reporting idle
       {
         std::lock_guard<std::mutex> lock(mu_);
