@@ -325,6 +325,20 @@ void scatter_rows(const Array& updates, const I* idx, const WindowPlan& p,
     FastRows f = fast_rows(p, out, d);
     f.base = 0;  // `o` already points at out's first element
     const int64_t window = std::max<int64_t>(1, num_elements(wshape));
+    if (window == 1 && p.k == 1) {  // x.at[idx] of a vector: one tight loop
+      const int64_t stride = f.stride[0], room = f.room[0];
+      const bool clip = mode == IndexMode::clip;
+      for (int64_t r = 0; r < p.rows; ++r) {
+        int64_t v = int64_t(idx[r]);
+        if (v < 0 || v > room) {
+          if (!clip) continue;
+          v = v < 0 ? 0 : room;
+        }
+        T& slot = o[v * stride];
+        slot = combine<T, op>(slot, upd[r]);
+      }
+      return;
+    }
     WindowWalker walker(wshape, src, dst);
     for (int64_t r = 0; r < p.rows; ++r) {
       int64_t t = 0;

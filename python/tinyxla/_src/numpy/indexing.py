@@ -356,7 +356,7 @@ def _stack_indices(gather_indices: list[tuple[Any, int]], batch_shape: list[int]
         g = lax.convert_element_type(g, dtype)
         cols.append(lax.broadcast_in_dim(g, full_shape + (1,),
                                          tuple(range(start, start + len(np.shape(g))))))
-    return lax.concatenate(cols, len(full_shape))
+    return cols[0] if len(cols) == 1 else lax.concatenate(cols, len(full_shape))
 
 
 def _gather_mode(mode: Any) -> slicing.GatherScatterMode:
