@@ -264,7 +264,10 @@ bool emit_kernel(const Graph& body, const std::vector<Strides>& param_strides,
     const Shape target = num_elements(t.shape) == info.size ? t.shape : consumer;
     for (size_t k = 0; k < loads.size(); ++k)
       if (loads[k].value == v && loads[k].target == target) return int(k);
-    Load l{v, target, t.dtype};
+    Load l;
+    l.value = v;
+    l.target = target;
+    l.dtype = t.dtype;
     l.input = source_expr[size_t(v)];
     // The source's element strides: an input's as the executable lays it out, a
     // constant's row-major; read over the target (numpy-style right-aligned broadcast).

@@ -44,7 +44,6 @@ class Module : public std::enable_shared_from_this<Module> {
   int64_t runs() const { return runs_.load(std::memory_order_relaxed); }
 
  private:
-  using KernelFn = void (*)(const char* const*, char* const*, int64_t, int64_t, int);
   Module() = default;
   void build();  // on the builder thread
   friend class Builder;
@@ -53,7 +52,7 @@ class Module : public std::enable_shared_from_this<Module> {
   FunctionTable table_;
   std::vector<KernelInfo> kernels_;
   std::vector<int> kernel_of_node_;
-  std::unique_ptr<std::atomic<KernelFn>[]> fns_;
+  std::unique_ptr<std::atomic<void*>[]> fns_;  // the kernels' symbols once loaded
   std::atomic<bool> loaded_{false};
   mutable std::atomic<int64_t> runs_{0};
   void* handle_ = nullptr;  // dlopen handle, closed by the destructor
