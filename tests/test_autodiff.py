@@ -37,6 +37,13 @@ M = _rng.randn(4, 5)
 NEAR_HALF = _rng.rand(3, 4) * 0.3 + 0.1  # away from integers, for floor/round/rem
 
 # name -> (function, args). Every differentiable lax primitive appears at least once.
+_ROWS = lax.GatherDimensionNumbers(offset_dims=(1,), collapsed_slice_dims=(0,),
+                                   start_index_map=(0,))
+_ELEMS = lax.GatherDimensionNumbers(offset_dims=(1,), collapsed_slice_dims=(0,),
+                                    start_index_map=(0, 1))
+_ROWS_S = lax.ScatterDimensionNumbers(update_window_dims=(1,), inserted_window_dims=(0,),
+                                      scatter_dims_to_operand_dims=(0,))
+
 LAX_CASES = {
     "neg": (lax.neg, (A,)),
     "sign": (lax.sign, (A,)),
@@ -127,6 +134,21 @@ LAX_CASES = {
     "slice_strided": (lambda x: lax.slice(x, (0, 1), (3, 4), (2, 2)), (A,)),
     "dynamic_slice": (lambda x: lax.dynamic_slice(x, (1, 2), (2, 2)), (A,)),
     "dynamic_slice_clamped": (lambda x: lax.dynamic_slice(x, (2, 3), (2, 2)), (A,)),
+    "gather_rows": (lambda x: lax.gather(x, np.array([[2], [0], [2]]), _ROWS, (1, 4),
+                                         mode="clip"), (A,)),
+    "gather_fill": (lambda x: lax.gather(x, np.array([[1, 0], [2, 3], [5, 0]]), _ELEMS, (1, 2),
+                                         mode="fill", fill_value=0.5), (A,)),
+    "scatter_add": (lambda x, u: lax.scatter_add(x, np.array([[2], [0], [2]]), u, _ROWS_S),
+                    (A, B)),
+    "scatter_dup": (lambda x, u: lax.scatter(x, np.array([[2], [0], [2]]), u, _ROWS_S), (A, B)),
+    "scatter_unique": (lambda x, u: lax.scatter(x, np.array([[2], [0]]), u, _ROWS_S,
+                                                unique_indices=True), (A, B[:2])),
+    "scatter_mul": (lambda x, u: lax.scatter_mul(x, np.array([[2], [0]]), u, _ROWS_S,
+                                                 unique_indices=True), (A, B[:2])),
+    "scatter_max": (lambda x, u: lax.scatter_max(x, np.array([[2], [0], [2]]), u, _ROWS_S),
+                    (A, B + 0.05)),
+    "scatter_min": (lambda x, u: lax.scatter_min(x, np.array([[1], [1]]), u, _ROWS_S),
+                    (A, B[:2] + 0.05)),
     "dynamic_update_slice": (lambda x, u: lax.dynamic_update_slice(x, u, (1, 1)), (A, A[:2, :2])),
     "dynamic_update_slice_clamped": (lambda x, u: lax.dynamic_update_slice(x, u, (2, -1)),
                                      (A, A[1:, 2:] * 2)),
@@ -243,7 +265,7 @@ def test_every_primitive_has_a_jvp_rule():
 
 LINEAR = ["neg", "add", "sub", "mul", "div", "convert_element_type", "reduce_sum", "reshape",
           "transpose", "broadcast_in_dim", "squeeze", "slice", "dynamic_slice",
-          "dynamic_update_slice", "rev", "pad",
+          "dynamic_update_slice", "gather", "scatter-add", "rev", "pad",
           "concatenate", "select_n", "copy", "real", "imag", "complex", "conj", "dot_general",
           "add_any", "jit", "remat2", "custom_lin"]
 

@@ -300,6 +300,43 @@ def test_dynamic_update_slice(axis):
     check(lambda v, w, a: lax.dynamic_update_slice(v, w, (a,)), (xb, ub, i), (0, 0, 0))
 
 
+_ROWS = lax.GatherDimensionNumbers(offset_dims=(1,), collapsed_slice_dims=(0,),
+                                   start_index_map=(0,))
+_ELEMS = lax.GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=(0, 1),
+                                    start_index_map=(0, 1))
+_ROWS_S = lax.ScatterDimensionNumbers(update_window_dims=(1,), inserted_window_dims=(0,),
+                                      scatter_dims_to_operand_dims=(0,))
+
+
+@pytest.mark.parametrize("axis", AXES)
+@pytest.mark.parametrize("mode", ["clip", "fill"])
+def test_gather(axis, mode):
+    x = batched((6, 5), axis)
+    i = batched((4, 1), axis, np.int32, -2, 8, seed=1)
+    e = batched((3, 2), axis, np.int32, -1, 7, seed=2)
+    rows = lambda v, j: lax.gather(v, j, _ROWS, (1, 5), mode=mode)
+    elems = lambda v, j: lax.gather(v, j, _ELEMS, (1, 1), mode=mode)
+    for f, idx in ((rows, i), (elems, e)):
+        check(f, (x, idx), (axis, axis))
+        check(f, (x, np.take(idx, 0, axis)), (axis, None))
+        check(f, (np.take(x, 0, axis), idx), (None, axis))
+
+
+@pytest.mark.parametrize("axis", AXES)
+@pytest.mark.parametrize("scatter", [lax.scatter, lax.scatter_add, lax.scatter_mul,
+                                     lax.scatter_min, lax.scatter_max])
+def test_scatter(axis, scatter):
+    x = batched((6, 5), axis, np.int32, -5, 5)
+    i = batched((4, 1), axis, np.int32, -2, 8, seed=1)  # duplicates and out-of-bounds rows
+    u = batched((4, 5), axis, np.int32, -5, 5, seed=2)
+    f = lambda v, j, w: scatter(v, j, w, _ROWS_S)
+    check(f, (x, i, u), (axis, axis, axis))
+    check(f, (x, np.take(i, 0, axis), u), (axis, None, axis))
+    check(f, (np.take(x, 0, axis), i, u), (None, axis, axis))
+    check(f, (x, i, np.take(u, 0, axis)), (axis, axis, None))
+    check(f, (np.take(x, 0, axis), np.take(i, 0, axis), u), (None, None, axis))
+
+
 DOT_CASES = [
     # per-example lhs shape, rhs shape, dimension numbers
     ((4,), (4,), (((0,), (0,)), ((), ()))),

@@ -35,6 +35,15 @@ void dynamic_slice(const Array& x, const std::vector<Array>& starts, const Array
 void dynamic_update_slice(const Array& x, const Array& update, const std::vector<Array>& starts,
                           const Array& out);
 
+// lax.gather into out (its result shape); `fill_value` is read in fill_or_drop mode only.
+void gather(const Array& x, const Array& indices, const GatherDims& dims,
+            const std::vector<int64_t>& slice_sizes, IndexMode mode, const Array& fill_value,
+            const Array& out);
+// lax.scatter*: out = x with the update windows combined in index order; when `out`
+// already is `x` (a dead operand's buffer) only the windows are written.
+void scatter(ScatterOp op, const Array& x, const Array& indices, const Array& updates,
+             const GatherDims& dims, IndexMode mode, const Array& out);
+
 // out has shape batch + lhs free + rhs free; inputs keep their dtype, out may be wider.
 void dot_general(const Array& lhs, const Array& rhs, const DotDims& dims, const Array& out);
 

@@ -152,24 +152,32 @@ struct Executable::Impl {
     // Results: the preallocated outputs, a dead input's buffer, or fresh buffers.
     std::vector<char> taken(n.inputs.size(), 0);
     std::vector<Array> results(size_t(n.num_results));
+    const bool update = passes::is_update(n.kind);
     for (int r = 0; r < n.num_results; ++r) {
       const ValueId v = v0 + r;
-      if (vals[size_t(v)].buffer()) {
-        results[size_t(r)] = vals[size_t(v)];
-        continue;
-      }
       const ValueType& t = graph.type(v);
+      const Array& preallocated = vals[size_t(v)];
       for (const auto& [j, rr] : step.inplace) {
-        if (rr != r || taken[size_t(j)] || step.kind != StepKind::Interpreted) continue;
-        const Array& x = vals[size_t(n.inputs[size_t(j)])];
+        if (rr != r || taken[size_t(j)] || (step.kind != StepKind::Interpreted && !update))
+          continue;
+        Array& x = vals[size_t(n.inputs[size_t(j)])];
         if (x.buffer().use_count() != 1 || x.offset() != 0 || !x.is_contiguous() ||
             x.nbytes() != size_t(num_elements(t.shape)) * itemsize(t.dtype))
           continue;
         taken[size_t(j)] = 1;
-        results[size_t(r)] = Array(t.shape, row_major_strides(t.shape), 0, t.dtype, dev,
-                                   x.buffer(), Event::ready());
+        if (preallocated.buffer()) {
+          // An output, not yet written: it takes the dead operand's memory (and data),
+          // which the update then only patches.
+          preallocated.buffer()->exchange_storage(*x.buffer());
+          x = Array(x.shape(), x.strides(), 0, x.dtype(), x.device(), preallocated.buffer(),
+                    x.event());
+        } else {
+          results[size_t(r)] = Array(t.shape, row_major_strides(t.shape), 0, t.dtype, dev,
+                                     x.buffer(), Event::ready());
+        }
         break;
       }
+      if (preallocated.buffer()) results[size_t(r)] = preallocated;
       if (!results[size_t(r)].buffer()) results[size_t(r)] = Array(t.shape, t.dtype, dev, Event::ready());
     }
     std::vector<Array> ins;
@@ -347,10 +355,13 @@ std::shared_ptr<Executable> compile(const Graph& graph, const CompileOptions& op
     }
     impl->steps.push_back(std::move(step));
   }
-  // Only the interpreter is known to read each element before writing it in place.
-  for (size_t k = 0; k < g.outputs().size(); ++k)
-    if (impl->steps[size_t(g.defining_node(g.outputs()[k]))].kind != StepKind::Interpreted)
+  // Only the interpreter is known to read each element before writing it in place; an
+  // update's kernel writes in place by design.
+  for (size_t k = 0; k < g.outputs().size(); ++k) {
+    const int i = g.defining_node(g.outputs()[k]);
+    if (impl->steps[size_t(i)].kind != StepKind::Interpreted && !passes::is_update(g.node(i).kind))
       impl->output_donors[k].clear();
+  }
   impl->graph = std::move(g);
   impl->codegen_mode = codegen::mode_from_env();
   if (impl->codegen_mode == codegen::Mode::Eager) impl->start_codegen();

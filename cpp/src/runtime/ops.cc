@@ -31,6 +31,11 @@ const char* op_name(ReduceOp op) {
   switch (op) { TINYXLA_REDUCE_OPS(TINYXLA_NAME_CASE) }
   return "?";
 }
+const char* op_name(ScatterOp op) {
+  using Op = ScatterOp;
+  switch (op) { TINYXLA_SCATTER_OPS(TINYXLA_NAME_CASE) }
+  return "?";
+}
 #undef TINYXLA_NAME_CASE
 
 namespace {
@@ -269,6 +274,34 @@ Array dynamic_update_slice(const Array& x, const Array& update, const std::vecto
   return launch(std::move(inputs), x.shape(), x.dtype(), dev, double(x.size()),
                 [x, update, starts](const Array& out) {
                   cpu::dynamic_update_slice(x, update, starts, out);
+                });
+}
+
+Array gather(const Array& x, const Array& indices, const GatherDims& dims,
+             const std::vector<int64_t>& slice_sizes, IndexMode mode, const Array& fill_value) {
+  const bool fill = mode == IndexMode::fill_or_drop;
+  if (fill && (!fill_value.buffer() || fill_value.ndim() != 0 || fill_value.dtype() != x.dtype()))
+    invalid("gather", "fill mode needs a scalar fill value of the operand's dtype");
+  std::vector<const Array*> ptrs{&x, &indices};
+  if (fill) ptrs.push_back(&fill_value);
+  int dev = common_device("gather", ptrs);
+  Shape shape = infer::gather(type_of(x), type_of(indices), dims, slice_sizes);
+  std::vector<Array> inputs{x, indices};
+  if (fill) inputs.push_back(fill_value);
+  return launch(std::move(inputs), shape, x.dtype(), dev, double(num_elements(shape)),
+                [x, indices, dims, slice_sizes, mode, fill_value](const Array& out) {
+                  cpu::gather(x, indices, dims, slice_sizes, mode, fill_value, out);
+                });
+}
+
+Array scatter(ScatterOp op, const Array& x, const Array& indices, const Array& updates,
+              const GatherDims& dims, IndexMode mode) {
+  int dev = common_device("scatter", {&x, &indices, &updates});
+  infer::scatter(op, type_of(x), type_of(indices), type_of(updates), dims);
+  return launch({x, indices, updates}, x.shape(), x.dtype(), dev,
+                double(x.size()) + double(updates.size()),
+                [op, x, indices, updates, dims, mode](const Array& out) {
+                  cpu::scatter(op, x, indices, updates, dims, mode, out);
                 });
 }
 

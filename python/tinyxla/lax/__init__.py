@@ -15,6 +15,8 @@ from tinyxla._src.lax.lax import (  # noqa: F401
     shift_right_arithmetic, shift_right_logical, sign, sin, sinh, slice, slice_p, sqrt,
     square, squeeze, squeeze_p, stop_gradient, sub, tan, tanh, transpose, transpose_p, xor_p)
 from tinyxla._src.lax.slicing import (  # noqa: F401
-    dynamic_index_in_dim, dynamic_slice, dynamic_slice_in_dim, dynamic_slice_p,
-    dynamic_update_index_in_dim, dynamic_update_slice, dynamic_update_slice_in_dim,
-    dynamic_update_slice_p)
+    GatherDimensionNumbers, GatherScatterMode, ScatterDimensionNumbers, dynamic_index_in_dim,
+    dynamic_slice, dynamic_slice_in_dim, dynamic_slice_p, dynamic_update_index_in_dim,
+    dynamic_update_slice, dynamic_update_slice_in_dim, dynamic_update_slice_p, gather, gather_p,
+    scatter, scatter_add, scatter_add_p, scatter_max, scatter_max_p, scatter_min, scatter_min_p,
+    scatter_mul, scatter_mul_p, scatter_p)
