@@ -168,6 +168,12 @@ def test_cache_hit(cache_dir, monkeypatch):
     third.wait_codegen()
     assert third.codegen_status == "loaded"
     assert len(list(cache_dir.glob("*.so"))) == 2
+    # ... and so does the compiler (named by another path here).
+    monkeypatch.setenv("TINYXLA_CC", os.path.realpath(shutil.which("cc")))
+    fourth = _compile(fn, (x,), "1", monkeypatch)
+    fourth.wait_codegen()
+    assert fourth.codegen_status == "loaded"
+    assert len(list(cache_dir.glob("*.so"))) == 3
 
 
 def test_auto_mode_compiles_on_second_run(monkeypatch):

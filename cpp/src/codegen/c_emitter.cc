@@ -1,9 +1,10 @@
-// C source for fused elementwise bodies (see c_emitter.h). A kernel walks its range in
-// tiles of the base tier's size. Ops are scheduled in segments: a call segment runs one
-// base-tier tile function over the tile, an inline segment is one loop computing a run of
-// cheap ops element by element in registers. Values crossing segments live in tile
-// arrays on the stack; outputs are stored at the end of each tile, after every read of
-// that tile, so an output may overwrite an input read element for element.
+// C source for fused bodies (see c_emitter.h). A kernel walks its range in tiles of the
+// base tier's size. Ops are scheduled in segments: a call segment runs one base-tier tile
+// function over the tile, an inline segment is one loop computing a run of cheap ops
+// element by element in registers. Values crossing segments live in tile arrays on the
+// stack. At the end of each tile, reduces fold their operand into accumulators and
+// outputs are stored, after every read of that tile, so an output may overwrite an input
+// read element for element.
 #include "c_emitter.h"
 
 #include <algorithm>
@@ -264,7 +265,10 @@ bool emit_kernel(const Graph& body, const std::vector<Strides>& param_strides,
     const Shape target = num_elements(t.shape) == info.size ? t.shape : consumer;
     for (size_t k = 0; k < loads.size(); ++k)
       if (loads[k].value == v && loads[k].target == target) return int(k);
-    Load l{v, target, t.dtype};
+    Load l;
+    l.value = v;
+    l.target = target;
+    l.dtype = t.dtype;
     l.input = source_expr[size_t(v)];
     // The source's element strides: an input's as the executable lays it out, a
     // constant's row-major; read over the target (numpy-style right-aligned broadcast).

@@ -1,7 +1,8 @@
-// The upper tier's source generator: C for a fused elementwise body. Cheap ops of plain
-// dtypes become expressions in loops that the C compiler vectorises; every other op
-// calls the base tier's own tile function (through a table the module receives when it
-// is loaded), so both tiers compute bit-identical results.
+// The upper tier's source generator: C for a fused body (elementwise ops, optionally
+// ending in float sum/max/min reductions). Cheap ops of plain dtypes become expressions in
+// loops that the C compiler vectorises; every other op calls the base tier's own tile
+// function (through a table the module receives when it is loaded), so elementwise
+// results are bit-identical on both tiers.
 #pragma once
 #include <cstdint>
 #include <string>

@@ -45,6 +45,7 @@ void stream_copy(void* dst_, const void* src_, size_t bytes) {
 constexpr int64_t kPiece = 1 << 16;  // elements per reduction work item
 constexpr int64_t kMaxPieces = 256;
 
+using KernelFn = void (*)(const char* const*, char* const*, int64_t, int64_t, int);
 using ReduceFn = void (*)(const char* const*, char* const*, void* const*, int64_t, int64_t, int64_t);
 
 template <typename T>
@@ -189,7 +190,7 @@ std::shared_ptr<Module> Module::generate(const Graph& graph) {
   m->source_ = module_prelude() + "static void* tx_fn[" + n + "];\n" + kernels +
                "void tx_init(void* const* fns) { for (int i = 0; i < " + n +
                "; ++i) tx_fn[i] = fns[i]; }\n";
-  m->fns_.reset(new std::atomic<KernelFn>[m->kernels_.size()]);
+  m->fns_.reset(new std::atomic<void*>[m->kernels_.size()]);
   for (size_t k = 0; k < m->kernels_.size(); ++k) m->fns_[k].store(nullptr);
   return m;
 }
@@ -233,9 +234,9 @@ void Module::build() {
     if (outcome[0] != 'f') {
       void* h = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
       auto init = h ? reinterpret_cast<void (*)(void* const*)>(dlsym(h, "tx_init")) : nullptr;
-      std::vector<KernelFn> fns;
+      std::vector<void*> fns;
       for (const KernelInfo& k : kernels_)
-        if (h) fns.push_back(reinterpret_cast<KernelFn>(dlsym(h, k.symbol.c_str())));
+        if (h) fns.push_back(dlsym(h, k.symbol.c_str()));
       if (!init || std::count(fns.begin(), fns.end(), nullptr)) {
         const char* err = dlerror();
         outcome = std::string("failed: cannot load ") + so + (err ? std::string(": ") + err : "");
@@ -259,8 +260,8 @@ bool Module::run(int node, const std::vector<Array>& inputs, const std::vector<A
   if (size_t(node) >= kernel_of_node_.size()) return false;
   const int k = kernel_of_node_[size_t(node)];
   if (k < 0) return false;
-  const KernelFn fn = fns_[size_t(k)].load(std::memory_order_acquire);
-  if (!fn) return false;
+  void* const sym = fns_[size_t(k)].load(std::memory_order_acquire);
+  if (!sym) return false;
   const KernelInfo& info = kernels_[size_t(k)];
   std::vector<const char*> in;
   in.reserve(inputs.size() + info.runtime_constants.size());
@@ -276,12 +277,13 @@ bool Module::run(int node, const std::vector<Array>& inputs, const std::vector<A
   }
   if (!info.reduces.empty()) {
     // The reduces of a kernel share one dtype (emit_kernel checks).
-    const ReduceFn rfn = reinterpret_cast<ReduceFn>(fn);
+    const auto rfn = reinterpret_cast<ReduceFn>(sym);
     if (info.reduces[0].dtype == DType::F32) run_reduce_typed<float>(info, rfn, in, outputs);
     else run_reduce_typed<double>(info, rfn, in, outputs);
     runs_.fetch_add(1, std::memory_order_relaxed);
     return true;
   }
+  const auto fn = reinterpret_cast<KernelFn>(sym);
   std::vector<char*> out;
   size_t out_bytes = 0;
   for (const Array& a : outputs) {

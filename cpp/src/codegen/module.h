@@ -1,7 +1,7 @@
 // The upper tier of the CPU compiler: one generated C module per executable graph, built
 // in the background by the system compiler, loaded with dlopen and swapped in kernel by
-// kernel. Until then (and for nodes it does not cover, inputs that are not dense, or when
-// no compiler is found) the base tier runs.
+// kernel. Until then (and for nodes it does not cover, inputs laid out otherwise than the
+// kernel was generated for, or when no compiler is found) the base tier runs.
 #pragma once
 #include <atomic>
 #include <condition_variable>
@@ -37,14 +37,13 @@ class Module : public std::enable_shared_from_this<Module> {
   std::string status() const;
   bool loaded() const { return loaded_.load(std::memory_order_acquire); }
 
-  // Runs node `node`'s generated kernel when it is loaded and the inputs are dense;
-  // false (nothing done) otherwise.
+  // Runs node `node`'s generated kernel when it is loaded and the inputs have the strides
+  // it was generated for; false (nothing done) otherwise.
   bool run(int node, const std::vector<Array>& inputs, const std::vector<Array>& outputs) const;
   // Kernel runs done by generated code so far.
   int64_t runs() const { return runs_.load(std::memory_order_relaxed); }
 
  private:
-  using KernelFn = void (*)(const char* const*, char* const*, int64_t, int64_t, int);
   Module() = default;
   void build();  // on the builder thread
   friend class Builder;
@@ -53,7 +52,7 @@ class Module : public std::enable_shared_from_this<Module> {
   FunctionTable table_;
   std::vector<KernelInfo> kernels_;
   std::vector<int> kernel_of_node_;
-  std::unique_ptr<std::atomic<KernelFn>[]> fns_;
+  std::unique_ptr<std::atomic<void*>[]> fns_;  // the kernels' symbols once loaded
   std::atomic<bool> loaded_{false};
   mutable std::atomic<int64_t> runs_{0};
   void* handle_ = nullptr;  // dlopen handle, closed by the destructor
