@@ -366,3 +366,25 @@ def test_real_params_of_complex_dense_get_real_gradients():
         d[idx] = eps
         num[idx] = (np_loss(W + d) - np_loss(W - d)) / (2 * eps)
     np.testing.assert_allclose(g, num, rtol=1e-6, atol=1e-9)
+
+
+def test_serial_init_matches_jax():
+    # stax.serial(Flatten, Dense(8), Relu, Dense(3), LogSoftmax) initialised with
+    # PRNGKey(0) on (-1, 2, 2) under jax 0.10.2: the first and last six of the 67
+    # parameters (W1, b1, W2, b2 flattened in order) and their sum.
+    random = _random_module()
+    init, _ = stax.serial(stax.Flatten, stax.Dense(8), stax.Relu, stax.Dense(3),
+                          stax.LogSoftmax)
+    shape, params = init(random.PRNGKey(0), (-1, 2, 2))
+    assert shape == (-1, 3)
+    flat = np.concatenate([np.ravel(np.asarray(p)) for p in jax.tree_util.tree_leaves(params)])
+    assert flat.shape == (67,)
+    np.testing.assert_allclose(flat[:6], [-0.8216192126274109, 0.4291706383228302,
+                                          -0.15811151266098022, -0.7587651610374451,
+                                          -0.43593719601631165, -0.10158392041921616],
+                               rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(flat[-6:], [-0.8432120084762573, 0.10024157911539078,
+                                           -0.2848605811595917, -0.0008034515776671469,
+                                           0.0019184256670996547, 0.0037428629584610462],
+                               rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(flat.astype(np.float64).sum(), -9.909541514061857, rtol=1e-5)
