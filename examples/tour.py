@@ -1,5 +1,5 @@
-"""A short tour of tinyxla: eager jax.numpy on asynchronous C++ arrays, jit, grad and vmap,
-with timings. (pmap over host-thread devices is not built yet.)"""
+"""A short tour of tinyxla: eager jax.numpy on asynchronous C++ arrays, jit, grad, vmap and
+pmap over host-thread devices, with timings."""
 import time
 
 import numpy as np
@@ -42,9 +42,23 @@ timed("exp on 1e7 float32 (waited)", lambda: jnp.exp(big).block_until_ready())
 timed("sum of 1e7 float32", lambda: big.sum().block_until_ready())
 a = jnp.ones((1024, 1024))
 timed("matmul 1024x1024 float32", lambda: (a @ a).block_until_ready())
+chain_big = jax.jit(lambda x: jnp.tanh(x * 2 + 1) * 0.5 + jnp.exp(-x * x) - jnp.sin(x))
+timed("jit chain on 1e7 float32", lambda: chain_big(big).block_until_ready())
+grad_chain = jax.jit(jax.grad(lambda x: jnp.sum(jnp.tanh(x * 2 + 1) * 0.5 + jnp.exp(-x * x))))
+timed("jit(grad(sum of the chain)) on 1e7", lambda: grad_chain(big).block_until_ready())
+w = jnp.ones(100) / 100
+X = jnp.asarray(np.random.default_rng(1).standard_normal((10_000, 100), dtype=np.float32))
+predict = jax.jit(jax.vmap(lambda v: 0.5 * (jnp.tanh(jnp.dot(w, v) / 2) + 1)))
+timed("jit(vmap(sigmoid(w . x))), 10000 x 100", lambda: predict(X).block_until_ready())
 one = jnp.ones(1)
 n = 20000
 t0 = time.perf_counter()
 for _ in range(n):
     one + 1
 print(f"  {'eager x + 1 on one element':<44s} {1e6 * (time.perf_counter() - t0) / n:9.3f} µs/op")
+add = jax.jit(lambda a, b: a + b)
+add(one, one)
+t0 = time.perf_counter()
+for _ in range(n):
+    add(one, one)
+print(f"  {'jit call of a + b on one element':<44s} {1e6 * (time.perf_counter() - t0) / n:9.3f} µs/call")

@@ -13,6 +13,7 @@ from tinyxla import lax
 from tinyxla._src import core
 from tinyxla._src.interpreters import ad
 from tinyxla._src.lax import lax as lax_internal
+from tinyxla._src.lax import slicing as lax_slicing
 from tinyxla.test_util import check_grads
 
 
@@ -36,6 +37,13 @@ M = _rng.randn(4, 5)
 NEAR_HALF = _rng.rand(3, 4) * 0.3 + 0.1  # away from integers, for floor/round/rem
 
 # name -> (function, args). Every differentiable lax primitive appears at least once.
+_ROWS = lax.GatherDimensionNumbers(offset_dims=(1,), collapsed_slice_dims=(0,),
+                                   start_index_map=(0,))
+_ELEMS = lax.GatherDimensionNumbers(offset_dims=(1,), collapsed_slice_dims=(0,),
+                                    start_index_map=(0, 1))
+_ROWS_S = lax.ScatterDimensionNumbers(update_window_dims=(1,), inserted_window_dims=(0,),
+                                      scatter_dims_to_operand_dims=(0,))
+
 LAX_CASES = {
     "neg": (lax.neg, (A,)),
     "sign": (lax.sign, (A,)),
@@ -126,6 +134,24 @@ LAX_CASES = {
     "slice_strided": (lambda x: lax.slice(x, (0, 1), (3, 4), (2, 2)), (A,)),
     "dynamic_slice": (lambda x: lax.dynamic_slice(x, (1, 2), (2, 2)), (A,)),
     "dynamic_slice_clamped": (lambda x: lax.dynamic_slice(x, (2, 3), (2, 2)), (A,)),
+    "gather_rows": (lambda x: lax.gather(x, np.array([[2], [0], [2]]), _ROWS, (1, 4),
+                                         mode="clip"), (A,)),
+    "gather_fill": (lambda x: lax.gather(x, np.array([[1, 0], [2, 3], [5, 0]]), _ELEMS, (1, 2),
+                                         mode="fill", fill_value=0.5), (A,)),
+    "scatter_add": (lambda x, u: lax.scatter_add(x, np.array([[2], [0], [2]]), u, _ROWS_S),
+                    (A, B)),
+    "scatter_dup": (lambda x, u: lax.scatter(x, np.array([[2], [0], [2]]), u, _ROWS_S), (A, B)),
+    "scatter_unique": (lambda x, u: lax.scatter(x, np.array([[2], [0]]), u, _ROWS_S,
+                                                unique_indices=True), (A, B[:2])),
+    "scatter_mul": (lambda x, u: lax.scatter_mul(x, np.array([[2], [0]]), u, _ROWS_S,
+                                                 unique_indices=True), (A, B[:2])),
+    "scatter_max": (lambda x, u: lax.scatter_max(x, np.array([[2], [0], [2]]), u, _ROWS_S),
+                    (A, B + 0.05)),
+    "scatter_min": (lambda x, u: lax.scatter_min(x, np.array([[1], [1]]), u, _ROWS_S),
+                    (A, B[:2] + 0.05)),
+    "dynamic_update_slice": (lambda x, u: lax.dynamic_update_slice(x, u, (1, 1)), (A, A[:2, :2])),
+    "dynamic_update_slice_clamped": (lambda x, u: lax.dynamic_update_slice(x, u, (2, -1)),
+                                     (A, A[1:, 2:] * 2)),
     "copy": (lax_internal._array_copy, (A,)),
     "rev": (lambda x: lax.rev(x, (0, 1)), (A,)),
     "pad": (lambda x: lax.pad(x, 0.5, [(1, -1, 1), (0, 2, 0)]), (A,)),
@@ -238,7 +264,8 @@ def test_every_primitive_has_a_jvp_rule():
 
 
 LINEAR = ["neg", "add", "sub", "mul", "div", "convert_element_type", "reduce_sum", "reshape",
-          "transpose", "broadcast_in_dim", "squeeze", "slice", "dynamic_slice", "rev", "pad",
+          "transpose", "broadcast_in_dim", "squeeze", "slice", "dynamic_slice",
+          "dynamic_update_slice", "gather", "scatter-add", "rev", "pad",
           "concatenate", "select_n", "copy", "real", "imag", "complex", "conj", "dot_general",
           "add_any", "jit", "remat2", "custom_lin"]
 
@@ -284,7 +311,8 @@ def test_every_lax_primitive_has_a_numerical_check(x64):
     covered = set()
     for fun, args in LAX_CASES.values():
         covered |= {p.name for p in _jaxpr_primitives(jax.make_jaxpr(fun)(*args).jaxpr)}
-    lax_prims = {v.name for v in vars(lax_internal).values() if isinstance(v, core.Primitive)}
+    lax_prims = {v.name for mod in (lax_internal, lax_slicing) for v in vars(mod).values()
+                 if isinstance(v, core.Primitive)}
     missing = sorted(lax_prims - covered - NOT_DIFFERENTIABLE)
     assert not missing, f"lax primitives without a check_grads case: {missing}"
 

@@ -279,6 +279,64 @@ def test_dynamic_slice(axis):
     check(lambda v, a: v[a], (x, i), (axis, 0))
 
 
+@pytest.mark.parametrize("axis", AXES)
+def test_dynamic_update_slice(axis):
+    x = batched((6, 5), axis, np.int32, 0, 100)
+    u = batched((2, 3), axis, np.int32, 100, 200, seed=1)
+    u0 = np.take(u, 0, axis)
+    one, two = jnp.int32(1), jnp.int32(2)
+    check(lambda v, w: lax.dynamic_update_slice(v, w, (one, two)), (x, u), (axis, axis))
+    check(lambda v: lax.dynamic_update_slice(v, u0, (one, two)), (x,), axis)
+    check(lambda w: lax.dynamic_update_slice(np.take(x, 0, axis), w, (one, two)), (u,), axis)
+    # batched start indices, including ones the update must be clamped for
+    i = np.array([0, 5, -1], np.int32)
+    j = np.array([3, 0, 9], np.int32)
+    check(lambda v, w, a, b: lax.dynamic_update_slice(v, w, (a, b)), (x, u, i, j),
+          (axis, axis, 0, 0))
+    check(lambda v, a: lax.dynamic_update_slice(v, u0, (a, one)), (x, i), (axis, 0))
+    check(lambda w, b: lax.dynamic_update_slice(np.take(x, 0, axis), w, (two, b)), (u, j),
+          (axis, 0))
+    xb, ub = batched((6,), 0, np.bool_), batched((2,), 0, np.bool_, seed=3)
+    check(lambda v, w, a: lax.dynamic_update_slice(v, w, (a,)), (xb, ub, i), (0, 0, 0))
+
+
+_ROWS = lax.GatherDimensionNumbers(offset_dims=(1,), collapsed_slice_dims=(0,),
+                                   start_index_map=(0,))
+_ELEMS = lax.GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=(0, 1),
+                                    start_index_map=(0, 1))
+_ROWS_S = lax.ScatterDimensionNumbers(update_window_dims=(1,), inserted_window_dims=(0,),
+                                      scatter_dims_to_operand_dims=(0,))
+
+
+@pytest.mark.parametrize("axis", AXES)
+@pytest.mark.parametrize("mode", ["clip", "fill"])
+def test_gather(axis, mode):
+    x = batched((6, 5), axis)
+    i = batched((4, 1), axis, np.int32, -2, 8, seed=1)
+    e = batched((3, 2), axis, np.int32, -1, 7, seed=2)
+    rows = lambda v, j: lax.gather(v, j, _ROWS, (1, 5), mode=mode)
+    elems = lambda v, j: lax.gather(v, j, _ELEMS, (1, 1), mode=mode)
+    for f, idx in ((rows, i), (elems, e)):
+        check(f, (x, idx), (axis, axis))
+        check(f, (x, np.take(idx, 0, axis)), (axis, None))
+        check(f, (np.take(x, 0, axis), idx), (None, axis))
+
+
+@pytest.mark.parametrize("axis", AXES)
+@pytest.mark.parametrize("scatter", [lax.scatter, lax.scatter_add, lax.scatter_mul,
+                                     lax.scatter_min, lax.scatter_max])
+def test_scatter(axis, scatter):
+    x = batched((6, 5), axis, np.int32, -5, 5)
+    i = batched((4, 1), axis, np.int32, -2, 8, seed=1)  # duplicates and out-of-bounds rows
+    u = batched((4, 5), axis, np.int32, -5, 5, seed=2)
+    f = lambda v, j, w: scatter(v, j, w, _ROWS_S)
+    check(f, (x, i, u), (axis, axis, axis))
+    check(f, (x, np.take(i, 0, axis), u), (axis, None, axis))
+    check(f, (np.take(x, 0, axis), i, u), (None, axis, axis))
+    check(f, (x, i, np.take(u, 0, axis)), (axis, axis, None))
+    check(f, (np.take(x, 0, axis), np.take(i, 0, axis), u), (None, None, axis))
+
+
 DOT_CASES = [
     # per-example lhs shape, rhs shape, dimension numbers
     ((4,), (4,), (((0,), (0,)), ((), ()))),

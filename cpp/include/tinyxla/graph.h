@@ -17,7 +17,8 @@ namespace tinyxla {
 #define TINYXLA_GRAPH_OPS(X)                                                                \
   X(parameter) X(constant) X(unary) X(binary) X(select_n) X(clamp) X(convert)              \
   X(bitcast_convert) X(iota) X(reduce) X(argmax) X(argmin) X(reshape) X(transpose)         \
-  X(broadcast_in_dim) X(slice) X(pad) X(concatenate) X(rev) X(dot_general) X(fused)
+  X(broadcast_in_dim) X(slice) X(pad) X(concatenate) X(rev) X(dot_general) X(fused)        \
+  X(dynamic_slice) X(dynamic_update_slice) X(gather) X(scatter)
 
 #define TINYXLA_ENUM_ITEM(name) name,
 enum class OpKind : uint8_t { TINYXLA_GRAPH_OPS(TINYXLA_ENUM_ITEM) };
@@ -39,17 +40,19 @@ class Graph;
 // One operation. Attributes not used by a kind stay empty.
 struct Node {
   OpKind kind = OpKind::parameter;
-  int op = 0;              // UnaryOp / BinaryOp / ReduceOp code; a parameter's index
-  int64_t dimension = 0;   // concatenate, iota, argmax/argmin axis
+  int op = 0;              // UnaryOp / BinaryOp / ReduceOp / ScatterOp code; a parameter's index
+  int64_t dimension = 0;   // concatenate, iota, argmax/argmin axis; gather/scatter IndexMode
   std::vector<ValueId> inputs;
-  // The result shape of parameter, iota, reshape, broadcast_in_dim; the result dtype of
+  // The result shape of parameter, iota, reshape, broadcast_in_dim, dynamic_slice (its
+  // slice sizes); the result dtype of
   // parameter, iota, convert, bitcast_convert, argmax/argmin, dot_general (when set).
   Shape shape;
   std::optional<DType> dtype;
   std::vector<int64_t> axes;  // reduce axes, transpose perm, broadcast dims, rev dims
-  // slice: start, limit, strides; pad: low, high, interior.
+  // slice: start, limit, strides; pad: low, high, interior; gather: slice sizes in lo.
   std::vector<int64_t> lo, hi, step;
   DotDims dot;
+  GatherDims gather;  // gather and scatter
   Array constant;  // a constant's value (dense; its event may still be pending)
   // fused: a graph whose parameters are this node's inputs and whose outputs its results.
   std::shared_ptr<const Graph> body;
@@ -123,6 +126,18 @@ class GraphBuilder {
               const std::vector<int64_t>& hi, const std::vector<int64_t>& interior);
   ValueId concatenate(const std::vector<ValueId>& xs, int64_t dimension);
   ValueId rev(ValueId x, const std::vector<int64_t>& dims);
+  // The window of `sizes` at `starts` (scalar integers read when the graph runs, each
+  // clamped so the window fits), as lax.dynamic_slice.
+  ValueId dynamic_slice(ValueId x, const std::vector<ValueId>& starts,
+                        const std::vector<int64_t>& sizes);
+  // `x` with `update` written at `starts` (clamped like dynamic_slice's).
+  ValueId dynamic_update_slice(ValueId x, ValueId update, const std::vector<ValueId>& starts);
+  // lax.gather; `fill_value` (a scalar of x's dtype) is an operand in fill_or_drop mode
+  // only (pass -1 otherwise).
+  ValueId gather(ValueId x, ValueId indices, const GatherDims& dims,
+                 const std::vector<int64_t>& slice_sizes, IndexMode mode, ValueId fill_value);
+  ValueId scatter(ScatterOp op, ValueId x, ValueId indices, ValueId updates,
+                  const GatherDims& dims, IndexMode mode);
   ValueId dot_general(ValueId lhs, ValueId rhs, const DotDims& dims,
                       std::optional<DType> preferred = std::nullopt);
   // A fused region: `body`'s parameters take `inputs`; returns the first of its results.

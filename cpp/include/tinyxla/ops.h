@@ -25,15 +25,21 @@ namespace tinyxla {
 
 #define TINYXLA_REDUCE_OPS(X) X(sum) X(prod) X(max) X(min) X(and_) X(or_) X(xor_)
 
+// How a scatter combines an update with the element it lands on (lax.scatter,
+// scatter_add, scatter_mul, scatter_min, scatter_max).
+#define TINYXLA_SCATTER_OPS(X) X(set) X(add) X(mul) X(min) X(max)
+
 #define TINYXLA_ENUM_ITEM(name) name,
 enum class UnaryOp { TINYXLA_UNARY_OPS(TINYXLA_ENUM_ITEM) };
 enum class BinaryOp { TINYXLA_BINARY_OPS(TINYXLA_ENUM_ITEM) };
 enum class ReduceOp { TINYXLA_REDUCE_OPS(TINYXLA_ENUM_ITEM) };
+enum class ScatterOp { TINYXLA_SCATTER_OPS(TINYXLA_ENUM_ITEM) };
 #undef TINYXLA_ENUM_ITEM
 
 const char* op_name(UnaryOp op);
 const char* op_name(BinaryOp op);
 const char* op_name(ReduceOp op);
+const char* op_name(ScatterOp op);
 
 // A host scalar of any dtype (Python numbers cross the binding as one of these).
 struct Scalar {
@@ -55,6 +61,20 @@ struct Scalar {
 struct DotDims {
   std::vector<int64_t> lhs_contracting, rhs_contracting, lhs_batch, rhs_batch;
 };
+
+// lax.GatherDimensionNumbers. A scatter's ScatterDimensionNumbers map onto it field by
+// field: update_window_dims -> offset_dims, inserted_window_dims -> collapsed_slice_dims,
+// scatter_dims_to_operand_dims -> start_index_map, scatter_indices_batching_dims ->
+// start_indices_batching_dims. Indices hold their index vectors in their last dimension.
+struct GatherDims {
+  std::vector<int64_t> offset_dims, collapsed_slice_dims, start_index_map,
+      operand_batching_dims, start_indices_batching_dims;
+};
+
+// Windows that do not fit in the operand: `clip` clamps their start (JAX's clip and
+// promise_in_bounds); `fill_or_drop` makes a gather yield its fill value for the whole
+// window and a scatter skip the whole window.
+enum class IndexMode { clip = 0, fill_or_drop = 1 };
 
 // Elementwise ops take operands of equal shape, or 0-d operands, or (as numpy)
 // broadcastable shapes; the result has the broadcast shape. Binary ops need equal dtypes.
@@ -85,6 +105,20 @@ Array pad(const Array& x, const Array& padding_value, const std::vector<int64_t>
           const std::vector<int64_t>& hi, const std::vector<int64_t>& interior);
 Array concatenate(const std::vector<Array>& xs, int64_t dimension);
 Array rev(const Array& x, const std::vector<int64_t>& dims);
+// lax.dynamic_slice / dynamic_update_slice: `starts` are scalar integers of one dtype, read
+// when the kernel runs; each is clamped to [0, dim - window size] as XLA does.
+Array dynamic_slice(const Array& x, const std::vector<Array>& starts,
+                    const std::vector<int64_t>& sizes);
+Array dynamic_update_slice(const Array& x, const Array& update, const std::vector<Array>& starts);
+
+// lax.gather: `indices` are integers of any dtype; `fill_value` (a scalar of x's dtype) is
+// used by fill_or_drop mode only and may be empty otherwise.
+Array gather(const Array& x, const Array& indices, const GatherDims& dims,
+             const std::vector<int64_t>& slice_sizes, IndexMode mode, const Array& fill_value);
+// lax.scatter*: `x` with each update window combined into it by `op`, in index order
+// (duplicates accumulate; for `set` the last one wins).
+Array scatter(ScatterOp op, const Array& x, const Array& indices, const Array& updates,
+              const GatherDims& dims, IndexMode mode);
 
 Array dot_general(const Array& lhs, const Array& rhs, const DotDims& dims,
                   std::optional<DType> preferred = std::nullopt);

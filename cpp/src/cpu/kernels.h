@@ -25,6 +25,24 @@ void argreduce(bool is_max, const Array& x, int64_t axis, const Array& out);
 void pad(const Array& x, const Array& padding_value, const std::vector<int64_t>& lo,
          const std::vector<int64_t>& hi, const std::vector<int64_t>& interior, const Array& out);
 void concatenate(const std::vector<Array>& xs, int64_t dimension, const Array& out);
+// Copies `x` onto `dst`, a view of the same shape (any strides) into an existing buffer.
+void copy_into(const Array& x, const Array& dst);
+
+// The window of out.shape() at the clamped `starts` (scalar integers) of `x`.
+void dynamic_slice(const Array& x, const std::vector<Array>& starts, const Array& out);
+// `x` with `update` at the clamped `starts`; when `out` already is `x` (same buffer and
+// layout: the executor let it take a dead operand's memory) only the window is written.
+void dynamic_update_slice(const Array& x, const Array& update, const std::vector<Array>& starts,
+                          const Array& out);
+
+// lax.gather into out (its result shape); `fill_value` is read in fill_or_drop mode only.
+void gather(const Array& x, const Array& indices, const GatherDims& dims,
+            const std::vector<int64_t>& slice_sizes, IndexMode mode, const Array& fill_value,
+            const Array& out);
+// lax.scatter*: out = x with the update windows combined in index order; when `out`
+// already is `x` (a dead operand's buffer) only the windows are written.
+void scatter(ScatterOp op, const Array& x, const Array& indices, const Array& updates,
+             const GatherDims& dims, IndexMode mode, const Array& out);
 
 // out has shape batch + lhs free + rhs free; inputs keep their dtype, out may be wider.
 void dot_general(const Array& lhs, const Array& rhs, const DotDims& dims, const Array& out);

@@ -1,4 +1,4 @@
-// Data-movement kernels: dense copy of a strided view, pad, concatenate.
+// Data-movement kernels: dense copy of a strided view, copy into a view, pad, concatenate.
 #include <algorithm>
 #include <cstdlib>
 
@@ -234,6 +234,11 @@ void concatenate(const std::vector<Array>& xs, int64_t dimension, const Array& o
                  out_strides, x.shape(), elem);
     pos += x.shape()[size_t(dimension)];
   }
+}
+
+void copy_into(const Array& x, const Array& dst) {
+  strided_copy(x.data(), x.strides(), dst.mutable_data(), dst.strides(), x.shape(),
+               itemsize(x.dtype()));
 }
 
 }  // namespace tinyxla::cpu

@@ -16,6 +16,7 @@ namespace {
 constexpr int kNumUnary = 0 TINYXLA_UNARY_OPS(TINYXLA_COUNT);
 constexpr int kNumBinary = 0 TINYXLA_BINARY_OPS(TINYXLA_COUNT);
 constexpr int kNumReduce = 0 TINYXLA_REDUCE_OPS(TINYXLA_COUNT);
+constexpr int kNumScatter = 0 TINYXLA_SCATTER_OPS(TINYXLA_COUNT);
 #undef TINYXLA_COUNT
 
 [[noreturn]] void invalid(const std::string& op, const std::string& msg) {
@@ -42,10 +43,24 @@ bool same_dot(const DotDims& a, const DotDims& b) {
          a.lhs_batch == b.lhs_batch && a.rhs_batch == b.rhs_batch;
 }
 
+bool same_gather(const GatherDims& a, const GatherDims& b) {
+  return a.offset_dims == b.offset_dims && a.collapsed_slice_dims == b.collapsed_slice_dims &&
+         a.start_index_map == b.start_index_map &&
+         a.operand_batching_dims == b.operand_batching_dims &&
+         a.start_indices_batching_dims == b.start_indices_batching_dims;
+}
+
+IndexMode index_mode(const Node& n) {
+  if (n.dimension != int64_t(IndexMode::clip) && n.dimension != int64_t(IndexMode::fill_or_drop))
+    invalid(op_kind_name(n.kind), "unknown mode " + std::to_string(n.dimension));
+  return IndexMode(n.dimension);
+}
+
 bool same_node(const Node& a, const Node& b) {
   if (a.kind != b.kind || a.op != b.op || a.dimension != b.dimension || a.inputs != b.inputs ||
       a.shape != b.shape || a.dtype != b.dtype || a.axes != b.axes || a.lo != b.lo ||
       a.hi != b.hi || a.step != b.step || !same_dot(a.dot, b.dot) ||
+      !same_gather(a.gather, b.gather) ||
       a.first_result != b.first_result || a.num_results != b.num_results)
     return false;
   if (a.kind == OpKind::constant && !same_constant(a.constant, b.constant)) return false;
@@ -165,6 +180,34 @@ std::vector<ValueType> infer_types(Node& n, const Graph& g) {
       if (n.dtype == in(0).dtype) n.dtype.reset();  // the default needs no attribute
       return {{shape, n.dtype.value_or(in(0).dtype)}};
     }
+    case OpKind::dynamic_slice: {
+      if (n.inputs.empty()) invalid(name, "dynamic_slice takes an operand");
+      std::vector<infer::TypeRef> starts;
+      for (size_t i = 1; i < n.inputs.size(); ++i) starts.push_back(ref(in(i)));
+      infer::dynamic_slice(in(0).shape, starts, n.shape);
+      return {{n.shape, in(0).dtype}};
+    }
+    case OpKind::dynamic_update_slice: {
+      if (n.inputs.size() < 2) invalid(name, "dynamic_update_slice takes an operand and an update");
+      std::vector<infer::TypeRef> starts;
+      for (size_t i = 2; i < n.inputs.size(); ++i) starts.push_back(ref(in(i)));
+      infer::dynamic_update_slice(ref(in(0)), ref(in(1)), starts);
+      return {in(0)};
+    }
+    case OpKind::gather: {
+      const bool fill = index_mode(n) == IndexMode::fill_or_drop;
+      need(fill ? 3 : 2);
+      if (fill && (!in(2).shape.empty() || in(2).dtype != in(0).dtype))
+        invalid(name, "the fill value must be a scalar of the operand's dtype, got " +
+                          type_str(in(2)));
+      return {{infer::gather(ref(in(0)), ref(in(1)), n.gather, n.lo), in(0).dtype}};
+    }
+    case OpKind::scatter:
+      need(3);
+      index_mode(n);
+      if (n.op < 0 || n.op >= kNumScatter) invalid(name, "unknown scatter op " + std::to_string(n.op));
+      infer::scatter(ScatterOp(n.op), ref(in(0)), ref(in(1)), ref(in(2)), n.gather);
+      return {in(0)};
     case OpKind::fused: {
       if (!n.body) invalid(name, "the fused node has no body");
       const Graph& body = *n.body;
@@ -431,6 +474,49 @@ ValueId GraphBuilder::rev(ValueId x, const std::vector<int64_t>& dims) {
   n.kind = OpKind::rev;
   n.inputs = {x};
   n.axes = dims;
+  return add(std::move(n));
+}
+
+ValueId GraphBuilder::dynamic_slice(ValueId x, const std::vector<ValueId>& starts,
+                                    const std::vector<int64_t>& sizes) {
+  Node n;
+  n.kind = OpKind::dynamic_slice;
+  n.inputs = {x};
+  n.inputs.insert(n.inputs.end(), starts.begin(), starts.end());
+  n.shape = sizes;
+  return add(std::move(n));
+}
+
+ValueId GraphBuilder::dynamic_update_slice(ValueId x, ValueId update,
+                                           const std::vector<ValueId>& starts) {
+  Node n;
+  n.kind = OpKind::dynamic_update_slice;
+  n.inputs = {x, update};
+  n.inputs.insert(n.inputs.end(), starts.begin(), starts.end());
+  return add(std::move(n));
+}
+
+ValueId GraphBuilder::gather(ValueId x, ValueId indices, const GatherDims& dims,
+                             const std::vector<int64_t>& slice_sizes, IndexMode mode,
+                             ValueId fill_value) {
+  Node n;
+  n.kind = OpKind::gather;
+  n.inputs = {x, indices};
+  if (mode == IndexMode::fill_or_drop) n.inputs.push_back(fill_value);
+  n.gather = dims;
+  n.lo = slice_sizes;
+  n.dimension = int64_t(mode);
+  return add(std::move(n));
+}
+
+ValueId GraphBuilder::scatter(ScatterOp op, ValueId x, ValueId indices, ValueId updates,
+                              const GatherDims& dims, IndexMode mode) {
+  Node n;
+  n.kind = OpKind::scatter;
+  n.op = int(op);
+  n.inputs = {x, indices, updates};
+  n.gather = dims;
+  n.dimension = int64_t(mode);
   return add(std::move(n));
 }
 

@@ -44,6 +44,18 @@ Shape slice(const Shape& x, const std::vector<int64_t>& start, const std::vector
 std::vector<int64_t> rev(const Shape& x, const std::vector<int64_t>& dims);
 Shape pad(const TypeRef& x, const TypeRef& padding_value, const std::vector<int64_t>& lo,
           const std::vector<int64_t>& hi, const std::vector<int64_t>& interior);
+// Checks the operand against the slice sizes and the start indices (scalar integers of
+// one dtype, one per axis).
+void dynamic_slice(const Shape& x, const std::vector<TypeRef>& starts,
+                   const std::vector<int64_t>& sizes);
+void dynamic_update_slice(const TypeRef& x, const TypeRef& update,
+                          const std::vector<TypeRef>& starts);
+// Checks a gather (JAX's rules) and returns its result shape.
+Shape gather(const TypeRef& x, const TypeRef& indices, const GatherDims& dims,
+             const std::vector<int64_t>& slice_sizes);
+// Checks a scatter (JAX's rules; `dims` in gather terms, see GatherDims).
+void scatter(ScatterOp op, const TypeRef& x, const TypeRef& indices, const TypeRef& updates,
+             const GatherDims& dims);
 // Returns the result shape; `dimension` is made non-negative.
 Shape concatenate(const std::vector<TypeRef>& xs, int64_t* dimension);
 // Returns the result shape; `k` gets the product of the contracting sizes.

@@ -172,6 +172,23 @@ std::string attrs(const Node& n) {
       return "{low=" + ints(n.lo) + ", high=" + ints(n.hi) + ", interior=" + ints(n.step) + "}";
     case OpKind::concatenate:
     case OpKind::iota: return "{dimension=" + std::to_string(n.dimension) + "}";
+    case OpKind::gather:
+    case OpKind::scatter: {
+      const GatherDims& d = n.gather;
+      const bool g = n.kind == OpKind::gather;
+      std::string a = std::string("{") + (g ? "offset_dims=" : "update_window_dims=") +
+                      ints(d.offset_dims) +
+                      (g ? ", collapsed_slice_dims=" : ", inserted_window_dims=") +
+                      ints(d.collapsed_slice_dims) +
+                      (g ? ", start_index_map=" : ", scatter_dims_to_operand_dims=") +
+                      ints(d.start_index_map);
+      if (!d.operand_batching_dims.empty())
+        a += ", operand_batching_dims=" + ints(d.operand_batching_dims) +
+             (g ? ", start_indices_batching_dims=" : ", scatter_indices_batching_dims=") +
+             ints(d.start_indices_batching_dims);
+      if (g) a += ", slice_sizes=" + ints(n.lo);
+      return a + ", mode=" + std::to_string(n.dimension) + "}";
+    }
     case OpKind::dot_general:
       return "{lhs_contracting=" + ints(n.dot.lhs_contracting) +
              ", rhs_contracting=" + ints(n.dot.rhs_contracting) +
@@ -185,6 +202,8 @@ std::string node_name(const Node& n) {
     case OpKind::unary: return op_text(op_name(UnaryOp(n.op)));
     case OpKind::binary: return op_text(op_name(BinaryOp(n.op)));
     case OpKind::reduce: return "reduce_" + op_text(op_name(ReduceOp(n.op)));
+    case OpKind::scatter:
+      return n.op == int(ScatterOp::set) ? "scatter" : std::string("scatter_") + op_name(ScatterOp(n.op));
     default: return op_kind_name(n.kind);
   }
 }
@@ -275,6 +294,10 @@ class Parser {
 #define TINYXLA_R(name) add("reduce_" + op_text(#name), OpKind::reduce, i++);
     TINYXLA_REDUCE_OPS(TINYXLA_R)
 #undef TINYXLA_R
+    i = 0;
+#define TINYXLA_S(name) add(i ? "scatter_" + op_text(#name) : "scatter", OpKind::scatter, i), ++i;
+    TINYXLA_SCATTER_OPS(TINYXLA_S)
+#undef TINYXLA_S
     for (int t = 0; t < kNumDTypes; ++t) dtypes_[kDTypeNames[t]] = DType(t);
   }
 
@@ -402,7 +425,7 @@ class Parser {
         } else {
           ++pos_;
         }
-      } else if (key == "axis" || key == "dimension") {
+      } else if (key == "axis" || key == "dimension" || key == "mode") {
         n.dimension = integer();
       } else {
         std::vector<int64_t> v = int_list();
@@ -414,6 +437,15 @@ class Parser {
         else if (key == "rhs_contracting") n.dot.rhs_contracting = v;
         else if (key == "lhs_batch") n.dot.lhs_batch = v;
         else if (key == "rhs_batch") n.dot.rhs_batch = v;
+        else if (key == "offset_dims" || key == "update_window_dims") n.gather.offset_dims = v;
+        else if (key == "collapsed_slice_dims" || key == "inserted_window_dims")
+          n.gather.collapsed_slice_dims = v;
+        else if (key == "start_index_map" || key == "scatter_dims_to_operand_dims")
+          n.gather.start_index_map = v;
+        else if (key == "operand_batching_dims") n.gather.operand_batching_dims = v;
+        else if (key == "start_indices_batching_dims" || key == "scatter_indices_batching_dims")
+          n.gather.start_indices_batching_dims = v;
+        else if (key == "slice_sizes") n.lo = v;
         else fail("unknown attribute '" + key + "'");
       }
     }
@@ -470,7 +502,9 @@ class Parser {
       const ValueType& t = types[0];
       switch (n.kind) {
         case OpKind::parameter: case OpKind::iota: n.shape = t.shape; n.dtype = t.dtype; break;
-        case OpKind::reshape: case OpKind::broadcast_in_dim: n.shape = t.shape; break;
+        case OpKind::reshape: case OpKind::broadcast_in_dim: case OpKind::dynamic_slice:
+          n.shape = t.shape;
+          break;
         case OpKind::convert: case OpKind::bitcast_convert: case OpKind::argmax:
         case OpKind::argmin: case OpKind::dot_general: n.dtype = t.dtype; break;
         case OpKind::constant: {

@@ -32,7 +32,10 @@ std::string node_key(const Node& n) {
   put_ints(key, n.shape);
   put(key, n.dtype.has_value() ? int(*n.dtype) : -1);
   for (const auto* v : {&n.axes, &n.lo, &n.hi, &n.step, &n.dot.lhs_contracting,
-                        &n.dot.rhs_contracting, &n.dot.lhs_batch, &n.dot.rhs_batch})
+                        &n.dot.rhs_contracting, &n.dot.lhs_batch, &n.dot.rhs_batch,
+                        &n.gather.offset_dims, &n.gather.collapsed_slice_dims,
+                        &n.gather.start_index_map, &n.gather.operand_batching_dims,
+                        &n.gather.start_indices_batching_dims})
     put_ints(key, *v);
   if (n.kind == OpKind::constant) {
     const Array& c = n.constant;

@@ -1,5 +1,6 @@
 // Memory planning: the last use of every value, so the executor drops intermediates as soon
-// as they are dead, and the inputs an elementwise kernel may overwrite with its result.
+// as they are dead, and the inputs a kernel may overwrite with its result: an elementwise
+// kernel's operands, and the operand an update (dynamic_update_slice, scatter) writes into.
 #include "../ir/fused_body.h"
 #include "passes.h"
 
@@ -10,6 +11,7 @@ namespace {
 // element for element in the same order, with elements of the same size.
 // `fused_size` is the iteration size of a fused node's body.
 bool aliasable(const Graph& g, const Node& n, size_t j, int r, int64_t fused_size) {
+  if (is_update(n.kind)) return j == 0 && r == 0;
   const ValueType& in = g.type(n.inputs[j]);
   const ValueType& out = g.type(n.first_result + r);
   if (itemsize(in.dtype) != itemsize(out.dtype)) return false;
@@ -21,6 +23,10 @@ bool aliasable(const Graph& g, const Node& n, size_t j, int r, int64_t fused_siz
 }
 
 }  // namespace
+
+bool is_update(OpKind kind) {
+  return kind == OpKind::dynamic_update_slice || kind == OpKind::scatter;
+}
 
 MemoryPlan plan_memory(const Graph& g) {
   const int nn = g.num_nodes();
@@ -46,8 +52,11 @@ MemoryPlan plan_memory(const Graph& g) {
       for (size_t k = 0; k < j; ++k) first = first && n.inputs[k] != v;
       if (!first) continue;
       plan.release[size_t(i)].push_back(v);
+      // An output is preallocated: only an update, which would otherwise copy its whole
+      // operand, trades storage with a dead operand (see Executable).
       for (int r = 0; r < n.num_results; ++r)
-        if (!is_output[size_t(n.first_result + r)] && aliasable(g, n, j, r, fused_size))
+        if ((!is_output[size_t(n.first_result + r)] || is_update(n.kind)) &&
+            aliasable(g, n, j, r, fused_size))
           plan.inplace[size_t(i)].push_back({int(j), r});
     }
   }
@@ -65,7 +74,9 @@ MemoryPlan plan_memory(const Graph& g) {
     for (size_t m = 0; m < k; ++m) returned_before = returned_before || outs[m] == v;
     const int i = g.defining_node(v);
     const Node& n = g.node(i);
-    if (returned_before || !(is_elementwise(n.kind) || n.kind == OpKind::fused)) continue;
+    if (returned_before || !(is_elementwise(n.kind) || n.kind == OpKind::fused ||
+                             is_update(n.kind)))
+      continue;
     const int64_t fused_size = n.kind == OpKind::fused ? check_fused_body(*n.body).size : 0;
     for (size_t j = 0; j < n.inputs.size(); ++j) {
       const ValueId u = n.inputs[j];

@@ -30,13 +30,17 @@ struct MemoryPlan {
   // after running node i (graph outputs are never released).
   std::vector<std::vector<ValueId>> release;
   // inplace[i]: (input position, result index) pairs where result may take the input's
-  // buffer when the input is dense, dead after node i and held by nobody else.
+  // buffer when the input is dense, dead after node i and held by nobody else (graph
+  // outputs only for update nodes, which swap storage with the preallocated output).
   std::vector<std::vector<std::pair<int, int>>> inplace;
   // output_donors[k]: the parameters whose buffer output k may take when the caller
   // donates them (each is read only by the node computing the output, element for element).
   std::vector<std::vector<int>> output_donors;
 };
 MemoryPlan plan_memory(const Graph& g);
+// Nodes whose result is their first operand with some elements replaced: the result may
+// take that operand's buffer and write only the replaced elements.
+bool is_update(OpKind kind);
 
 // A copy of `n` with inputs renamed through `map` (old value id -> new value id).
 Node remap(const Node& n, const std::vector<ValueId>& map);

@@ -291,6 +291,8 @@ Graph simplify(const Graph& g) {
       continue;
     }
     if (const Node* b = old.num_results == 1 ? common_broadcast(out, n) : nullptr) {
+      // A copy: adding nodes below may move the node `b` points into.
+      Node bcast = *b;
       Node inner = n;
       for (ValueId& v : inner.inputs) {
         const Node& p = out.node(out.defining_node(v));
@@ -303,9 +305,8 @@ Graph simplify(const Graph& g) {
           v = out.add_node(std::move(c), {ValueType{Shape{}, out.type(v).dtype}});
         }
       }
-      Node bcast = *b;
       bcast.inputs = {out.add_node(std::move(inner),
-                                   {ValueType{out.type(b->inputs[0]).shape, types[0].dtype}})};
+                                   {ValueType{out.type(bcast.inputs[0]).shape, types[0].dtype}})};
       map[size_t(old.first_result)] = out.add_node(std::move(bcast), std::move(types));
       continue;
     }

@@ -101,6 +101,22 @@ void bind_graph(py::module_& m) {
       .def("pad", &B::pad)
       .def("concatenate", &B::concatenate)
       .def("rev", &B::rev)
+      .def("gather", [](B& b, V x, V indices, Ints offset_dims, Ints collapsed, Ints start_index_map,
+                        Ints operand_batching, Ints indices_batching, Ints slice_sizes, int mode,
+                        V fill_value) {
+        GatherDims d{offset_dims, collapsed, start_index_map, operand_batching, indices_batching};
+        return b.gather(x, indices, d, slice_sizes, static_cast<IndexMode>(mode), fill_value);
+      })
+      .def("scatter", [](B& b, int op, V x, V indices, V updates, Ints update_window_dims,
+                         Ints inserted, Ints scatter_dims_to_operand_dims, Ints operand_batching,
+                         Ints indices_batching, int mode) {
+        GatherDims d{update_window_dims, inserted, scatter_dims_to_operand_dims, operand_batching,
+                     indices_batching};
+        return b.scatter(static_cast<ScatterOp>(op), x, indices, updates, d,
+                         static_cast<IndexMode>(mode));
+      })
+      .def("dynamic_slice", &B::dynamic_slice)
+      .def("dynamic_update_slice", &B::dynamic_update_slice)
       .def("dot_general", [](B& b, V lhs, V rhs, Ints lc, Ints rc, Ints lb, Ints rb, int preferred) {
         std::optional<DType> p;
         if (preferred >= 0) p = dtype_code(preferred);
@@ -135,7 +151,12 @@ void bind_graph(py::module_& m) {
         return e.run(std::move(xs), device, donated);
       }, py::arg("args"), py::arg("device"), py::arg("donated"))
       .def("text", &Executable::text)
-      .def_property_readonly("num_kernels", &Executable::num_kernels);
+      .def_property_readonly("num_kernels", &Executable::num_kernels)
+      .def_property_readonly("tier", &Executable::tier)
+      .def("wait_codegen", &Executable::wait_codegen, py::call_guard<py::gil_scoped_release>())
+      .def_property_readonly("codegen_status", &Executable::codegen_status)
+      .def_property_readonly("codegen_source", &Executable::codegen_source)
+      .def_property_readonly("codegen_kernel_runs", &Executable::codegen_kernel_runs);
 
   m.def("compile", [](const B& b, bool simplify, bool fuse) {
     return compile_graph(b.graph(), simplify, fuse);

@@ -183,7 +183,14 @@ PYBIND11_MODULE(_core, m) {
       .def("wait", &Array::wait, py::call_guard<py::gil_scoped_release>())
       .def("numpy", &to_numpy)
       .def("dlpack", &to_dlpack)
-      .def("buffer_id", [](const Array& a) { return reinterpret_cast<uintptr_t>(a.buffer().get()); });
+      // After the wait: a late donation moves storage between buffers when the graph runs.
+      .def("unsafe_buffer_pointer", [](const Array& a) {
+        {
+          py::gil_scoped_release release;
+          a.wait();
+        }
+        return reinterpret_cast<uintptr_t>(a.data());
+      });
 
   m.def("from_numpy", &from_numpy);
   m.def("scalar", [](py::handle v, int code, int device) {
@@ -225,6 +232,29 @@ PYBIND11_MODULE(_core, m) {
   m.def("broadcast_in_dim", &broadcast_in_dim);
   m.def("slice", &slice);
   m.def("rev", &rev);
+  m.def("gather", [](const Array& x, const Array& indices, std::vector<int64_t> offset_dims,
+                     std::vector<int64_t> collapsed, std::vector<int64_t> start_index_map,
+                     std::vector<int64_t> operand_batching, std::vector<int64_t> indices_batching,
+                     std::vector<int64_t> slice_sizes, int mode, py::object fill_value) {
+    GatherDims d{offset_dims, collapsed, start_index_map, operand_batching, indices_batching};
+    Array fill = fill_value.is_none() ? Array() : operand(fill_value, x.dtype(), x.device());
+    return gather(x, indices, d, slice_sizes, static_cast<IndexMode>(mode), fill);
+  });
+  m.def("scatter", [](int op, const Array& x, const Array& indices, const Array& updates,
+                      std::vector<int64_t> update_window_dims, std::vector<int64_t> inserted,
+                      std::vector<int64_t> scatter_dims_to_operand_dims,
+                      std::vector<int64_t> operand_batching, std::vector<int64_t> indices_batching,
+                      int mode) {
+    GatherDims d{update_window_dims, inserted, scatter_dims_to_operand_dims, operand_batching,
+                 indices_batching};
+    return scatter(static_cast<ScatterOp>(op), x, indices, updates, d, static_cast<IndexMode>(mode));
+  });
+  m.def("dynamic_slice", [](const Array& x, py::sequence starts, std::vector<int64_t> sizes) {
+    return dynamic_slice(x, array_list(starts), sizes);
+  });
+  m.def("dynamic_update_slice", [](const Array& x, const Array& update, py::sequence starts) {
+    return dynamic_update_slice(x, update, array_list(starts));
+  });
   m.def("pad", [](const Array& x, py::handle padval, std::vector<int64_t> lo,
                   std::vector<int64_t> hi, std::vector<int64_t> interior) {
     return pad(x, operand(padval, x.dtype(), x.device()), lo, hi, interior);
@@ -251,6 +281,8 @@ PYBIND11_MODULE(_core, m) {
                                0 TINYXLA_BINARY_OPS(TINYXLA_COUNT));
   m.attr("REDUCE_OPS") = names([](int i) { return op_name(static_cast<ReduceOp>(i)); },
                                0 TINYXLA_REDUCE_OPS(TINYXLA_COUNT));
+  m.attr("SCATTER_OPS") = names([](int i) { return op_name(static_cast<ScatterOp>(i)); },
+                                0 TINYXLA_SCATTER_OPS(TINYXLA_COUNT));
 #undef TINYXLA_COUNT
 
   m.def("num_devices", &num_devices);

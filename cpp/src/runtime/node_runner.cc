@@ -86,6 +86,17 @@ void run_kernel(const Node& n, const std::vector<Array>& ins, const std::vector<
     case OpKind::pad: return cpu::pad(ins[0], ins[1], n.lo, n.hi, n.step, out);
     case OpKind::concatenate: return cpu::concatenate(ins, n.dimension, out);
     case OpKind::dot_general: return cpu::dot_general(ins[0], ins[1], n.dot, out);
+    case OpKind::gather:
+      return cpu::gather(ins[0], ins[1], n.gather, n.lo, IndexMode(n.dimension),
+                         ins.size() > 2 ? ins[2] : Array(), out);
+    case OpKind::scatter:
+      return cpu::scatter(ScatterOp(n.op), ins[0], ins[1], ins[2], n.gather,
+                          IndexMode(n.dimension), out);
+    case OpKind::dynamic_slice:
+      return cpu::dynamic_slice(ins[0], std::vector<Array>(ins.begin() + 1, ins.end()), out);
+    case OpKind::dynamic_update_slice:
+      return cpu::dynamic_update_slice(ins[0], ins[1],
+                                       std::vector<Array>(ins.begin() + 2, ins.end()), out);
     default:
       throw_error(ErrorKind::Internal, op_kind_name(n.kind), "not a kernel op");
   }

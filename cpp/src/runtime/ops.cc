@@ -31,6 +31,11 @@ const char* op_name(ReduceOp op) {
   switch (op) { TINYXLA_REDUCE_OPS(TINYXLA_NAME_CASE) }
   return "?";
 }
+const char* op_name(ScatterOp op) {
+  using Op = ScatterOp;
+  switch (op) { TINYXLA_SCATTER_OPS(TINYXLA_NAME_CASE) }
+  return "?";
+}
 #undef TINYXLA_NAME_CASE
 
 namespace {
@@ -237,6 +242,67 @@ Array rev(const Array& x, const std::vector<int64_t>& dims) {
     strides[size_t(c)] = -strides[size_t(c)];
   }
   return view(x, x.shape(), strides, offset, x.dtype());
+}
+
+Array dynamic_slice(const Array& x, const std::vector<Array>& starts,
+                    const std::vector<int64_t>& sizes) {
+  std::vector<const Array*> ptrs{&x};
+  std::vector<infer::TypeRef> types;
+  for (const Array& s : starts) {
+    ptrs.push_back(&s);
+    types.push_back(type_of(s));
+  }
+  int dev = common_device("dynamic_slice", ptrs);
+  infer::dynamic_slice(x.shape(), types, sizes);
+  std::vector<Array> inputs{x};
+  inputs.insert(inputs.end(), starts.begin(), starts.end());
+  return launch(std::move(inputs), sizes, x.dtype(), dev, double(num_elements(sizes)),
+                [x, starts](const Array& out) { cpu::dynamic_slice(x, starts, out); });
+}
+
+Array dynamic_update_slice(const Array& x, const Array& update, const std::vector<Array>& starts) {
+  std::vector<const Array*> ptrs{&x, &update};
+  std::vector<infer::TypeRef> types;
+  for (const Array& s : starts) {
+    ptrs.push_back(&s);
+    types.push_back(type_of(s));
+  }
+  int dev = common_device("dynamic_update_slice", ptrs);
+  infer::dynamic_update_slice(type_of(x), type_of(update), types);
+  std::vector<Array> inputs{x, update};
+  inputs.insert(inputs.end(), starts.begin(), starts.end());
+  return launch(std::move(inputs), x.shape(), x.dtype(), dev, double(x.size()),
+                [x, update, starts](const Array& out) {
+                  cpu::dynamic_update_slice(x, update, starts, out);
+                });
+}
+
+Array gather(const Array& x, const Array& indices, const GatherDims& dims,
+             const std::vector<int64_t>& slice_sizes, IndexMode mode, const Array& fill_value) {
+  const bool fill = mode == IndexMode::fill_or_drop;
+  if (fill && (!fill_value.buffer() || fill_value.ndim() != 0 || fill_value.dtype() != x.dtype()))
+    invalid("gather", "fill mode needs a scalar fill value of the operand's dtype");
+  std::vector<const Array*> ptrs{&x, &indices};
+  if (fill) ptrs.push_back(&fill_value);
+  int dev = common_device("gather", ptrs);
+  Shape shape = infer::gather(type_of(x), type_of(indices), dims, slice_sizes);
+  std::vector<Array> inputs{x, indices};
+  if (fill) inputs.push_back(fill_value);
+  return launch(std::move(inputs), shape, x.dtype(), dev, double(num_elements(shape)),
+                [x, indices, dims, slice_sizes, mode, fill_value](const Array& out) {
+                  cpu::gather(x, indices, dims, slice_sizes, mode, fill_value, out);
+                });
+}
+
+Array scatter(ScatterOp op, const Array& x, const Array& indices, const Array& updates,
+              const GatherDims& dims, IndexMode mode) {
+  int dev = common_device("scatter", {&x, &indices, &updates});
+  infer::scatter(op, type_of(x), type_of(indices), type_of(updates), dims);
+  return launch({x, indices, updates}, x.shape(), x.dtype(), dev,
+                double(x.size()) + double(updates.size()),
+                [op, x, indices, updates, dims, mode](const Array& out) {
+                  cpu::scatter(op, x, indices, updates, dims, mode, out);
+                });
 }
 
 Array pad(const Array& x, const Array& padding_value, const std::vector<int64_t>& lo,

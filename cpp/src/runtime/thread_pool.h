@@ -7,7 +7,9 @@ namespace tinyxla {
 
 // Runs fn(begin, end) over [0, n) in chunks of at least `grain` elements. Work is handed
 // out dynamically and the calling thread takes chunks too, so a descheduled worker never
-// holds the others at a barrier. Small n runs inline. Safe to call from several threads.
+// holds the others at a barrier. Small n runs inline, and so does all work while no core is
+// idle (other processes or devices busy): a woken worker would only take the caller's core.
+// Safe to call from several threads.
 void parallel_for(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn);
 int pool_size();  // threads that can work at once, the caller included
 

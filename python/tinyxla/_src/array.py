@@ -181,6 +181,11 @@ class Array(metaclass=abc.ABCMeta):
     def is_ready(self) -> bool:
         return self._h.is_ready()
 
+    def unsafe_buffer_pointer(self) -> int:
+        """Mirrors ``jax.Array.unsafe_buffer_pointer``: the address of the first element
+        (after waiting for the value, since a donation may move storage when it runs)."""
+        return self._h.unsafe_buffer_pointer()
+
     def copy_to_host_async(self) -> None:
         """Accepted for compatibility: buffers already live in host memory."""
 

@@ -5,7 +5,7 @@ from tinyxla._src.lax.lax import (  # noqa: F401
     bitcast_convert_type_p, bitwise_and, bitwise_not, bitwise_or, bitwise_xor, broadcast,
     broadcast_in_dim, broadcast_in_dim_p, broadcasted_iota, cbrt, ceil, clamp, clamp_p, clz,
     complex, concatenate, concatenate_p, conj, convert_element_type, convert_element_type_p,
-    cos, cosh, digamma, div, dot, dot_general, dot_general_p, dynamic_slice, dynamic_slice_p, eq, erf, erf_inv, erfc, exp,
+    cos, cosh, digamma, div, dot, dot_general, dot_general_p, eq, erf, erf_inv, erfc, exp,
     exp2, expand_dims, expm1, floor, full, full_like, ge, gt, imag, integer_pow, iota, iota_p,
     is_finite, le, lgamma, log, log1p, logistic, lt, max, min, mul, ne, neg, nextafter,
     not_p, or_p, pad, pad_p, population_count, pow, real, reduce_and, reduce_and_p,
@@ -18,3 +18,9 @@ from tinyxla._src.lax.parallel import (  # noqa: F401
     all_gather, all_gather_p, all_to_all, all_to_all_p, axis_index, axis_index_p, axis_size,
     pmax, pmax_p, pmean, pmin, pmin_p, ppermute, ppermute_p, pshuffle, psum, psum_p,
     psum_scatter, reduce_scatter_p)
+from tinyxla._src.lax.slicing import (  # noqa: F401
+    GatherDimensionNumbers, GatherScatterMode, ScatterDimensionNumbers, dynamic_index_in_dim,
+    dynamic_slice, dynamic_slice_in_dim, dynamic_slice_p, dynamic_update_index_in_dim,
+    dynamic_update_slice, dynamic_update_slice_in_dim, dynamic_update_slice_p, gather, gather_p,
+    scatter, scatter_add, scatter_add_p, scatter_max, scatter_max_p, scatter_min, scatter_min_p,
+    scatter_mul, scatter_mul_p, scatter_p)

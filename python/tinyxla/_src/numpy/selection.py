@@ -69,3 +69,22 @@ def nonzero(a: ArrayLike, *, size: int | None = None,
                                                          0 if v is None else v)])
                       for f, v in zip(found, fills))
     return tuple(asarray(np.asarray(f, dtype=index_dtype)) for f in found)
+
+
+def flatnonzero(a: ArrayLike, *, size: int | None = None, fill_value: Any = None) -> Any:
+    """Mirrors ``jax.numpy.flatnonzero``: the indices of the non-zero elements of the
+    flattened array (concrete input, as ``nonzero``)."""
+    arr = promotion.ensure_arraylike("flatnonzero", a)
+    return nonzero(lax.reshape(arr, (int(np.prod(arr.shape)),)), size=size,
+                   fill_value=fill_value)[0]
+
+
+def argwhere(a: ArrayLike, *, size: int | None = None, fill_value: Any = None) -> Any:
+    """Mirrors ``jax.numpy.argwhere``: the (N, ndim) indices of the non-zero elements
+    (concrete input, as ``nonzero``); for a 0-d input it is (N, 0), as numpy."""
+    from tinyxla._src.numpy.shape import stack
+    arr = promotion.ensure_arraylike("argwhere", a)
+    if arr.ndim == 0:
+        found = nonzero(lax.reshape(arr, (1,)), size=size, fill_value=fill_value)[0]
+        return lax.full((found.shape[0], 0), 0, found.dtype)
+    return stack(nonzero(arr, size=size, fill_value=fill_value), axis=-1)

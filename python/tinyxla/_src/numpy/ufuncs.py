@@ -19,6 +19,7 @@ import numpy as np
 
 from tinyxla._src import core, dtypes
 from tinyxla._src.array import Array
+from tinyxla._src.core import Tracer
 from tinyxla._src.config import config
 from tinyxla._src.lax import lax
 from tinyxla._src.numpy import promotion
@@ -140,11 +141,19 @@ def _binary(name: str, body: Callable[[Any, Any], Any], kind: str = "plain",
 
     def fn(x: ArrayLike, y: ArrayLike, /) -> Any:
         tx, ty = type(x), type(y)
+        # Tracers take the same paths as Arrays: tracing (vmap at every call) is hot too.
+        # Their weak types must agree, so a jaxpr shows JAX's convert_element_type.
+        traced = False
+        if tx is not Array and isinstance(x, Tracer):
+            tx, traced = Array, True
+        if ty is not Array and isinstance(y, Tracer):
+            ty, traced = Array, True
         if tx is Array:
             if ty is Array:
                 dt = x.dtype
-                if dt is y.dtype and dt in same_ok:
-                    xn, yn = x._h.ndim, y._h.ndim
+                if dt is y.dtype and dt in same_ok and (not traced
+                                                        or x.weak_type == y.weak_type):
+                    xn, yn = x.ndim, y.ndim
                     if xn == yn or not xn or not yn:
                         return body(x, y)
             elif ty is float or ty is int:
@@ -181,7 +190,7 @@ def _unary(name: str, body: Callable[[Any], Any], kind: str = "plain") -> Callab
     fast = _INEXACT if kind == "inexact" else frozenset(dtypes.SUPPORTED_DTYPES)
 
     def fn(x: ArrayLike, /) -> Any:
-        if type(x) is Array and x.dtype in fast:
+        if (type(x) is Array or isinstance(x, Tracer)) and x.dtype in fast:
             return body(x)
         promotion.check_arraylike(name, x)
         promotion.check_jit_args(fn, ("x",), (x,))

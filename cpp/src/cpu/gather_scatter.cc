@@ -1,0 +1,281 @@
+// gather and scatter with XLA's semantics. Each index vector (a row of the indices' last
+// dimension) gives the start of one window of the operand; operand batching dims take
+// their start from the row's own position. A window that does not fit is clamped (clip),
+// or filled (gather) / skipped (scatter) as a whole (fill_or_drop). Gathers run rows in
+// parallel; scatters apply rows in order, so duplicate indices accumulate
+// deterministically (and for `set` the last row wins).
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <cstring>
+#include <type_traits>
+#include <vector>
+
+#include "../runtime/thread_pool.h"
+#include "kernels.h"
+#include "tinyxla/error.h"
+
+namespace tinyxla::cpu {
+namespace {
+
+// Elements per parallel chunk of gather rows.
+constexpr int64_t kGrainElements = 1 << 14;
+
+// Where each operand dim's window starts and how far it spans.
+struct WindowPlan {
+  std::vector<int> component;   // per operand dim: the index component giving its start, or -1
+  std::vector<int> batch_from;  // per operand dim: the indices batch dim giving its start, or -1
+  Shape extent;                 // per operand dim: the window's extent
+  std::vector<int64_t> window_dims;  // operand dims with a window axis in the result/updates
+  Shape batch_shape;            // the indices' shape without the index vector dim
+  int64_t rows = 0, k = 0;
+};
+
+WindowPlan plan_windows(const Array& x, const Array& indices, const GatherDims& d) {
+  WindowPlan p;
+  const size_t rank = size_t(x.ndim());
+  p.component.assign(rank, -1);
+  p.batch_from.assign(rank, -1);
+  p.extent.assign(rank, 1);
+  for (size_t c = 0; c < d.start_index_map.size(); ++c) p.component[size_t(d.start_index_map[c])] = int(c);
+  std::vector<bool> special(rank, false);
+  for (int64_t c : d.collapsed_slice_dims) special[size_t(c)] = true;
+  for (size_t b = 0; b < d.operand_batching_dims.size(); ++b) {
+    special[size_t(d.operand_batching_dims[b])] = true;
+    p.batch_from[size_t(d.operand_batching_dims[b])] = int(d.start_indices_batching_dims[b]);
+  }
+  for (size_t i = 0; i < rank; ++i)
+    if (!special[i]) p.window_dims.push_back(int64_t(i));
+  p.batch_shape.assign(indices.shape().begin(), indices.shape().end() - 1);
+  p.rows = num_elements(p.batch_shape);
+  p.k = indices.shape().back();
+  return p;
+}
+
+// The indices as dense int64 (narrower and unsigned types widen exactly).
+Array dense_int64(const Array& indices) {
+  Array out(indices.shape(), DType::I64, indices.device(), Event::ready());
+  if (indices.size()) convert(indices, out);
+  return out;
+}
+
+// The operand start of row `r` (batch position `pos`) into `start`; false when the
+// window does not fit and mode is fill_or_drop.
+bool window_start(const WindowPlan& p, const Shape& x_shape, const int64_t* row,
+                  const std::vector<int64_t>& pos, IndexMode mode, std::vector<int64_t>& start) {
+  for (size_t d = 0; d < x_shape.size(); ++d) {
+    int64_t s = 0;
+    if (p.component[d] >= 0) s = row[p.component[d]];
+    else if (p.batch_from[d] >= 0) s = pos[size_t(p.batch_from[d])];
+    const int64_t room = x_shape[d] - p.extent[d];
+    if (s < 0 || s > room) {
+      if (mode == IndexMode::fill_or_drop) return false;
+      s = std::clamp<int64_t>(s, 0, room);
+    }
+    start[d] = s;
+  }
+  return true;
+}
+
+// Batch position of row `r` (row-major over the indices' batch shape).
+void unravel(int64_t r, const Shape& shape, std::vector<int64_t>& pos) {
+  for (size_t i = shape.size(); i-- > 0;) {
+    pos[i] = r % shape[i];
+    r /= shape[i];
+  }
+}
+
+// Walks the window (extents `shape`), calling f(src offset, dst offset) in elements.
+template <typename F>
+void for_window(const Shape& shape, const Strides& src, const Strides& dst, F&& f) {
+  const size_t n = shape.size();
+  for (int64_t e : shape)
+    if (e == 0) return;
+  std::vector<int64_t> idx(n, 0);
+  int64_t so = 0, d_off = 0;
+  while (true) {
+    f(so, d_off);
+    size_t i = n;
+    while (i-- > 0) {
+      so += src[i];
+      d_off += dst[i];
+      if (++idx[i] < shape[i]) break;
+      so -= idx[i] * src[i];
+      d_off -= idx[i] * dst[i];
+      idx[i] = 0;
+    }
+    if (i == size_t(-1)) return;
+  }
+}
+
+template <size_t kSize>
+void gather_rows(const Array& x, const int64_t* idx, const WindowPlan& p, const GatherDims& d,
+                 IndexMode mode, const char* fill, const Array& out) {
+  const Strides out_strides = row_major_strides(out.shape());
+  // The result's batch positions (those not in offset_dims) in order.
+  std::vector<int64_t> batch_pos;
+  for (int64_t i = 0, w = 0; i < out.ndim(); ++i) {
+    if (w < int64_t(d.offset_dims.size()) && d.offset_dims[size_t(w)] == i) ++w;
+    else batch_pos.push_back(i);
+  }
+  Shape wshape;
+  Strides src, dst;
+  for (size_t j = 0; j < p.window_dims.size(); ++j) {
+    wshape.push_back(p.extent[size_t(p.window_dims[j])]);
+    src.push_back(x.strides()[size_t(p.window_dims[j])]);
+    dst.push_back(out_strides[size_t(d.offset_dims[j])]);
+  }
+  const int64_t window = std::max<int64_t>(1, num_elements(wshape));
+  const char* base = static_cast<const char*>(x.buffer()->data());
+  char* dst_data = out.mutable_data();
+  parallel_for(p.rows, std::max<int64_t>(1, kGrainElements / window), [&](int64_t b, int64_t e) {
+    std::vector<int64_t> pos(p.batch_shape.size()), start(size_t(x.ndim()));
+    for (int64_t r = b; r < e; ++r) {
+      unravel(r, p.batch_shape, pos);
+      int64_t o = 0;
+      for (size_t i = 0; i < pos.size(); ++i) o += pos[i] * out_strides[size_t(batch_pos[i])];
+      char* to = dst_data + o * int64_t(kSize);
+      if (!window_start(p, x.shape(), idx + r * p.k, pos, mode, start)) {
+        for_window(wshape, src, dst, [&](int64_t, int64_t dd) {
+          std::memcpy(to + dd * int64_t(kSize), fill, kSize);
+        });
+        continue;
+      }
+      int64_t s = x.offset();
+      for (size_t dim = 0; dim < start.size(); ++dim) s += start[dim] * x.strides()[dim];
+      const char* from = base + s * int64_t(kSize);
+      for_window(wshape, src, dst, [&](int64_t so, int64_t dd) {
+        std::memcpy(to + dd * int64_t(kSize), from + so * int64_t(kSize), kSize);
+      });
+    }
+  });
+}
+
+// Combines an update into an element.
+template <typename T>
+T combine(ScatterOp op, T a, T b) {
+  if constexpr (std::is_same_v<T, half> || std::is_same_v<T, bfloat16>) {
+    const float r = combine<float>(op, to_float(a), to_float(b));
+    if constexpr (std::is_same_v<T, half>) return to_half(r);
+    else return to_bfloat16(r);
+  } else if constexpr (std::is_same_v<T, bool>) {
+    switch (op) {
+      case ScatterOp::set: return b;
+      case ScatterOp::add: case ScatterOp::max: return a || b;
+      default: return a && b;
+    }
+  } else if constexpr (std::is_integral_v<T>) {
+    using U = std::make_unsigned_t<T>;  // wraps like XLA, without signed overflow
+    switch (op) {
+      case ScatterOp::set: return b;
+      case ScatterOp::add: return T(U(U(a) + U(b)));
+      case ScatterOp::mul: return T(U(U(a) * U(b)));
+      case ScatterOp::min: return std::min(a, b);
+      case ScatterOp::max: return std::max(a, b);
+    }
+    return b;
+  } else if constexpr (std::is_floating_point_v<T>) {
+    switch (op) {
+      case ScatterOp::set: return b;
+      case ScatterOp::add: return a + b;
+      case ScatterOp::mul: return a * b;
+      case ScatterOp::min: return std::isnan(a) || std::isnan(b) ? a + b : std::min(a, b);
+      case ScatterOp::max: return std::isnan(a) || std::isnan(b) ? a + b : std::max(a, b);
+    }
+    return b;
+  } else {  // complex
+    switch (op) {
+      case ScatterOp::set: return b;
+      case ScatterOp::add: return a + b;
+      case ScatterOp::mul: return a * b;
+      default:
+        throw_error(ErrorKind::TypeError, std::string("scatter_") + op_name(op),
+                    "is not defined for complex operands");
+    }
+  }
+}
+
+template <typename T>
+void scatter_rows(ScatterOp op, const Array& updates, const int64_t* idx, const WindowPlan& p,
+                  const GatherDims& d, IndexMode mode, const Array& out) {
+  const Strides out_strides = row_major_strides(out.shape());
+  std::vector<int64_t> scatter_pos;  // the updates' dims that are not window dims
+  for (int64_t i = 0, w = 0; i < updates.ndim(); ++i) {
+    if (w < int64_t(d.offset_dims.size()) && d.offset_dims[size_t(w)] == i) ++w;
+    else scatter_pos.push_back(i);
+  }
+  Shape wshape;
+  Strides src, dst;
+  for (size_t j = 0; j < p.window_dims.size(); ++j) {
+    wshape.push_back(p.extent[size_t(p.window_dims[j])]);
+    src.push_back(updates.strides()[size_t(d.offset_dims[j])]);
+    dst.push_back(out_strides[size_t(p.window_dims[j])]);
+  }
+  const T* upd = reinterpret_cast<const T*>(updates.data());
+  T* o = reinterpret_cast<T*>(out.mutable_data());
+  std::vector<int64_t> pos(p.batch_shape.size()), start(size_t(out.ndim()));
+  for (int64_t r = 0; r < p.rows; ++r) {
+    unravel(r, p.batch_shape, pos);
+    if (!window_start(p, out.shape(), idx + r * p.k, pos, mode, start)) continue;
+    int64_t u = 0, t = 0;
+    for (size_t i = 0; i < pos.size(); ++i) u += pos[i] * updates.strides()[size_t(scatter_pos[i])];
+    for (size_t dim = 0; dim < start.size(); ++dim) t += start[dim] * out_strides[dim];
+    const T* from = upd + u;
+    T* to = o + t;
+    if (op == ScatterOp::set) {
+      for_window(wshape, src, dst, [&](int64_t so, int64_t dd) { to[dd] = from[so]; });
+    } else {
+      for_window(wshape, src, dst, [&](int64_t so, int64_t dd) {
+        to[dd] = combine<T>(op, to[dd], from[so]);
+      });
+    }
+  }
+}
+
+}  // namespace
+
+void gather(const Array& x, const Array& indices, const GatherDims& dims,
+            const std::vector<int64_t>& slice_sizes, IndexMode mode, const Array& fill_value,
+            const Array& out) {
+  if (out.size() == 0) return;
+  WindowPlan p = plan_windows(x, indices, dims);
+  p.extent = slice_sizes;
+  const size_t elem = itemsize(x.dtype());
+  std::vector<char> fill(elem, 0);
+  if (mode == IndexMode::fill_or_drop) std::memcpy(fill.data(), fill_value.data(), elem);
+  bool empty = x.size() == 0;
+  for (int64_t s : slice_sizes) empty = empty || s == 0;
+  if (empty) {  // every window is empty: nothing to read
+    for (int64_t i = 0; i < out.size(); ++i) std::memcpy(out.mutable_data() + i * int64_t(elem), fill.data(), elem);
+    return;
+  }
+  const Array idx = dense_int64(indices);
+  const int64_t* rows = reinterpret_cast<const int64_t*>(idx.data());
+  switch (elem) {
+    case 1: return gather_rows<1>(x, rows, p, dims, mode, fill.data(), out);
+    case 2: return gather_rows<2>(x, rows, p, dims, mode, fill.data(), out);
+    case 4: return gather_rows<4>(x, rows, p, dims, mode, fill.data(), out);
+    case 8: return gather_rows<8>(x, rows, p, dims, mode, fill.data(), out);
+    default: return gather_rows<16>(x, rows, p, dims, mode, fill.data(), out);
+  }
+}
+
+void scatter(ScatterOp op, const Array& x, const Array& indices, const Array& updates,
+             const GatherDims& dims, IndexMode mode, const Array& out) {
+  if (out.size() == 0) return;
+  const bool in_place = out.buffer() == x.buffer() && out.offset() == x.offset() &&
+                        out.strides() == x.strides();
+  if (!in_place) copy(x, out);
+  if (updates.size() == 0) return;
+  WindowPlan p = plan_windows(x, indices, dims);
+  for (size_t j = 0; j < p.window_dims.size(); ++j)
+    p.extent[size_t(p.window_dims[j])] = updates.shape()[size_t(dims.offset_dims[j])];
+  const Array idx = dense_int64(indices);
+  const int64_t* rows = reinterpret_cast<const int64_t*>(idx.data());
+  visit_dtype(x.dtype(), [&](auto zero) {
+    using T = decltype(zero);
+    scatter_rows<T>(op, updates, rows, p, dims, mode, out);
+  });
+}
+
+}  // namespace tinyxla::cpu

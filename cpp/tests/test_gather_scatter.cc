@@ -1,0 +1,208 @@
+// Tests of gather, scatter, dynamic_slice and dynamic_update_slice: the eager ops against
+// loops written here, out-of-bounds modes, duplicate indices, validation errors, the graph
+// nodes' text round trip, and jitted updates writing into a dead operand's buffer.
+#include <chrono>
+#include <cstdio>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "tinyxla/compiler.h"
+#include "tinyxla/graph.h"
+#include "tinyxla/tinyxla.h"
+
+using namespace tinyxla;
+
+namespace {
+
+struct Failure {
+  std::string msg;
+};
+
+#define CHECK(cond)                                                                    \
+  do {                                                                                 \
+    if (!(cond)) throw Failure{std::string(__FILE__) + ":" + std::to_string(__LINE__) + \
+                               ": CHECK(" #cond ") failed"};                           \
+  } while (0)
+
+#define CHECK_THROWS(stmt, text)                                                       \
+  do {                                                                                 \
+    bool thrown_ = false;                                                              \
+    try {                                                                              \
+      stmt;                                                                            \
+    } catch (const Error& e_) {                                                        \
+      thrown_ = true;                                                                  \
+      if (std::string(e_.what()).find(text) == std::string::npos)                      \
+        throw Failure{std::string(__FILE__) + ":" + std::to_string(__LINE__) +         \
+                      ": wrong error: " + e_.what()};                                  \
+    }                                                                                  \
+    if (!thrown_)                                                                      \
+      throw Failure{std::string(__FILE__) + ":" + std::to_string(__LINE__) + ": " #stmt \
+                    " did not throw"};                                                 \
+  } while (0)
+
+template <typename T>
+Array from(const std::vector<T>& v, const Shape& shape, DType dtype) {
+  return Array::from_host(v.data(), shape, dtype, 0);
+}
+
+template <typename T>
+std::vector<T> host(const Array& a) {
+  a.wait();
+  std::vector<T> v(size_t(a.size()));
+  a.copy_to_host(v.data());
+  return v;
+}
+
+std::vector<float> iota_f32(int64_t n) {
+  std::vector<float> v(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) v[size_t(i)] = float(i);
+  return v;
+}
+
+Array i32(int32_t v) { return scalar(DType::I32, Scalar::of_int(v), 0); }
+
+const GatherDims kRows{{1}, {0}, {0}, {}, {}};  // x[i] rows of a matrix
+
+void test_gather_rows_clip_and_fill() {
+  Array x = from(iota_f32(12), {4, 3}, DType::F32);
+  Array idx = from(std::vector<int32_t>{2, 9, -1, 0}, {4, 1}, DType::I32);
+  auto clip = host<float>(gather(x, idx, kRows, {1, 3}, IndexMode::clip, Array()));
+  CHECK((clip == std::vector<float>{6, 7, 8, 9, 10, 11, 0, 1, 2, 0, 1, 2}));
+  Array fill_value = scalar(DType::F32, Scalar::of_float(-5), 0);
+  auto fill = host<float>(gather(x, idx, kRows, {1, 3}, IndexMode::fill_or_drop, fill_value));
+  CHECK((fill == std::vector<float>{6, 7, 8, -5, -5, -5, -5, -5, -5, 0, 1, 2}));
+}
+
+void test_gather_of_a_strided_view_with_wide_indices() {
+  // The transpose of a 3x4 matrix, indexed by int64 (row, column) pairs.
+  Array x = transpose(from(iota_f32(12), {3, 4}, DType::F32), {1, 0});
+  Array idx = from(std::vector<int64_t>{0, 0, 3, 2, 1, 1}, {3, 2}, DType::I64);
+  const GatherDims elems{{}, {0, 1}, {0, 1}, {}, {}};
+  auto got = host<float>(gather(x, idx, elems, {1, 1}, IndexMode::clip, Array()));
+  CHECK((got == std::vector<float>{0, 11, 5}));  // xT[0,0], xT[3,2] = x[2,3], xT[1,1]
+}
+
+void test_scatter_ops_accumulate_duplicates_in_order() {
+  Array x = from(std::vector<int32_t>{1, 2, 3, 4}, {4}, DType::I32);
+  Array idx = from(std::vector<int32_t>{1, 3, 1, 7, -1}, {5, 1}, DType::I32);
+  Array upd = from(std::vector<int32_t>{5, 6, 7, 8, 9}, {5}, DType::I32);
+  const GatherDims one{{}, {0}, {0}, {}, {}};
+  auto run = [&](ScatterOp op, IndexMode mode) { return host<int32_t>(scatter(op, x, idx, upd, one, mode)); };
+  CHECK((run(ScatterOp::set, IndexMode::fill_or_drop) == std::vector<int32_t>{1, 7, 3, 6}));
+  CHECK((run(ScatterOp::add, IndexMode::fill_or_drop) == std::vector<int32_t>{1, 14, 3, 10}));
+  CHECK((run(ScatterOp::mul, IndexMode::fill_or_drop) == std::vector<int32_t>{1, 70, 3, 24}));
+  CHECK((run(ScatterOp::min, IndexMode::fill_or_drop) == std::vector<int32_t>{1, 2, 3, 4}));
+  CHECK((run(ScatterOp::max, IndexMode::fill_or_drop) == std::vector<int32_t>{1, 7, 3, 6}));
+  // clip: 7 lands on 3 and -1 on 0.
+  CHECK((run(ScatterOp::add, IndexMode::clip) == std::vector<int32_t>{10, 14, 3, 18}));
+  CHECK((host<int32_t>(x) == std::vector<int32_t>{1, 2, 3, 4}));  // the operand is untouched
+}
+
+void test_validation() {
+  Array x = from(iota_f32(12), {4, 3}, DType::F32);
+  Array fidx = from(std::vector<float>{1}, {1, 1}, DType::F32);
+  Array idx = from(std::vector<int32_t>{1}, {1, 1}, DType::I32);
+  CHECK_THROWS(gather(x, fidx, kRows, {1, 3}, IndexMode::clip, Array()), "integer type");
+  CHECK_THROWS(gather(x, idx, kRows, {2, 3}, IndexMode::clip, Array()), "collapse slice dims");
+  CHECK_THROWS(gather(x, idx, kRows, {1, 4}, IndexMode::clip, Array()), "out of range");
+  CHECK_THROWS(gather(x, idx, kRows, {1, 3}, IndexMode::fill_or_drop, Array()), "fill value");
+  Array upd = from(std::vector<float>{1, 2, 3, 4}, {1, 4}, DType::F32);
+  CHECK_THROWS(scatter(ScatterOp::add, x, idx, upd, kRows, IndexMode::clip), "must not exceed");
+  Array upd_i = from(std::vector<int32_t>{1, 2, 3}, {1, 3}, DType::I32);
+  CHECK_THROWS(scatter(ScatterOp::add, x, idx, upd_i, kRows, IndexMode::clip), "same dtypes");
+  CHECK_THROWS(dynamic_slice(x, {i32(0)}, {1, 1}), "start_indices must have length");
+  CHECK_THROWS(dynamic_update_slice(x, upd, {i32(0), i32(0)}), "must be smaller");
+}
+
+void test_dynamic_slices_clamp() {
+  Array x = from(iota_f32(12), {3, 4}, DType::F32);
+  auto s = host<float>(dynamic_slice(x, {i32(2), i32(-7)}, {2, 2}));
+  CHECK((s == std::vector<float>{4, 5, 8, 9}));  // starts clamped to (1, 0)
+  Array u = from(std::vector<float>{-1, -2}, {1, 2}, DType::F32);
+  auto d = host<float>(dynamic_update_slice(x, u, {i32(5), i32(3)}));  // clamped to (2, 2)
+  CHECK((d == std::vector<float>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, -1, -2}));
+}
+
+void test_graph_text_round_trip() {
+  GraphBuilder b;
+  ValueId x = b.parameter({4, 3}, DType::F32);
+  ValueId i = b.parameter({2, 1}, DType::I32);
+  ValueId s = b.parameter({}, DType::I32);
+  ValueId fill = b.scalar(DType::F32, Scalar::of_float(0.5));
+  ValueId g = b.gather(x, i, kRows, {1, 3}, IndexMode::fill_or_drop, fill);
+  ValueId sc = b.scatter(ScatterOp::max, x, i, g, kRows, IndexMode::clip);
+  ValueId ds = b.dynamic_slice(sc, {s, s}, {2, 2});
+  ValueId dus = b.dynamic_update_slice(sc, ds, {s, s});
+  b.set_outputs({dus, g});
+  const std::string text = b.graph().to_text();
+  CHECK(text.find("scatter_max(%0, %1, %4) {update_window_dims=[1]") != std::string::npos);
+  CHECK(text.find("slice_sizes=[1,3], mode=1") != std::string::npos);
+  Graph parsed = parse_graph(text);
+  CHECK(parsed.identical_to(b.graph()));
+  CHECK(parsed.to_text() == text);
+}
+
+void test_jitted_updates_reuse_a_dead_buffer() {
+  // y = x * 2; y[i] += u three times; return y: the updates write into y's buffer and the
+  // last into the output's, so only those two buffers are allocated.
+  const int64_t n = 1 << 20;
+  GraphBuilder b;
+  ValueId x = b.parameter({n}, DType::F32);
+  ValueId i = b.parameter({2, 1}, DType::I32);
+  ValueId u = b.parameter({2}, DType::F32);
+  ValueId y = b.binary(BinaryOp::mul, x, b.full({n}, DType::F32, Scalar::of_float(2)));
+  const GatherDims one{{}, {0}, {0}, {}, {}};
+  for (int k = 0; k < 3; ++k) y = b.scatter(ScatterOp::add, y, i, u, one, IndexMode::fill_or_drop);
+  b.set_outputs({y});
+  auto exe = compile(b.graph());
+  Array xs = from(iota_f32(n), {n}, DType::F32);
+  Array is = from(std::vector<int32_t>{3, 3}, {2, 1}, DType::I32);
+  Array us = from(std::vector<float>{1, 2}, {2}, DType::F32);
+  exe->run({xs, is, us})[0].wait();
+  reset_peak_memory();
+  const int64_t before = memory_stats().bytes_in_use;
+  Array out = exe->run({xs, is, us})[0];
+  out.wait();
+  const double peak = double(memory_stats().peak_bytes_in_use - before) / double(4 * n);
+  CHECK(peak < 2.5);
+  auto v = host<float>(out);
+  CHECK(v[3] == 6 + 9 && v[2] == 4 && v[4] == 8);
+  CHECK(host<float>(xs)[3] == 3);
+}
+
+}  // namespace
+
+int main() {
+  struct Test {
+    const char* name;
+    std::function<void()> fn;
+  };
+  const std::vector<Test> tests = {
+      {"gather_rows_clip_and_fill", test_gather_rows_clip_and_fill},
+      {"gather_of_a_strided_view_with_wide_indices", test_gather_of_a_strided_view_with_wide_indices},
+      {"scatter_ops_accumulate_duplicates_in_order", test_scatter_ops_accumulate_duplicates_in_order},
+      {"validation", test_validation},
+      {"dynamic_slices_clamp", test_dynamic_slices_clamp},
+      {"graph_text_round_trip", test_graph_text_round_trip},
+      {"jitted_updates_reuse_a_dead_buffer", test_jitted_updates_reuse_a_dead_buffer},
+  };
+  int passed = 0, failed = 0;
+  for (const Test& t : tests) {
+    auto start = std::chrono::steady_clock::now();
+    try {
+      t.fn();
+      ++passed;
+      double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+      std::printf("ok   %s (%.0f ms)\n", t.name, ms);
+    } catch (const Failure& f) {
+      ++failed;
+      std::printf("FAIL %s: %s\n", t.name, f.msg.c_str());
+    } catch (const std::exception& e) {
+      ++failed;
+      std::printf("FAIL %s: exception %s\n", t.name, e.what());
+    }
+  }
+  std::printf("gather_scatter: %d passed, %d failed\n", passed, failed);
+  return failed ? 1 : 0;
+}
