@@ -2,7 +2,7 @@
 
 What is here so far: ``Array``, the ``numpy``, ``lax``, ``tree_util`` and ``errors`` modules,
 ``config``, ``dtypes``, the device functions, ``device_put``/``device_get``,
-``block_until_ready``, ``jit``, ``make_jaxpr``, ``eval_shape`` and ``vmap``.
+``block_until_ready``, ``jit``, ``make_jaxpr``, ``eval_shape``, ``vmap`` and ``pmap``.
 """
 from __future__ import annotations
 
