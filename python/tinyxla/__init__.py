@@ -34,7 +34,8 @@ from tinyxla._src.autodiff import (  # noqa: E402
 from tinyxla._src.checkpoint import checkpoint, remat  # noqa: E402
 from tinyxla._src.custom_derivatives import closure_convert, custom_jvp, custom_vjp  # noqa: E402
 from tinyxla._src.vmap import vmap  # noqa: E402
-from tinyxla import core, errors, lax, numpy, tree, tree_util  # noqa: E402
+from tinyxla._src.interpreters.pmap import pmap  # noqa: E402
+from tinyxla import core, errors, lax, numpy, random, tree, tree_util  # noqa: E402
 from tinyxla import nn, scipy  # noqa: E402
 
 __version__ = "0.1.0"

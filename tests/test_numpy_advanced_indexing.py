@@ -1,0 +1,290 @@
+"""Advanced indexing against numpy: integer arrays mixed with slices, None and Ellipsis
+(numpy's placement of the broadcast index dims), boolean masks, ``x.at[idx]`` updates
+(duplicates accumulate, out-of-bounds updates drop), take / take_along_axis / nonzero /
+argwhere / flatnonzero, JAX's clamp/fill/drop semantics (pinned values from jax 0.10.2),
+jit == eager, vmap == loops and numerical gradients."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import tinyxla as jax
+import tinyxla.numpy as jnp
+from tinyxla import errors
+from tinyxla.test_util import check_grads
+
+XN = np.arange(60, dtype=np.int32).reshape(3, 4, 5)
+MASK = XN % 3 == 0
+
+INDICES = [
+    (np.array([2, 0, 1]),),
+    (np.array([[1, 0], [2, 2]]),),
+    (0, slice(None), np.array([1, 4])),
+    (slice(None), np.array([0, 3]), None, np.array([1, 2])),
+    (None, np.array([1]), slice(None), np.array([0])),
+    (Ellipsis, np.array([0, -1, 4])),
+    (np.array([[1], [0]]), slice(1, None), np.array([3, -1])),
+    (1, slice(None, None, -1), np.array([0, 3])),
+    (slice(None, None, 2), [True, False, True, False]),
+    (np.array([0, 2]), slice(3, 0, -2), 1),
+    (np.array([-1, -3]), np.array([3, 0]), np.array([4, 1])),
+    (MASK,),
+    (MASK[:, :, 0],),
+    (slice(1, None), MASK[0, :, 0]),
+    (np.array([], np.int32),),
+    (np.array([1, 2]), Ellipsis, None),
+]
+
+
+@pytest.mark.parametrize("idx", INDICES, ids=[str(i) for i in range(len(INDICES))])
+def test_getitem_matches_numpy(idx):
+    want = XN[idx]
+    got = np.asarray(jnp.asarray(XN)[idx])
+    assert got.shape == want.shape
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("idx", [i for i in INDICES if not any(
+    np.asarray(e).dtype == np.bool_ for e in i if e is not None and e is not Ellipsis
+    and not isinstance(e, slice))])
+def test_getitem_under_jit_with_traced_indices(idx):
+    arrays = [e for e in idx if isinstance(e, np.ndarray)]
+
+    def f(x, *arrs):
+        it = iter(arrs)
+        return x[tuple(next(it) if isinstance(e, np.ndarray) else e for e in idx)]
+
+    np.testing.assert_array_equal(jax.jit(f)(XN, *arrays), XN[idx])
+
+
+# Pinned from jax 0.10.2: indexing clamps out-of-bounds integers (promise_in_bounds),
+# after wrapping negative ones.
+def test_out_of_bounds_indices_clamp():
+    assert jnp.arange(5)[jnp.array([7, -1, -9])].tolist() == [4, 4, 0]
+    assert jnp.arange(10)[11] == 9
+    x = jnp.arange(12).reshape(3, 4)
+    assert x[jnp.array([5, 0]), jnp.array([-1, 9])].tolist() == [11, 3]
+
+
+def test_boolean_masks():
+    x = jnp.asarray(XN)
+    np.testing.assert_array_equal(x[x > 40], XN[XN > 40])
+    with pytest.raises(IndexError, match="boolean index did not match"):
+        x[np.array([True, False])]
+    with pytest.raises(errors.NonConcreteBooleanIndexError,
+                       match="Array boolean indices must be concrete; got bool\\[3,4,5\\]"):
+        jax.jit(lambda x: x[x > 2])(x)
+    with pytest.raises(errors.NonConcreteBooleanIndexError):
+        jax.jit(lambda x: x.at[x > 2].set(0))(x)
+
+
+def test_index_errors():
+    x = jnp.arange(6)
+    with pytest.raises(TypeError, match="Using a non-tuple sequence for multidimensional"):
+        x[[0, 1]]
+    with pytest.raises(TypeError, match="Indexer must have integer or boolean type"):
+        x[np.array([0.5])]
+    with pytest.raises(IndexError, match="Too many indices"):
+        jnp.zeros((2, 2))[np.array([0]), 0, 1]
+
+
+# ---------------------------------------------------------------------------------------
+# x.at[idx]
+
+AT_INDICES = [
+    np.array([1, 3, 1, 0]),  # duplicates
+    (slice(None), np.array([2, 2, 4])),
+    (np.array([[0], [2]]), slice(1, 3)),
+    (Ellipsis, 1),
+    (slice(None, None, -2), 0),
+    (1, slice(4, 0, -3)),
+    (np.array([True, False, True, True]),),
+]
+
+
+def _np_at(op, x, idx, y):
+    out = x.copy()
+    op.at(out, idx if not isinstance(idx, tuple) else idx, y)
+    return out
+
+
+@pytest.mark.parametrize("idx", AT_INDICES, ids=[str(i) for i in range(len(AT_INDICES))])
+def test_at_updates_match_numpy(idx):
+    xn = np.arange(20, dtype=np.float32).reshape(4, 5) - 7
+    x = jnp.asarray(xn)
+    shape = xn[idx].shape
+    y = np.arange(1, 1 + int(np.prod(shape)), dtype=np.float32).reshape(shape)
+    np.testing.assert_array_equal(x.at[idx].add(y), _np_at(np.add, xn, idx, y))
+    np.testing.assert_array_equal(x.at[idx].subtract(y), _np_at(np.subtract, xn, idx, y))
+    np.testing.assert_array_equal(x.at[idx].multiply(y), _np_at(np.multiply, xn, idx, y))
+    np.testing.assert_array_equal(x.at[idx].min(y), _np_at(np.minimum, xn, idx, y))
+    np.testing.assert_array_equal(x.at[idx].max(y), _np_at(np.maximum, xn, idx, y))
+    np.testing.assert_allclose(x.at[idx].divide(y), _np_at(np.divide, xn, idx, y), rtol=1e-6)
+    np.testing.assert_allclose(x.at[idx].power(2.0), _np_at(np.power, xn, idx, 2.0), rtol=1e-6)
+    want = xn.copy()
+    want[idx] = y  # numpy: the last duplicate wins, as scatter
+    np.testing.assert_array_equal(x.at[idx].set(y), want)
+    np.testing.assert_array_equal(x.at[idx].get(), xn[idx])
+    np.testing.assert_array_equal(x, xn)  # functional: x itself is unchanged
+    f = jax.jit(lambda x, y: (x.at[idx].add(y), x.at[idx].set(y)))
+    np.testing.assert_array_equal(f(x, y)[0], _np_at(np.add, xn, idx, y))
+    np.testing.assert_array_equal(f(x, y)[1], want)
+
+
+def test_at_broadcasts_and_casts_the_values():
+    x = jnp.zeros((3, 4), jnp.int32)
+    assert x.at[1].set(2.7).tolist()[1] == [2, 2, 2, 2]
+    assert x.at[:, 1].add(np.array([1, 2, 3])).tolist() == [[0, 1, 0, 0], [0, 2, 0, 0],
+                                                            [0, 3, 0, 0]]
+    assert x.at[0].set(5).dtype == jnp.int32
+
+
+# Pinned from jax 0.10.2 on CPU.
+def test_at_modes_pinned_from_jax():
+    a = jnp.arange(5.0)
+    assert a.at[jnp.array([1, 7, -1])].add(1).tolist() == [0.0, 2.0, 2.0, 3.0, 5.0]
+    assert a.at[jnp.array([1, 7, -1, -9])].get().tolist() == [1.0, 4.0, 4.0, 0.0]
+    assert a.at[jnp.array([1, 7])].get(fill_value=-1).tolist() == [1.0, 4.0]
+    assert a.at[jnp.array([1, 7])].get(mode="fill", fill_value=-1).tolist() == [1.0, -1.0]
+    assert jnp.arange(5).at[jnp.array([7])].get(mode="fill").tolist() == [-2147483648]
+    assert a.at[2:].divide(2).tolist() == [0.0, 1.0, 1.0, 1.5, 2.0]
+    assert jnp.arange(5).at[::-2].set(jnp.array([10, 20, 30])).tolist() == [30, 1, 20, 3, 10]
+    assert a.at[jnp.array([9])].set(1, mode="clip").tolist() == [0.0, 1.0, 2.0, 3.0, 1.0]
+    assert a.at[-1].set(9, wrap_negative_indices=False).tolist() == [0.0, 1.0, 2.0, 3.0, 4.0]
+    assert a.at[jnp.array([-1])].get(wrap_negative_indices=False, mode="fill").tolist()[0] != \
+        a.at[jnp.array([-1])].get().tolist()[0]
+
+
+def test_at_apply():
+    a = jnp.arange(5.0)
+    assert a.at[jnp.array([1, 3])].apply(lambda v: v * 10).tolist() == [0, 10, 2, 30, 4]
+    assert jax.jit(lambda a: a.at[2:].apply(jnp.sin))(a).tolist() == \
+        pytest.approx([0, 1, np.sin(2), np.sin(3), np.sin(4)], rel=1e-6)
+
+
+def test_at_in_a_jitted_loop_updates_in_place():
+    """A jitted ``x.at[i].set(v)`` on a donated x writes into x's memory."""
+    f = jax.jit(lambda x, i, v: x.at[i].set(v), donate_argnums=0)
+    x = jnp.zeros(1000) + 0
+    x.block_until_ready()
+    before = x.unsafe_buffer_pointer()
+    for i in range(3):
+        x = f(x, i, float(i + 1))
+        x.block_until_ready()
+    assert x.unsafe_buffer_pointer() == before
+    assert x[:4].tolist() == [1.0, 2.0, 3.0, 0.0]
+
+
+# ---------------------------------------------------------------------------------------
+# take, take_along_axis, nonzero and friends
+
+def test_take():
+    a = np.arange(12.0, dtype=np.float32).reshape(3, 4)
+    i = np.array([[0, 3], [-1, 2]])
+    np.testing.assert_array_equal(jnp.take(a, i), np.take(a, i))
+    np.testing.assert_array_equal(jnp.take(a, i, axis=1), np.take(a, i, axis=1))
+    np.testing.assert_array_equal(jnp.take(a, i, axis=0, mode="clip"),
+                                  np.take(a, np.clip(i, 0, 2), axis=0))
+    np.testing.assert_array_equal(jnp.take(a, np.array([5, -7]), axis=1, mode="wrap"),
+                                  np.take(a, np.array([5, -7]), axis=1, mode="wrap"))
+    # Pinned from jax 0.10.2: the default "fill" mode gives NaN out of bounds.
+    np.testing.assert_array_equal(jnp.take(jnp.array([1.0, 2.0, 3.0]), jnp.array([5, -1, -4])),
+                                  [np.nan, 3.0, np.nan])
+    np.testing.assert_array_equal(jnp.take(jnp.array([1.0, 2.0, 3.0]), jnp.array([5, -1, -4]),
+                                           mode="clip"), [3.0, 1.0, 1.0])
+    np.testing.assert_array_equal(jax.jit(lambda a, i: jnp.take(a, i, axis=1))(a, i),
+                                  np.take(a, i, axis=1))
+    with pytest.raises(ValueError, match="Invalid mode 'bad' for np.take"):
+        jnp.take(a, i, mode="bad")
+
+
+def test_take_along_axis():
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((3, 4, 5)).astype(np.float32)
+    for axis in (0, 1, -1):
+        i = np.argsort(x, axis=axis)
+        np.testing.assert_array_equal(jnp.take_along_axis(x, i, axis), np.take_along_axis(x, i, axis))
+    i = np.argmin(x, axis=1)[:, None]
+    np.testing.assert_array_equal(jnp.take_along_axis(x, i, 1), np.take_along_axis(x, i, 1))
+    # Broadcast in the other dims, as numpy.
+    np.testing.assert_array_equal(jnp.take_along_axis(x, i[:1], 1), np.take_along_axis(x, np.broadcast_to(i[:1], (3, 1, 5)), 1))
+    np.testing.assert_array_equal(jnp.take_along_axis(x[0, 0], np.array([4, -1]), None),
+                                  x[0, 0, [4, -1]])
+    # Pinned from jax 0.10.2: out of bounds fills.
+    np.testing.assert_array_equal(
+        jnp.take_along_axis(jnp.array([1.0, 2.0, 3.0]), jnp.array([5, -1]), 0), [np.nan, 3.0])
+    with pytest.raises(ValueError, match="indices and arr must have the same number"):
+        jnp.take_along_axis(x, np.zeros(2, np.int32), 0)
+
+
+def test_nonzero_argwhere_flatnonzero_where():
+    a = np.array([[0, 3, 0], [4, 0, 5]])
+    for got, want in zip(jnp.nonzero(a), np.nonzero(a)):
+        np.testing.assert_array_equal(got, want)
+    for got, want in zip(jnp.where(a), np.where(a)):
+        np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(jnp.argwhere(a), np.argwhere(a))
+    np.testing.assert_array_equal(jnp.argwhere(a, size=5, fill_value=-1),
+                                  np.concatenate([np.argwhere(a), -np.ones((2, 2), int)]))
+    np.testing.assert_array_equal(jnp.flatnonzero(a), np.flatnonzero(a))
+    np.testing.assert_array_equal(jnp.argwhere(jnp.float32(2.0)), np.argwhere(2.0))
+
+
+# ---------------------------------------------------------------------------------------
+# Transformations
+
+def test_grads(x64):
+    x = np.random.default_rng(1).standard_normal((4, 5))
+    i = np.array([3, 0, 3])
+    check_grads(lambda x: x[i, 1:4] * 2, (x,), 2, modes=["fwd", "rev"])
+    check_grads(lambda x: x[:, np.array([[4], [0]])], (x,), 2, modes=["fwd", "rev"])
+    check_grads(lambda x, y: jnp.asarray(x).at[i].add(y), (x, np.ones((3, 5))), 2, modes=["fwd", "rev"])
+    check_grads(lambda x, y: jnp.asarray(x).at[i, 2].set(y), (x, np.arange(3.0)), 2, modes=["fwd", "rev"])
+    check_grads(lambda x, y: jnp.asarray(x).at[1:3].multiply(y), (x, x[:2] + 1), 2, modes=["fwd", "rev"])
+    order = np.argsort(x, 1)
+    check_grads(lambda x: jnp.take_along_axis(x, order, 1), (x,), 2, modes=["fwd", "rev"])
+    # Duplicates accumulate in the gradient of a gather.
+    g = jax.grad(lambda x: x[i].sum())(x)
+    np.testing.assert_array_equal(g[:, 0], [1, 0, 0, 2])
+
+
+@pytest.fixture
+def x64():
+    prev = jax.config.jax_enable_x64
+    jax.config.update("jax_enable_x64", True)
+    yield
+    jax.config.update("jax_enable_x64", prev)
+
+
+def test_vmap_matches_loops():
+    x = np.arange(60.0, dtype=np.float32).reshape(3, 4, 5)
+    i = np.array([[0, 2], [3, 3], [1, -1]])
+
+    def loop(f, *args):
+        return np.stack([np.asarray(f(*a)) for a in zip(*args)])
+
+    f = lambda x, i: jnp.asarray(x)[i, 1:]
+    np.testing.assert_array_equal(jax.vmap(f)(x, i), loop(f, x, i))
+    g = lambda x, i: jnp.asarray(x).at[i].add(1.0)
+    np.testing.assert_array_equal(jax.vmap(g)(x, i), loop(g, x, i))
+    h = lambda x, i: jnp.take(x, i, axis=1)
+    np.testing.assert_array_equal(jax.vmap(h)(x, i), loop(h, x, i))
+    np.testing.assert_array_equal(jax.vmap(f, (None, 0))(x[0], i), loop(f, [x[0]] * 3, i))
+
+
+@pytest.mark.parametrize("size", [1, 4, 9])
+def test_nonzero_with_size_under_jit(size):
+    rng = np.random.default_rng(size)
+    for a in (rng.integers(0, 3, (3, 5)) * (rng.random((3, 5)) < 0.4), np.zeros((2, 3), int),
+              np.ones(7, bool)):
+        want = jnp.nonzero(a, size=size, fill_value=-1)  # eager: numpy on the host
+        got = jax.jit(lambda a: jnp.nonzero(a, size=size, fill_value=-1))(a)
+        for g, w in zip(got, want):
+            np.testing.assert_array_equal(g, w)
+        np.testing.assert_array_equal(jax.jit(lambda a: jnp.argwhere(a, size=size))(a),
+                                      jnp.argwhere(a, size=size))
+        np.testing.assert_array_equal(jax.jit(lambda a: jnp.flatnonzero(a, size=size))(a),
+                                      jnp.flatnonzero(a, size=size))
+    with pytest.raises(errors.ConcretizationTypeError,
+                       match="The size argument of jnp.nonzero must be statically specified"):
+        jax.jit(jnp.nonzero)(np.ones(3))
