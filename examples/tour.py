@@ -1,11 +1,14 @@
-"""A short tour of tinyxla: eager jax.numpy on asynchronous C++ arrays, jit, grad and vmap,
-with timings. (pmap over host-thread devices is not built yet.)"""
+"""A short tour of tinyxla: eager jax.numpy on asynchronous C++ arrays, jit, grad, vmap and
+pmap over host-thread devices, with timings."""
 import time
 
 import numpy as np
 
 import tinyxla as jax
 import tinyxla.numpy as jnp
+from tinyxla import lax
+
+jax.config.update("jax_num_cpu_devices", 2)  # host threads as devices; before first use
 
 
 def timed(label, fn, repeat=5):
@@ -42,9 +45,42 @@ timed("exp on 1e7 float32 (waited)", lambda: jnp.exp(big).block_until_ready())
 timed("sum of 1e7 float32", lambda: big.sum().block_until_ready())
 a = jnp.ones((1024, 1024))
 timed("matmul 1024x1024 float32", lambda: (a @ a).block_until_ready())
+chain_big = jax.jit(lambda x: jnp.tanh(x * 2 + 1) * 0.5 + jnp.exp(-x * x) - jnp.sin(x))
+timed("jit chain on 1e7 float32", lambda: chain_big(big).block_until_ready())
+grad_chain = jax.jit(jax.grad(lambda x: jnp.sum(jnp.tanh(x * 2 + 1) * 0.5 + jnp.exp(-x * x))))
+timed("jit(grad(sum of the chain)) on 1e7", lambda: grad_chain(big).block_until_ready())
+w = jnp.ones(100) / 100
+X = jnp.asarray(np.random.default_rng(1).standard_normal((10_000, 100), dtype=np.float32))
+predict = jax.jit(jax.vmap(lambda v: 0.5 * (jnp.tanh(jnp.dot(w, v) / 2) + 1)))
+timed("jit(vmap(sigmoid(w . x))), 10000 x 100", lambda: predict(X).block_until_ready())
 one = jnp.ones(1)
 n = 20000
 t0 = time.perf_counter()
 for _ in range(n):
     one + 1
 print(f"  {'eager x + 1 on one element':<44s} {1e6 * (time.perf_counter() - t0) / n:9.3f} µs/op")
+add = jax.jit(lambda a, b: a + b)
+add(one, one)
+t0 = time.perf_counter()
+for _ in range(n):
+    add(one, one)
+print(f"  {'jit call of a + b on one element':<44s} {1e6 * (time.perf_counter() - t0) / n:9.3f} µs/call")
+
+print(f"pmap over {jax.local_device_count()} host-thread devices:")
+ndev = jax.local_device_count()
+normalize = jax.pmap(lambda v: v / lax.psum(jnp.sum(v), "i"), axis_name="i")
+shards = normalize(jnp.arange(ndev * 3.0).reshape(ndev, 3))
+print("  x / psum(sum(x)) per device:", shards.tolist(), "on", shards.sharding)
+W = jnp.asarray(np.random.default_rng(2).standard_normal((256, 256), dtype=np.float32) / 16)
+
+
+def layers(h):
+    for _ in range(20):
+        h = jnp.tanh(h @ W)
+    return h
+
+
+batch = jnp.ones((ndev, 256, 256))
+per_device, one_device = jax.pmap(layers), jax.jit(layers)
+timed(f"20 x tanh(h @ W), 256², pmap on {ndev} devices", lambda: per_device(batch).block_until_ready())
+timed(f"the same work on 1 device", lambda: [one_device(batch[i]) for i in range(ndev)][-1].block_until_ready())

@@ -185,9 +185,9 @@ def test_donated_operand_is_updated_in_place():
     f = jax.jit(lambda x, u, i: lax.dynamic_update_slice(x, u, (i,)), donate_argnums=0)
     x = jnp.arange(1000, dtype=jnp.float32) + 0
     x.block_until_ready()
-    before = x._h.buffer_id()
+    before = x.unsafe_buffer_pointer()
     out = f(x, jnp.ones(4), 3)
-    assert out._h.buffer_id() == before
+    assert out.unsafe_buffer_pointer() == before
     want = np.arange(1000, dtype=np.float32)
     want[3:7] = 1
     np.testing.assert_array_equal(out, want)

@@ -114,9 +114,9 @@ def test_donated_argument_becomes_the_output():
     y = jnp.ones(1000) + 0
     x = jnp.arange(1000.0) + 0
     x.block_until_ready()
-    before = x._h.buffer_id()
+    before = x.unsafe_buffer_pointer()
     out = f(x, y)
-    assert out._h.buffer_id() == before
+    assert out.unsafe_buffer_pointer() == before
     np.testing.assert_array_equal(out, np.arange(1000.0) * 2 + 1)
     assert x.is_deleted()
     with pytest.raises(RuntimeError, match=r"Array has been deleted with shape=float32\[1000\]"):

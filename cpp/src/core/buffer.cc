@@ -63,7 +63,8 @@ class Allocator {
       account_locked(cap);
     }
     void* p = nullptr;
-    if (posix_memalign(&p, kAlign, cap) != 0 || p == nullptr) {
+    // madvise needs a page-aligned start: huge blocks start on a huge page.
+    if (posix_memalign(&p, cap >= kHugePage ? kHugePage : kAlign, cap) != 0 || p == nullptr) {
       std::lock_guard<std::mutex> lock(mu_);
       stats_.bytes_in_use -= int64_t(cap);
       throw_oom(nbytes);

@@ -18,14 +18,25 @@
 namespace tinyxla::cpu {
 namespace {
 
-// OpenBLAS runs these sizes on the calling thread alone (its SMP thresholds: 65536 * 4 for
-// gemm's m*n*k, 2304 * 4 for gemv's m*n, 10000 for dot), so a batch of them can be spread
-// over our pool without nesting threads.
+// OpenBLAS runs on the calling thread only (set once, see blas_on_one_thread): large
+// products are split over our pool instead, so that devices running products at the same
+// time share the cores through one pool rather than each waking BLAS threads of its own,
+// and a descheduled thread never holds a fixed share of the work.
+// Batches of gemms below this m*n*k (and all gemvs and dots: memory-bound) are spread over
+// the pool one product per work item; larger gemms are split in blocks of rows.
 constexpr double kGemmSingleThread = 65536.0 * 4;
-constexpr double kGemvSingleThread = 2304.0 * 4;
-constexpr double kDotSingleThread = 8192;
 // Flops worth one pool hand-out.
 constexpr double kParallelWork = 1 << 16;
+// Rows (or columns) per gemm work item: a multiple of OpenBLAS's register blocking.
+constexpr int64_t kGemmBlock = 64;
+
+void blas_on_one_thread() {
+  static const bool done = [] {
+    scipy_openblas_set_num_threads(1);
+    return true;
+  }();
+  (void)done;
+}
 
 // One operand as a batch of rows x cols matrices (element strides; rows/cols may be 1).
 struct View {
@@ -213,10 +224,10 @@ int blas_int(int64_t v) {
   return int(v);
 }
 
-// Runs fn(lhs offset, rhs offset, batch index) over the batch; spread over the pool when
-// `parallel` (each call small enough that BLAS stays on one thread), `work` flops a call.
+// Runs fn(lhs offset, rhs offset, batch index) over the batch, spread over the pool;
+// `work` flops a call.
 template <typename F>
-void for_batch(const View& a, const View& b, int64_t nb, bool parallel, double work, F fn) {
+void for_batch(const View& a, const View& b, int64_t nb, double work, F fn) {
   auto run = [&](int64_t lo, int64_t hi) {
     int64_t ia[64] = {0};
     int64_t rem = lo, oa = 0, ob = 0;
@@ -239,13 +250,65 @@ void for_batch(const View& a, const View& b, int64_t nb, bool parallel, double w
       }
     }
   };
-  if (parallel) parallel_for(nb, std::max<int64_t>(1, int64_t(kParallelWork / work)), run);
-  else run(0, nb);
+  parallel_for(nb, std::max<int64_t>(1, int64_t(kParallelWork / work)), run);
+}
+
+// Element offsets of batch item i in a and b.
+std::pair<int64_t, int64_t> batch_offsets(const View& a, const View& b, int64_t i) {
+  int64_t oa = 0, ob = 0;
+  for (int d = int(a.bshape.size()) - 1; d >= 0; --d) {
+    const int64_t id = i % a.bshape[size_t(d)];
+    i /= a.bshape[size_t(d)];
+    oa += id * a.bstrides[size_t(d)];
+    ob += id * b.bstrides[size_t(d)];
+  }
+  return {oa, ob};
+}
+
+// Large gemms as blocks of kGemmBlock rows of c (or columns, when c is wider than tall),
+// each a single-threaded gemm, over the pool. Few, large items: each gemm call packs its
+// share of b (or a) again.
+template <typename T>
+void blocked_gemm(const View& a, const View& b, int64_t M, int64_t N, int64_t K, int64_t nb,
+                  T* c) {
+  const T* pa = reinterpret_cast<const T*>(a.data);
+  const T* pb = reinterpret_cast<const T*>(b.data);
+  const Layout la = *blas_layout(a), lb = *blas_layout(b);
+  const int lda = blas_int(la.ld), ldb = blas_int(lb.ld), n = blas_int(N), k = blas_int(K);
+  blas_int(M);
+  const bool by_rows = M >= N;
+  const int64_t extent = by_rows ? M : N, blocks = (extent + kGemmBlock - 1) / kGemmBlock;
+  const int64_t units = nb * blocks;
+  const double unit_work = double(kGemmBlock) * double(by_rows ? N : M) * double(K);
+  const int64_t grain = std::max<int64_t>(
+      {1, int64_t(kGemmSingleThread / unit_work), units / (2 * int64_t(pool_size()))});
+  parallel_for(units, grain, [&](int64_t lo, int64_t hi) {
+    // Consecutive blocks of one product go to BLAS as one call.
+    for (int64_t u = lo; u < hi;) {
+      const int64_t i = u / blocks, first = u % blocks;
+      const int64_t last = std::min(blocks, first + (hi - u));
+      const int64_t b0 = first * kGemmBlock, b1 = std::min(extent, last * kGemmBlock);
+      const auto [oa, ob] = batch_offsets(a, b, i);
+      T* ci = c + i * M * N;
+      if (by_rows) {
+        // Rows b0..b1 of a: a row offset in a stored matrix, a column offset in a transposed one.
+        const int64_t off = la.trans == CblasNoTrans ? b0 * la.ld : b0;
+        Blas<T>::gemm(la.trans, lb.trans, int(b1 - b0), n, k, pa + oa + off, lda, pb + ob, ldb,
+                      ci + b0 * N, n);
+      } else {
+        const int64_t off = lb.trans == CblasNoTrans ? b0 : b0 * lb.ld;
+        Blas<T>::gemm(la.trans, lb.trans, blas_int(M), int(b1 - b0), k, pa + oa, lda,
+                      pb + ob + off, ldb, ci + b0, n);
+      }
+      u += last - first;
+    }
+  });
 }
 
 template <typename T>
 void blas_product(const View& a, const View& b, int64_t M, int64_t N, int64_t K, int64_t nb,
                   T* c) {
+  blas_on_one_thread();
   const T* pa = reinterpret_cast<const T*>(a.data);
   const T* pb = reinterpret_cast<const T*>(b.data);
   const int m = blas_int(M), n = blas_int(N), k = blas_int(K);
@@ -253,7 +316,7 @@ void blas_product(const View& a, const View& b, int64_t M, int64_t N, int64_t K,
   const double work = double(M) * double(N) * double(K);
   if (M == 1 && N == 1) {
     const int ia = blas_int(*vec_inc(a)), ib = blas_int(*vec_inc(b));
-    for_batch(a, b, nb, work <= kDotSingleThread, work, [&](int64_t oa, int64_t ob, int64_t i) {
+    for_batch(a, b, nb, work, [&](int64_t oa, int64_t ob, int64_t i) {
       c[i] = Blas<T>::dot(k, pa + oa, ia, pb + ob, ib);
     });
   } else if (N == 1 || M == 1) {
@@ -267,18 +330,20 @@ void blas_product(const View& a, const View& b, int64_t M, int64_t N, int64_t K,
     const int rows = blas_int(mat.rows), cols = blas_int(mat.cols);
     const bool stored_t = l.trans == CblasTrans;
     const CBLAS_TRANSPOSE t = (N == 1) == stored_t ? CblasTrans : CblasNoTrans;
-    for_batch(a, b, nb, work < kGemvSingleThread, work, [&](int64_t oa, int64_t ob, int64_t i) {
+    for_batch(a, b, nb, work, [&](int64_t oa, int64_t ob, int64_t i) {
       const T* mp = pm + (N == 1 ? oa : ob);
       const T* vp = pv + (N == 1 ? ob : oa);
       Blas<T>::gemv(t, stored_t ? cols : rows, stored_t ? rows : cols, mp, ld, vp, inc,
                     c + i * cs);
     });
-  } else {
+  } else if (work <= kGemmSingleThread) {
     const Layout la = *blas_layout(a), lb = *blas_layout(b);
     const int lda = blas_int(la.ld), ldb = blas_int(lb.ld);
-    for_batch(a, b, nb, work <= kGemmSingleThread, work, [&](int64_t oa, int64_t ob, int64_t i) {
+    for_batch(a, b, nb, work, [&](int64_t oa, int64_t ob, int64_t i) {
       Blas<T>::gemm(la.trans, lb.trans, m, n, k, pa + oa, lda, pb + ob, ldb, c + i * cs, n);
     });
+  } else {
+    blocked_gemm(a, b, M, N, K, nb, c);
   }
 }
 

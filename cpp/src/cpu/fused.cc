@@ -80,13 +80,6 @@ void convert_tile(const void* in, void* out, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] = cvt<To>(x[i]);
 }
 
-UnaryTileFn convert_tile_fn(DType from, DType to) {
-  return visit_dtype(from, [&](auto f) {
-    return visit_dtype(to, [&](auto t) -> UnaryTileFn {
-      return &convert_tile<decltype(t), decltype(f)>;
-    });
-  });
-}
 
 // ---- reductions: the policies of cpu::reduce (reduce.cc) over tiles ----
 
@@ -280,36 +273,6 @@ Reducer reducer(ReduceOp op, DType dtype) {
     }
     return Reducer{};
   });
-}
-
-// The reduction as [K1, R, K2]: kept dims before the reduced ones, the reduced ones, kept
-// dims after. False when reduced dims of size > 1 are not contiguous.
-bool reduce_layout(const Shape& shape, const std::vector<int64_t>& axes, int64_t* k1, int64_t* r,
-                   int64_t* k2) {
-  *k1 = *r = *k2 = 1;
-  std::vector<char> reduced(shape.size(), 0);
-  for (int64_t a : axes) reduced[size_t(a)] = 1;
-  if (num_elements(shape) == 0) {  // every output is the identity (or there is none)
-    for (size_t d = 0; d < shape.size(); ++d)
-      if (!reduced[d]) *k1 *= shape[d];
-    *r = 0;
-    return true;
-  }
-  int state = 0;  // 0: in K1, 1: in R, 2: in K2
-  for (size_t d = 0; d < shape.size(); ++d) {
-    if (shape[d] == 1) continue;
-    if (reduced[d]) {
-      if (state == 2) return false;
-      state = 1;
-      *r *= shape[d];
-    } else if (state == 0) {
-      *k1 *= shape[d];
-    } else {
-      state = 2;
-      *k2 *= shape[d];
-    }
-  }
-  return true;
 }
 
 // Pairwise combination of `count` partial arrays of `n` accumulators into parts[0].
@@ -760,6 +723,42 @@ void for_items(int64_t items, int64_t work, const std::function<void(int64_t, in
 }
 
 }  // namespace
+
+bool reduce_layout(const Shape& shape, const std::vector<int64_t>& axes, int64_t* k1, int64_t* r,
+                   int64_t* k2) {
+  *k1 = *r = *k2 = 1;
+  std::vector<char> reduced(shape.size(), 0);
+  for (int64_t a : axes) reduced[size_t(a)] = 1;
+  if (num_elements(shape) == 0) {  // every output is the identity (or there is none)
+    for (size_t d = 0; d < shape.size(); ++d)
+      if (!reduced[d]) *k1 *= shape[d];
+    *r = 0;
+    return true;
+  }
+  int state = 0;  // 0: in K1, 1: in R, 2: in K2
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (shape[d] == 1) continue;
+    if (reduced[d]) {
+      if (state == 2) return false;
+      state = 1;
+      *r *= shape[d];
+    } else if (state == 0) {
+      *k1 *= shape[d];
+    } else {
+      state = 2;
+      *k2 *= shape[d];
+    }
+  }
+  return true;
+}
+
+UnaryTileFn convert_tile_fn(DType from, DType to) {
+  return visit_dtype(from, [&](auto f) {
+    return visit_dtype(to, [&](auto t) -> UnaryTileFn {
+      return &convert_tile<decltype(t), decltype(f)>;
+    });
+  });
+}
 
 bool can_fuse_elementwise(const Node& n, const Graph& g) {
   const DType in = g.type(n.inputs[0]).dtype;

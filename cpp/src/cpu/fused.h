@@ -5,6 +5,7 @@
 #include <memory>
 #include <vector>
 
+#include "elementwise_ops.h"
 #include "tinyxla/array.h"
 #include "tinyxla/graph.h"
 
@@ -16,6 +17,15 @@ bool can_fuse_elementwise(const Node& n, const Graph& g);
 // dtype and the reduced dims (of size > 1) are contiguous once size-1 dims are dropped.
 bool can_fuse_reduce(ReduceOp op, DType dtype, const Shape& operand,
                      const std::vector<int64_t>& axes);
+
+// The tile function of `convert` from `from` to `to` (the semantics of cpu::convert).
+UnaryTileFn convert_tile_fn(DType from, DType to);
+
+// The reduction of `shape` over `axes` as [K1, R, K2]: kept dims before the reduced
+// ones, the reduced ones, kept dims after. False when reduced dims of size > 1 are not
+// contiguous.
+bool reduce_layout(const Shape& shape, const std::vector<int64_t>& axes, int64_t* k1, int64_t* r,
+                   int64_t* k2);
 
 struct Program;
 

@@ -10,6 +10,7 @@
 #include "../runtime/thread_pool.h"
 #include "kernels.h"
 #include "strided.h"
+#include "vmath.h"
 #include "tinyxla/error.h"
 
 namespace tinyxla::cpu {
@@ -129,11 +130,38 @@ inline T from_acc(A a) {
   else return T(a);
 }
 
-// Pairwise reduction of a dense run: L lanes accumulate independently (they vectorise),
-// runs longer than 16 * L split in halves, as numpy's pairwise sum (8 lanes, 128-element
-// leaves: each lane sums at most 16 elements straight there as here).
+// Lane-wise pairwise reduction: leaves of 16 rows of L lanes (each lane sums 16 elements
+// straight, as numpy's pairwise sum: 8 lanes, 128-element leaves) combine lane by lane as a
+// balanced binary tree (a binary counter), and the L lanes as a tree at the end. No
+// recursion and no per-leaf lane tree, so the loads stream at memory speed.
+template <typename Op, typename A, int64_t L>
+struct LaneCascade {
+  A v[64][L];
+  int level[64];
+  int n = 0;
+  void push(A* a) {
+    int l = 0;
+    for (; n > 0 && level[n - 1] == l; ++l) {
+      --n;
+      for (int64_t j = 0; j < L; ++j) a[j] = Op::apply(v[n][j], a[j]);
+    }
+    for (int64_t j = 0; j < L; ++j) v[n][j] = a[j];
+    level[n++] = l;
+  }
+  A result() {
+    A* r = v[n - 1];
+    for (int i = n - 2; i >= 0; --i)
+      for (int64_t j = 0; j < L; ++j) r[j] = Op::apply(v[i][j], r[j]);
+    for (int64_t w = L / 2; w > 0; w /= 2)
+      for (int64_t j = 0; j < w; ++j) r[j] = Op::apply(r[j], r[j + w]);
+    return r[0];
+  }
+};
+
+// A dense run reduced with L lanes that vectorise: pairwise (above) for inexact sums and
+// products, one pass for the rest.
 template <typename Op, typename T, typename A>
-A reduce_dense(const T* p, int64_t n) {
+inline __attribute__((always_inline)) A reduce_dense_body(const T* p, int64_t n) {
   constexpr int64_t L = std::max<int64_t>(4, 128 / int64_t(sizeof(A)));
   if (n < L) {  // short rows: a few chains, no lane tree
     A a[4] = {Op::template identity<A>(), Op::template identity<A>(), Op::template identity<A>(),
@@ -144,13 +172,27 @@ A reduce_dense(const T* p, int64_t n) {
     for (int j = 0; i + j < n; ++j) a[j] = Op::apply(a[j], to_acc<A>(p[i + j]));
     return Op::apply(Op::apply(a[0], a[1]), Op::apply(a[2], a[3]));
   }
-  if (kPairwise<Op, A> && n > 16 * L) {
-    int64_t h = n / 2 / L * L;
-    return Op::apply(reduce_dense<Op, T, A>(p, h), reduce_dense<Op, T, A>(p + h, n - h));
-  }
-  A acc[L];
-  for (int64_t j = 0; j < L; ++j) acc[j] = Op::template identity<A>();
+  alignas(64) A acc[L];
   int64_t i = 0;
+  if constexpr (kPairwise<Op, A>) {
+    constexpr int64_t kRows = 16;
+    LaneCascade<Op, A, L> tree;
+    for (; i + kRows * L <= n; i += kRows * L) {
+      for (int64_t j = 0; j < L; ++j) acc[j] = to_acc<A>(p[i + j]);
+      for (int64_t r = 1; r < kRows; ++r)
+        for (int64_t j = 0; j < L; ++j) acc[j] = Op::apply(acc[j], to_acc<A>(p[i + r * L + j]));
+      tree.push(acc);
+    }
+    if (i < n) {
+      for (int64_t j = 0; j < L; ++j) acc[j] = Op::template identity<A>();
+      for (; i + L <= n; i += L)
+        for (int64_t j = 0; j < L; ++j) acc[j] = Op::apply(acc[j], to_acc<A>(p[i + j]));
+      for (int64_t j = 0; i + j < n; ++j) acc[j] = Op::apply(acc[j], to_acc<A>(p[i + j]));
+      tree.push(acc);
+    }
+    return tree.result();
+  }
+  for (int64_t j = 0; j < L; ++j) acc[j] = Op::template identity<A>();
   if constexpr (kNanLanes<Op, A>) {
     // Float max/min: a plain compare-select plus a NaN flag per lane runs ~1.4x faster
     // than the NaN-sticky select.
@@ -173,6 +215,29 @@ A reduce_dense(const T* p, int64_t n) {
   for (int64_t w = L / 2; w > 0; w /= 2)
     for (int64_t j = 0; j < w; ++j) acc[j] = Op::apply(acc[j], acc[j + w]);
   return acc[0];
+}
+
+template <typename Op, typename T, typename A>
+A reduce_dense_generic(const T* p, int64_t n) {
+  return reduce_dense_body<Op, T, A>(p, n);
+}
+
+// The baseline build moves 16 bytes per instruction, too few to keep up with memory on a
+// long float run; the AVX-512 build of the same lanes and tree (same result, bit for bit)
+// streams at memory speed.
+template <typename Op, typename T, typename A>
+__attribute__((target("avx512f,avx512dq,avx512bw,avx512vl,avx2,fma"))) A reduce_dense_avx512(
+    const T* p, int64_t n) {
+  return reduce_dense_body<Op, T, A>(p, n);
+}
+
+template <typename Op, typename T, typename A>
+A reduce_dense(const T* p, int64_t n) {
+  if constexpr (std::is_floating_point_v<T> && std::is_same_v<T, A>) {
+    static const bool avx512 = vmath::isa_supported(vmath::Isa::Avx512);
+    if (avx512) return reduce_dense_avx512<Op, T, A>(p, n);
+  }
+  return reduce_dense_generic<Op, T, A>(p, n);
 }
 
 // Combines a stream of partial results as a balanced binary tree (a binary counter).

@@ -151,7 +151,12 @@ void bind_graph(py::module_& m) {
         return e.run(std::move(xs), device, donated);
       }, py::arg("args"), py::arg("device"), py::arg("donated"))
       .def("text", &Executable::text)
-      .def_property_readonly("num_kernels", &Executable::num_kernels);
+      .def_property_readonly("num_kernels", &Executable::num_kernels)
+      .def_property_readonly("tier", &Executable::tier)
+      .def("wait_codegen", &Executable::wait_codegen, py::call_guard<py::gil_scoped_release>())
+      .def_property_readonly("codegen_status", &Executable::codegen_status)
+      .def_property_readonly("codegen_source", &Executable::codegen_source)
+      .def_property_readonly("codegen_kernel_runs", &Executable::codegen_kernel_runs);
 
   m.def("compile", [](const B& b, bool simplify, bool fuse) {
     return compile_graph(b.graph(), simplify, fuse);

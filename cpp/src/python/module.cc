@@ -183,7 +183,14 @@ PYBIND11_MODULE(_core, m) {
       .def("wait", &Array::wait, py::call_guard<py::gil_scoped_release>())
       .def("numpy", &to_numpy)
       .def("dlpack", &to_dlpack)
-      .def("buffer_id", [](const Array& a) { return reinterpret_cast<uintptr_t>(a.buffer().get()); });
+      // After the wait: a late donation moves storage between buffers when the graph runs.
+      .def("unsafe_buffer_pointer", [](const Array& a) {
+        {
+          py::gil_scoped_release release;
+          a.wait();
+        }
+        return reinterpret_cast<uintptr_t>(a.data());
+      });
 
   m.def("from_numpy", &from_numpy);
   m.def("scalar", [](py::handle v, int code, int device) {

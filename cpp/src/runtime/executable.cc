@@ -2,8 +2,11 @@
 // one device task, calling kernels directly. Results are allocated up front (they are the
 // futures run() returns); intermediates are dropped after their last use, and a dead
 // dense intermediate nobody else holds becomes the output buffer of an elementwise step.
+#include <atomic>
+#include <mutex>
 #include <string>
 
+#include "../codegen/module.h"
 #include "../cpu/fused.h"
 #include "../cpu/kernels.h"
 #include "../ir/fused_body.h"
@@ -83,6 +86,27 @@ struct Executable::Impl {
   double cost = 0;
   int num_kernels = 0;
 
+  // The upper tier: generated when first needed, then read by runs without a lock.
+  codegen::Mode codegen_mode = codegen::Mode::Off;
+  mutable std::mutex codegen_m;
+  mutable bool generated = false;
+  mutable std::shared_ptr<codegen::Module> module;
+  mutable std::atomic<const codegen::Module*> module_ptr{nullptr};
+  mutable std::atomic<int> runs{0};
+
+  const std::shared_ptr<codegen::Module>& ensure_module() const {
+    std::lock_guard<std::mutex> lock(codegen_m);
+    if (!generated) {
+      module = codegen::Module::generate(graph);
+      generated = true;
+      module_ptr.store(module.get(), std::memory_order_release);
+    }
+    return module;
+  }
+  void start_codegen() const {
+    if (const auto& m = ensure_module()) m->start();
+  }
+
   // The body of the device task.
   void execute(std::vector<Array>& args, const std::vector<Array>& outs, const EventPtr& ev) const {
     for (const Array& a : args)
@@ -160,7 +184,11 @@ struct Executable::Impl {
     ins.reserve(n.inputs.size());
     for (ValueId v : n.inputs) ins.push_back(vals[size_t(v)]);
     switch (step.kind) {
-      case StepKind::Interpreted: step.kernel->run(ins, results); break;
+      case StepKind::Interpreted: {
+        const codegen::Module* m = module_ptr.load(std::memory_order_acquire);
+        if (!m || !m->run(i, ins, results)) step.kernel->run(ins, results);
+        break;
+      }
       case StepKind::Body: run_body(*n.body, ins, results); break;
       default: runtime::run_kernel(n, ins, results); break;
     }
@@ -174,6 +202,32 @@ Executable::~Executable() = default;
 std::string Executable::text() const { return impl_->graph.to_text(); }
 const Graph& Executable::graph() const { return impl_->graph; }
 int Executable::num_kernels() const { return impl_->num_kernels; }
+
+std::string Executable::tier() const {
+  const codegen::Module* m = impl_->module_ptr.load(std::memory_order_acquire);
+  return m && m->loaded() ? "upper" : "base";
+}
+
+void Executable::wait_codegen() const {
+  if (const codegen::Module* m = impl_->module_ptr.load(std::memory_order_acquire)) m->wait();
+}
+
+std::string Executable::codegen_status() const {
+  if (impl_->codegen_mode == codegen::Mode::Off) return "off";
+  std::lock_guard<std::mutex> lock(impl_->codegen_m);
+  if (!impl_->generated) return "pending";
+  return impl_->module ? impl_->module->status() : "none";
+}
+
+int64_t Executable::codegen_kernel_runs() const {
+  const codegen::Module* m = impl_->module_ptr.load(std::memory_order_acquire);
+  return m ? m->runs() : 0;
+}
+
+std::string Executable::codegen_source() const {
+  const auto& m = impl_->ensure_module();
+  return m ? m->source() : "";
+}
 
 std::vector<Array> Executable::run(std::vector<Array> args, int dev,
                                    const std::vector<char>& donated) const {
@@ -230,6 +284,8 @@ std::vector<Array> Executable::run(std::vector<Array> args, int dev,
     }
   }
   if (!computes) return outs;
+  if (impl_->codegen_mode == codegen::Mode::Auto && impl_->runs.fetch_add(1) == 1)
+    impl_->start_codegen();
   std::vector<EventPtr> deps;
   for (const Array& a : args)
     if (!a.is_ready()) deps.push_back(a.event());
@@ -307,6 +363,8 @@ std::shared_ptr<Executable> compile(const Graph& graph, const CompileOptions& op
       impl->output_donors[k].clear();
   }
   impl->graph = std::move(g);
+  impl->codegen_mode = codegen::mode_from_env();
+  if (impl->codegen_mode == codegen::Mode::Eager) impl->start_codegen();
   return std::shared_ptr<Executable>(new Executable(std::move(impl)));
 }
 

@@ -1,11 +1,17 @@
 // parallel_for over a persistent pool with dynamic chunking.
 #include "thread_pool.h"
 
+#include <fcntl.h>
+#include <sched.h>
+#include <unistd.h>
 #include <xmmintrin.h>
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
+#include <cstdlib>
+#include <cstring>
 #include <deque>
 #include <memory>
 #include <mutex>
@@ -16,6 +22,14 @@ namespace tinyxla {
 namespace {
 
 constexpr unsigned kFtzDaz = 0x8040;
+
+// The cores this process may run on (its affinity mask, as a container's cpuset or
+// taskset sets it), not every core of the machine.
+unsigned usable_cores() {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof(set), &set) == 0) return unsigned(CPU_COUNT(&set));
+  return std::thread::hardware_concurrency();
+}
 
 struct Job {
   const std::function<void(int64_t, int64_t)>* fn;
@@ -43,7 +57,7 @@ struct Job {
 class Pool {
  public:
   Pool() {
-    unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+    unsigned hw = std::max(1u, usable_cores());
     for (unsigned i = 1; i < hw; ++i) workers_.emplace_back([this] { loop(); });
     size_ = int(hw);
   }
@@ -108,9 +122,43 @@ class Pool {
   int size_ = 1;
 };
 
+std::atomic<int> busy_devices{0};
+
 Pool& pool() {
   static Pool* p = new Pool();  // never destroyed: threads may outlive static teardown
   return *p;
+}
+
+// Whether some core is idle now. Waking a worker when none is gets the calling thread
+// switched out (its core is where the scheduler puts the woken worker), and on a busy
+// machine another process then holds that core for a time slice: measured 3-10x slower
+// than the caller running alone. The kernel's count of running tasks (the 4th field of
+// /proc/loadavg: running/total, system-wide, the caller included) answers it; it is read
+// at most once a millisecond. Without /proc, assume an idle core.
+bool core_idle(int cores) {
+  static const int fd = ::open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
+  static std::atomic<int64_t> checked_ns{0};  // 0: never
+  static std::atomic<bool> idle{true};
+  if (fd < 0) return true;
+  const int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                          std::chrono::steady_clock::now().time_since_epoch())
+                          .count();
+  const int64_t last = checked_ns.load(std::memory_order_relaxed);
+  if (last != 0 && now - last < 1000000) return idle.load(std::memory_order_relaxed);
+  checked_ns.store(now, std::memory_order_relaxed);
+  char buf[128];
+  const ssize_t len = ::pread(fd, buf, sizeof(buf) - 1, 0);
+  if (len <= 0) return true;
+  buf[len] = 0;
+  // "0.50 0.40 0.30 2/345 6789": skip three fields, read the running count.
+  const char* p = buf;
+  for (int field = 0; field < 3 && p; ++field) {
+    p = std::strchr(p, ' ');
+    if (p) ++p;
+  }
+  const bool now_idle = !p || std::atol(p) < cores;
+  idle.store(now_idle, std::memory_order_relaxed);
+  return now_idle;
 }
 
 }  // namespace
@@ -118,7 +166,9 @@ Pool& pool() {
 void parallel_for(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn) {
   if (n <= 0) return;
   grain = std::max<int64_t>(grain, 1);
-  if (n <= grain || pool().size() == 1) {
+  // Every core already runs a device's task: helpers would only oversubscribe them.
+  if (n <= grain || pool().size() == 1 ||
+      pool().size() <= busy_devices.load(std::memory_order_relaxed) || !core_idle(pool().size())) {
     fn(0, n);
     return;
   }
@@ -126,6 +176,9 @@ void parallel_for(int64_t n, int64_t grain, const std::function<void(int64_t, in
 }
 
 int pool_size() { return pool().size(); }
+
+ScopedDeviceBusy::ScopedDeviceBusy() { busy_devices.fetch_add(1, std::memory_order_relaxed); }
+ScopedDeviceBusy::~ScopedDeviceBusy() { busy_devices.fetch_sub(1, std::memory_order_relaxed); }
 
 ScopedFlushDenormals::ScopedFlushDenormals() : saved_(_mm_getcsr()) { _mm_setcsr(saved_ | kFtzDaz); }
 ScopedFlushDenormals::~ScopedFlushDenormals() { _mm_setcsr(saved_); }

@@ -267,6 +267,26 @@ class Compiled:
     def as_text(self) -> str:
         return self._executable.text()
 
+    @property
+    def tier(self) -> str:
+        """tinyxla only: ``"base"`` or ``"upper"``, the CPU compiler tier now running the
+        fused kernels (``"eager"`` for a function without a graph lowering)."""
+        return self._executable.tier
+
+    @property
+    def codegen_source(self) -> str:
+        """tinyxla only: the C source the upper tier generated for this graph."""
+        return self._executable.codegen_source
+
+    @property
+    def codegen_status(self) -> str:
+        """tinyxla only: the upper tier's build status (see ``TINYXLA_CODEGEN``)."""
+        return self._executable.codegen_status
+
+    def wait_codegen(self) -> None:
+        """tinyxla only: blocks until the upper tier's build of this graph has finished."""
+        self._executable.wait_codegen()
+
     def __call__(self, *args, **kwargs):
         leaves, _ = tree_flatten((args, kwargs))
         return tree_unflatten(self._out_tree, self._executable(leaves))

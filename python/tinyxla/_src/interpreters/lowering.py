@@ -204,12 +204,43 @@ class GraphExecutable:
     def num_kernels(self) -> int:
         return self.executable.num_kernels
 
+    @property
+    def tier(self) -> str:
+        """The CPU compiler tier running the fused kernels: ``"base"`` (the tiled
+        interpreter) or ``"upper"`` (generated C, compiled and loaded); see
+        ``TINYXLA_CODEGEN``."""
+        return self.executable.tier
+
+    @property
+    def codegen_status(self) -> str:
+        """``off``, ``none``, ``pending``, ``building``, ``loaded``, ``cached`` or
+        ``failed: <why>``."""
+        return self.executable.codegen_status
+
+    @property
+    def codegen_source(self) -> str:
+        """The generated C source of the upper tier (for debugging)."""
+        return self.executable.codegen_source
+
+    @property
+    def codegen_kernel_runs(self) -> int:
+        """Fused-kernel runs done by the upper tier's generated code so far."""
+        return self.executable.codegen_kernel_runs
+
+    def wait_codegen(self) -> None:
+        """Blocks until a started upper-tier build has finished (loaded or failed)."""
+        self.executable.wait_codegen()
+
 
 class JaxprExecutable:
     """Runs a closed jaxpr by dispatching each equation eagerly (each op is asynchronous):
     the path of jaxprs holding a primitive without a lowering rule."""
 
     __slots__ = ("closed", "reason")
+    tier = "eager"
+    codegen_status = "none"
+    codegen_source = ""
+    codegen_kernel_runs = 0
 
     def __init__(self, closed: core.ClosedJaxpr, reason: str = ""):
         self.closed = closed
@@ -228,6 +259,9 @@ class JaxprExecutable:
 
     def text(self) -> str:
         return str(self.closed)
+
+    def wait_codegen(self) -> None:
+        """Nothing to wait for: no graph is compiled."""
 
 
 _dump_counter = itertools.count()

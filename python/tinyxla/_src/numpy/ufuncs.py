@@ -19,6 +19,7 @@ import numpy as np
 
 from tinyxla._src import core, dtypes
 from tinyxla._src.array import Array
+from tinyxla._src.core import Tracer
 from tinyxla._src.config import config
 from tinyxla._src.lax import lax
 from tinyxla._src.numpy import promotion
@@ -140,11 +141,19 @@ def _binary(name: str, body: Callable[[Any, Any], Any], kind: str = "plain",
 
     def fn(x: ArrayLike, y: ArrayLike, /) -> Any:
         tx, ty = type(x), type(y)
+        # Tracers take the same paths as Arrays: tracing (vmap at every call) is hot too.
+        # Their weak types must agree, so a jaxpr shows JAX's convert_element_type.
+        traced = False
+        if tx is not Array and isinstance(x, Tracer):
+            tx, traced = Array, True
+        if ty is not Array and isinstance(y, Tracer):
+            ty, traced = Array, True
         if tx is Array:
             if ty is Array:
                 dt = x.dtype
-                if dt is y.dtype and dt in same_ok:
-                    xn, yn = x._h.ndim, y._h.ndim
+                if dt is y.dtype and dt in same_ok and (not traced
+                                                        or x.weak_type == y.weak_type):
+                    xn, yn = x.ndim, y.ndim
                     if xn == yn or not xn or not yn:
                         return body(x, y)
             elif ty is float or ty is int:
@@ -181,7 +190,7 @@ def _unary(name: str, body: Callable[[Any], Any], kind: str = "plain") -> Callab
     fast = _INEXACT if kind == "inexact" else frozenset(dtypes.SUPPORTED_DTYPES)
 
     def fn(x: ArrayLike, /) -> Any:
-        if type(x) is Array and x.dtype in fast:
+        if (type(x) is Array or isinstance(x, Tracer)) and x.dtype in fast:
             return body(x)
         promotion.check_arraylike(name, x)
         promotion.check_jit_args(fn, ("x",), (x,))
@@ -347,8 +356,11 @@ def _logaddexp(x1: Any, x2: Any) -> Any:
         out = lax.add(amax, lax.log1p(lax.exp(delta)))
         return lax.complex(lax.real(out), _wrap_between(lax.imag(out), np.pi))
     delta = lax.sub(x1, x2)
+    # min - max is -|x1 - x2| exactly; unlike abs, its derivative at a tie is 0 (max and
+    # min split it 1/2 each), so d/dx1 there is 1/2 as in JAX's custom JVP rule.
+    neg_abs_delta = lax.sub(lax.min(x1, x2), amax)
     return lax.select_n(lax.ne(delta, delta),
-                        lax.add(amax, lax.log1p(lax.exp(lax.neg(lax.abs(delta))))),
+                        lax.add(amax, lax.log1p(lax.exp(neg_abs_delta))),
                         lax.add(x1, x2))  # NaNs, or infinities of one sign
 
 

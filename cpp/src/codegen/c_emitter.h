@@ -1,0 +1,61 @@
+// The upper tier's source generator: C for a fused body (elementwise ops, optionally
+// ending in float sum/max/min reductions). Cheap ops of plain dtypes become expressions in
+// loops that the C compiler vectorises; every other op calls the base tier's own tile
+// function (through a table the module receives when it is loaded), so elementwise
+// results are bit-identical on both tiers.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tinyxla/graph.h"
+
+namespace tinyxla::codegen {
+
+// How a generated kernel is called: `void symbol(const char* const* in, char* const* out,
+// int64_t begin, int64_t end, int stream)` computes flat elements [begin, end) of the
+// iteration space from inputs (the body's parameters, then the constants passed at run
+// time) into dense outputs; `stream` stores outputs bypassing the caches.
+// A reduce kernel instead is `void symbol(const char* const* in, char* const* out, void*
+// const* acc, int64_t begin, int64_t end, int64_t acc_base)`: it stores its elementwise
+// outputs and folds elements [begin, end) into the accumulator arrays acc[r] (of the
+// reduce's dtype), indexed by output element minus acc_base; the caller splits the range,
+// initialises and combines the accumulators into the reduced outputs.
+struct ReduceInfo {
+  int output;  // the body output the reduce is
+  ReduceOp op;
+  DType dtype;
+};
+
+struct KernelInfo {
+  std::string symbol;
+  std::vector<ReduceInfo> reduces;  // empty for an elementwise kernel
+  int64_t k1 = 1, r = 1, k2 = 1;    // a reduce kernel's layout (see cpu::reduce_layout)
+  int64_t size = 0;  // elements in the iteration space
+  int64_t tile = 0;  // elements per tile (chunks of the range are tile-aligned)
+  int cost = 1;      // cost units per element, as the base tier counts them
+  std::vector<Array> runtime_constants;  // inputs after the parameters
+  std::vector<Strides> param_strides;    // the element strides the kernel reads inputs with
+};
+
+// The table of functions the generated code calls; index 0 is the streaming copy.
+struct FunctionTable {
+  std::vector<void*> fns;
+  int add(void* fn);  // the index of `fn`, added once
+};
+
+// Appends the C definition of a kernel named `symbol` for `body` to `source`; false (and
+// nothing appended) when the body has no elements, more than `max_ops` ops, or
+// reduces other than sum/max/min of one float32/float64 dtype. Parameter i
+// is read with the element strides `param_strides[i]` (row-major, or a broadcast's
+// zeros); the caller checks the arrays it passes have them.
+bool emit_kernel(const Graph& body, const std::vector<Strides>& param_strides,
+                 const std::string& symbol, int max_ops, FunctionTable& table, std::string& source,
+                 KernelInfo& info);
+
+// The declarations every generated module starts with; the module then defines
+// `static void* tx_fn[]` of the table's size and `void tx_init(void* const* fns)` that
+// copies the table into it (the library's own storage: a library loaded twice shares it).
+std::string module_prelude();
+
+}  // namespace tinyxla::codegen

@@ -1,0 +1,309 @@
+// The upper tier's modules (see module.h): generation, the background builder thread,
+// loading and the kernels' run-time entry.
+#include "module.h"
+
+#include <dlfcn.h>
+#include <emmintrin.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <limits>
+#include <thread>
+
+#include "../runtime/thread_pool.h"
+#include "toolchain.h"
+
+namespace tinyxla::codegen {
+namespace {
+
+constexpr int kMaxKernels = 64;     // larger graphs keep their other nodes on the base tier
+constexpr int kMaxOpsPerKernel = 256;
+constexpr int64_t kSerial = 1 << 15;           // element-ops below which a run stays on one thread
+constexpr size_t kStreamBytes = size_t(16) << 20;  // outputs from which stores bypass the caches
+
+// Copies with non-temporal stores (the base tier's choice for large outputs).
+void stream_copy(void* dst_, const void* src_, size_t bytes) {
+  char* dst = static_cast<char*>(dst_);
+  const char* src = static_cast<const char*>(src_);
+  size_t i = 0;
+  if (reinterpret_cast<uintptr_t>(dst) % 16 == 0) {
+    for (; i + 64 <= bytes; i += 64) {
+      const __m128i* s = reinterpret_cast<const __m128i*>(src + i);
+      __m128i* d = reinterpret_cast<__m128i*>(dst + i);
+      _mm_stream_si128(d, _mm_loadu_si128(s));
+      _mm_stream_si128(d + 1, _mm_loadu_si128(s + 1));
+      _mm_stream_si128(d + 2, _mm_loadu_si128(s + 2));
+      _mm_stream_si128(d + 3, _mm_loadu_si128(s + 3));
+    }
+  }
+  std::memcpy(dst + i, src + i, bytes - i);
+}
+
+constexpr int64_t kPiece = 1 << 16;  // elements per reduction work item
+constexpr int64_t kMaxPieces = 256;
+
+using KernelFn = void (*)(const char* const*, char* const*, int64_t, int64_t, int);
+using ReduceFn = void (*)(const char* const*, char* const*, void* const*, int64_t, int64_t, int64_t);
+
+template <typename T>
+T reduce_identity(ReduceOp op) {
+  if (op == ReduceOp::sum) return T(0);
+  const T inf = std::numeric_limits<T>::infinity();
+  return op == ReduceOp::max ? -inf : inf;
+}
+template <typename T>
+T reduce_fold(ReduceOp op, T x, T y) {  // a NaN wins, as in the base tier
+  if (op == ReduceOp::sum) return x + y;
+  if (op == ReduceOp::max) return (y > x || y != y) ? y : x;
+  return (y < x || y != y) ? y : x;
+}
+
+// Runs a reduce kernel: the range splits into pieces fixed by the size alone (results do
+// not depend on the number of threads), each folding into its own accumulators over the
+// outputs it touches; pieces then combine in order into the outputs.
+template <typename T>
+void run_reduce_typed(const KernelInfo& info, ReduceFn fn, const std::vector<const char*>& in,
+                      const std::vector<Array>& outputs) {
+  std::vector<char*> out;
+  for (const Array& a : outputs) out.push_back(a.mutable_data());
+  const int64_t N = info.size, RK = info.r * info.k2, K2 = info.k2, M = info.k1 * info.k2;
+  const int64_t pieces = std::clamp<int64_t>((N + kPiece - 1) / kPiece, 1, kMaxPieces);
+  const int64_t len = (N + pieces - 1) / pieces;
+  const size_t nr = info.reduces.size();
+  std::vector<int64_t> lo(static_cast<size_t>(pieces)), hi(static_cast<size_t>(pieces));
+  std::vector<std::vector<T>> acc(size_t(pieces) * nr);
+  auto piece = [&](int64_t pb, int64_t pe) {
+    for (int64_t p = pb; p < pe; ++p) {
+      const int64_t b = p * len, e = std::min(N, b + len);
+      if (b >= e) continue;
+      lo[size_t(p)] = (b / RK) * K2;
+      hi[size_t(p)] = ((e - 1) / RK) * K2 + K2;
+      std::vector<void*> ptrs;
+      for (size_t r = 0; r < nr; ++r) {
+        std::vector<T>& a = acc[size_t(p) * nr + r];
+        a.assign(size_t(hi[size_t(p)] - lo[size_t(p)]), reduce_identity<T>(info.reduces[r].op));
+        ptrs.push_back(a.data());
+      }
+      fn(in.data(), out.data(), ptrs.data(), b, e, lo[size_t(p)]);
+    }
+  };
+  if (N * info.cost < kSerial) piece(0, pieces);
+  else parallel_for(pieces, 1, piece);
+  for (size_t r = 0; r < nr; ++r) {
+    const ReduceOp op = info.reduces[r].op;
+    T* out = reinterpret_cast<T*>(outputs[size_t(info.reduces[r].output)].mutable_data());
+    std::fill(out, out + M, reduce_identity<T>(op));
+    for (int64_t p = 0; p < pieces; ++p) {
+      const std::vector<T>& a = acc[size_t(p) * nr + r];
+      for (size_t j = 0; j < a.size(); ++j) out[lo[size_t(p)] + int64_t(j)] = reduce_fold(op, out[lo[size_t(p)] + int64_t(j)], a[j]);
+    }
+  }
+}
+
+bool file_exists(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0;
+}
+
+}  // namespace
+
+Mode mode_from_env() {
+  const char* v = std::getenv("TINYXLA_CODEGEN");
+  if (!v || !*v || std::strcmp(v, "auto") == 0) return Mode::Auto;
+  if (std::strcmp(v, "0") == 0) return Mode::Off;
+  return Mode::Eager;
+}
+
+// One thread builds modules in order: a build takes a core for a while, and on a small
+// machine two at once would starve the running program.
+class Builder {
+ public:
+  static Builder& get() {
+    static Builder* b = new Builder();  // never destroyed: its thread may outlive statics
+    return *b;
+  }
+  void push(std::weak_ptr<Module> m) {
+    std::lock_guard<std::mutex> lock(m_);
+    queue_.push_back(std::move(m));
+    if (!started_) {
+      started_ = true;
+      std::thread([this] { loop(); }).detach();
+    }
+    cv_.notify_one();
+  }
+
+ private:
+  void loop() {
+    for (;;) {
+      std::weak_ptr<Module> next;
+      {
+        std::unique_lock<std::mutex> lock(m_);
+        cv_.wait(lock, [&] { return !queue_.empty(); });
+        next = std::move(queue_.front());
+        queue_.pop_front();
+      }
+      if (auto m = next.lock()) m->build();
+    }
+  }
+  std::mutex m_;
+  std::condition_variable cv_;
+  std::deque<std::weak_ptr<Module>> queue_;
+  bool started_ = false;
+};
+
+std::shared_ptr<Module> Module::generate(const Graph& graph) {
+  std::shared_ptr<Module> m(new Module());
+  m->table_.add(reinterpret_cast<void*>(&stream_copy));
+  m->kernel_of_node_.assign(size_t(graph.num_nodes()), -1);
+  std::string kernels;
+  for (int i = 0; i < graph.num_nodes() && int(m->kernels_.size()) < kMaxKernels; ++i) {
+    const Node& n = graph.node(i);
+    if (n.kind != OpKind::fused) continue;
+    KernelInfo info;
+    // Inputs are dense, except views of broadcast_in_dim (stride 0 on the new dims) over an
+    // operand that is dense at run time (checked by run()).
+    for (ValueId v : n.inputs) {
+      const Node& d = graph.node(graph.defining_node(v));
+      const Shape& shape = graph.type(v).shape;
+      if (d.kind == OpKind::broadcast_in_dim) {
+        const Shape& from = graph.type(d.inputs[0]).shape;
+        const Strides dense = row_major_strides(from);
+        Strides s(shape.size(), 0);
+        for (size_t j = 0; j < d.axes.size(); ++j)
+          s[size_t(d.axes[j])] = from[j] == 1 ? 0 : dense[j];
+        info.param_strides.push_back(s);
+      } else {
+        info.param_strides.push_back(row_major_strides(shape));
+      }
+    }
+    if (!emit_kernel(*n.body, info.param_strides, "tx_kernel" + std::to_string(i),
+                     kMaxOpsPerKernel, m->table_, kernels, info))
+      continue;
+    m->kernel_of_node_[size_t(i)] = int(m->kernels_.size());
+    m->kernels_.push_back(std::move(info));
+  }
+  if (m->kernels_.empty()) return nullptr;
+  const std::string n = std::to_string(m->table_.fns.size());
+  m->source_ = module_prelude() + "static void* tx_fn[" + n + "];\n" + kernels +
+               "void tx_init(void* const* fns) { for (int i = 0; i < " + n +
+               "; ++i) tx_fn[i] = fns[i]; }\n";
+  m->fns_.reset(new std::atomic<void*>[m->kernels_.size()]);
+  for (size_t k = 0; k < m->kernels_.size(); ++k) m->fns_[k].store(nullptr);
+  return m;
+}
+
+Module::~Module() {
+  if (handle_) dlclose(handle_);
+}
+
+void Module::start() {
+  {
+    std::lock_guard<std::mutex> lock(m_);
+    if (state_ != State::Pending) return;
+    state_ = State::Queued;
+    status_ = "building";
+  }
+  Builder::get().push(weak_from_this());
+}
+
+void Module::wait() const {
+  std::unique_lock<std::mutex> lock(m_);
+  cv_.wait(lock, [&] { return state_ != State::Queued; });
+}
+
+std::string Module::status() const {
+  std::lock_guard<std::mutex> lock(m_);
+  return status_;
+}
+
+void Module::build() {
+  std::string outcome;
+  const std::string compiler = find_compiler();
+  if (compiler.empty()) {
+    outcome = "failed: no C compiler found";
+  } else {
+    const std::string so = cache_dir() + "/" + cache_key(source_, compiler) + ".so";
+    outcome = "cached";
+    if (!file_exists(so)) {
+      const std::string why = build_shared_library(compiler, source_, so);
+      outcome = why.empty() ? "loaded" : "failed: " + why;
+    }
+    if (outcome[0] != 'f') {
+      void* h = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
+      auto init = h ? reinterpret_cast<void (*)(void* const*)>(dlsym(h, "tx_init")) : nullptr;
+      std::vector<void*> fns;
+      for (const KernelInfo& k : kernels_)
+        if (h) fns.push_back(dlsym(h, k.symbol.c_str()));
+      if (!init || std::count(fns.begin(), fns.end(), nullptr)) {
+        const char* err = dlerror();
+        outcome = std::string("failed: cannot load ") + so + (err ? std::string(": ") + err : "");
+        if (h) dlclose(h);
+      } else {
+        init(table_.fns.data());
+        handle_ = h;
+        // Running executions finish on the kernel they started with.
+        for (size_t k = 0; k < fns.size(); ++k) fns_[k].store(fns[k], std::memory_order_release);
+        loaded_.store(true, std::memory_order_release);
+      }
+    }
+  }
+  std::lock_guard<std::mutex> lock(m_);
+  state_ = State::Done;
+  status_ = outcome;
+  cv_.notify_all();
+}
+
+bool Module::run(int node, const std::vector<Array>& inputs, const std::vector<Array>& outputs) const {
+  if (size_t(node) >= kernel_of_node_.size()) return false;
+  const int k = kernel_of_node_[size_t(node)];
+  if (k < 0) return false;
+  void* const sym = fns_[size_t(k)].load(std::memory_order_acquire);
+  if (!sym) return false;
+  const KernelInfo& info = kernels_[size_t(k)];
+  std::vector<const char*> in;
+  in.reserve(inputs.size() + info.runtime_constants.size());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const Array& a = inputs[i];
+    for (size_t d = 0; d < a.shape().size(); ++d)
+      if (a.shape()[d] != 1 && a.strides()[d] != info.param_strides[i][d]) return false;
+    in.push_back(a.data());
+  }
+  for (const Array& a : info.runtime_constants) {
+    if (!a.is_contiguous()) return false;
+    in.push_back(a.data());
+  }
+  if (!info.reduces.empty()) {
+    // The reduces of a kernel share one dtype (emit_kernel checks).
+    const auto rfn = reinterpret_cast<ReduceFn>(sym);
+    if (info.reduces[0].dtype == DType::F32) run_reduce_typed<float>(info, rfn, in, outputs);
+    else run_reduce_typed<double>(info, rfn, in, outputs);
+    runs_.fetch_add(1, std::memory_order_relaxed);
+    return true;
+  }
+  const auto fn = reinterpret_cast<KernelFn>(sym);
+  std::vector<char*> out;
+  size_t out_bytes = 0;
+  for (const Array& a : outputs) {
+    out.push_back(a.mutable_data());
+    out_bytes += a.nbytes();
+  }
+  const int stream = out_bytes >= kStreamBytes;
+  const int64_t N = info.size, T = info.tile, tiles = (N + T - 1) / T;
+  auto chunk = [&](int64_t tb, int64_t te) {
+    fn(in.data(), out.data(), tb * T, std::min(N, te * T), stream);
+    if (stream) _mm_sfence();  // streamed stores are visible before the chunk counts done
+  };
+  if (N * info.cost < kSerial) {
+    chunk(0, tiles);
+  } else {
+    const int64_t grain = std::max<int64_t>(1, std::clamp<int64_t>((1 << 16) / info.cost, 4096, 1 << 16) / T);
+    parallel_for(tiles, grain, chunk);
+  }
+  runs_.fetch_add(1, std::memory_order_relaxed);
+  return true;
+}
+
+}  // namespace tinyxla::codegen

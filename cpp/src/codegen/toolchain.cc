@@ -1,0 +1,230 @@
+// The system compiler for the upper tier (see toolchain.h). The child runs in its own
+// process group so that a timeout or the exit of this process kills the driver and the
+// compiler proper (cc1) it started.
+#include "toolchain.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <set>
+#include <sstream>
+#include <thread>
+#include <vector>
+
+extern char** environ;
+
+namespace tinyxla::codegen {
+namespace {
+
+std::string env(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? std::string(v) : std::string();
+}
+
+// Process groups of running compilers, killed at exit.
+std::mutex& children_mutex() {
+  static std::mutex m;
+  return m;
+}
+std::set<pid_t>& children() {
+  static auto* s = new std::set<pid_t>();  // never destroyed: used by the exit handler
+  return *s;
+}
+void kill_children_at_exit() {
+  std::lock_guard<std::mutex> lock(children_mutex());
+  for (pid_t pid : children()) kill(-pid, SIGKILL);
+}
+
+uint64_t fnv1a(const std::string& s, uint64_t h = 1469598103934665603ull) {
+  for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
+  return h;
+}
+
+// The CPU's model and feature flags: -march=native resolves to these.
+const std::string& cpu_description() {
+  static const std::string desc = [] {
+    std::ifstream f("/proc/cpuinfo");
+    std::string line, model, flags;
+    while (std::getline(f, line)) {
+      if (model.empty() && line.rfind("model name", 0) == 0) model = line;
+      if (flags.empty() && (line.rfind("flags", 0) == 0 || line.rfind("Features", 0) == 0)) flags = line;
+      if (!model.empty() && !flags.empty()) break;
+    }
+    return model + "\n" + flags;
+  }();
+  return desc;
+}
+
+bool executable_file(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && access(path.c_str(), X_OK) == 0;
+}
+
+int timeout_seconds() {
+  const std::string t = env("TINYXLA_CODEGEN_TIMEOUT");
+  const int s = t.empty() ? 0 : std::atoi(t.c_str());
+  return s > 0 ? s : 120;
+}
+
+// Runs argv[0] with stdout and stderr into `log_path`, in its own process group; kills
+// the group after the timeout. Returns the wait status, or -1 when it could not start
+// and -2 when it timed out.
+int run_child(std::vector<std::string> args, const std::string& log_path) {
+  static std::once_flag registered;
+  std::call_once(registered, [] { std::atexit(kill_children_at_exit); });
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&attr, 0);
+  pid_t pid = 0;
+  int rc;
+  {
+    std::lock_guard<std::mutex> lock(children_mutex());
+    rc = posix_spawn(&pid, argv[0], &actions, &attr, argv.data(), environ);
+    if (rc == 0) children().insert(pid);
+  }
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attr);
+  if (rc != 0) return -1;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_seconds());
+  int status = 0;
+  bool timed_out = false;
+  while (waitpid(pid, &status, WNOHANG) == 0) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      kill(-pid, SIGKILL);
+      waitpid(pid, &status, 0);
+      timed_out = true;
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  {
+    std::lock_guard<std::mutex> lock(children_mutex());
+    children().erase(pid);
+  }
+  return timed_out ? -2 : status;
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream f(path);
+  std::stringstream text;
+  text << f.rdbuf();
+  return text.str();
+}
+
+// mkdir -p
+void make_dirs(const std::string& dir) {
+  for (size_t i = 1; i <= dir.size(); ++i)
+    if (i == dir.size() || dir[i] == '/') mkdir(dir.substr(0, i).c_str(), 0755);
+}
+
+// The first line of `compiler --version` (run once per compiler).
+std::string compiler_version(const std::string& compiler) {
+  static std::mutex m;
+  static std::map<std::string, std::string> versions;
+  std::lock_guard<std::mutex> lock(m);
+  auto it = versions.find(compiler);
+  if (it != versions.end()) return it->second;
+  make_dirs(cache_dir());
+  const std::string log = cache_dir() + "/version" + std::to_string(getpid()) + ".txt";
+  std::string line = run_child({compiler, "--version"}, log) == 0 ? read_file(log) : "";
+  std::remove(log.c_str());
+  line = line.substr(0, line.find('\n'));
+  versions[compiler] = line;
+  return line;
+}
+
+}  // namespace
+
+std::string find_compiler() {
+  std::string cc = env("TINYXLA_CC");
+  if (cc.empty()) cc = env("CC");
+  if (cc.empty()) cc = "cc";
+  if (cc.find('/') != std::string::npos) return executable_file(cc) ? cc : "";
+  std::stringstream path(env("PATH"));
+  std::string dir;
+  while (std::getline(path, dir, ':'))
+    if (!dir.empty() && executable_file(dir + "/" + cc)) return dir + "/" + cc;
+  return "";
+}
+
+const char* compile_flags() {
+  return "-O3 -march=native -ffp-contract=off -fno-math-errno -fPIC -shared -w";
+}
+
+std::string cache_dir() {
+  std::string d = env("TINYXLA_CACHE_DIR");
+  if (!d.empty()) return d;
+  d = env("XDG_CACHE_HOME");
+  if (!d.empty()) return d + "/tinyxla/codegen";
+  return env("HOME").empty() ? "/tmp/tinyxla-codegen" : env("HOME") + "/.cache/tinyxla/codegen";
+}
+
+std::string cache_key(const std::string& source, const std::string& compiler) {
+  uint64_t h = fnv1a(source);
+  h = fnv1a(compiler, h);
+  h = fnv1a(compiler_version(compiler), h);
+  h = fnv1a(compile_flags(), h);
+  h = fnv1a(cpu_description(), h);
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
+std::string build_shared_library(const std::string& compiler, const std::string& source,
+                                 const std::string& so_path) {
+  const std::string dir = so_path.substr(0, so_path.rfind('/'));
+  make_dirs(dir);
+  static std::atomic<int> counter{0};
+  const std::string stem = so_path + ".tmp" + std::to_string(getpid()) + "_" + std::to_string(counter++);
+  const std::string c_path = stem + ".c", tmp_so = stem + ".so", log_path = stem + ".log";
+  {
+    std::ofstream f(c_path);
+    f << source;
+    if (!f) return "cannot write " + c_path;
+  }
+  std::vector<std::string> args{compiler};
+  std::stringstream flags(compile_flags());
+  for (std::string f; flags >> f;) args.push_back(f);
+  for (const char* a : {"-o", tmp_so.c_str(), c_path.c_str()}) args.push_back(a);
+  const int status = run_child(std::move(args), log_path);
+  auto cleanup = [&] {
+    std::remove(c_path.c_str());
+    std::remove(tmp_so.c_str());
+    std::remove(log_path.c_str());
+  };
+  if (status == -1) {
+    cleanup();
+    return "cannot run " + compiler;
+  }
+  std::string why;
+  if (status == -2) {
+    why = "the compiler timed out";
+  } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    why = "the compiler failed: " + read_file(log_path).substr(0, 2000);
+  } else if (std::rename(tmp_so.c_str(), so_path.c_str()) != 0) {
+    why = "cannot write " + so_path;
+  }
+  cleanup();
+  return why;
+}
+
+}  // namespace tinyxla::codegen

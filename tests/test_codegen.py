@@ -1,0 +1,310 @@
+"""The two-tier CPU compiler: the upper tier (generated C, compiled by the system compiler
+and swapped in) gives the base tier's answers, its disk cache, the TINYXLA_CODEGEN modes,
+and the fallbacks (no compiler, a failing or hanging compiler)."""
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+import tinyxla as jax
+import tinyxla.numpy as jnp
+
+pytestmark = pytest.mark.skipif(shutil.which("cc") is None and not os.environ.get("CC"),
+                                reason="no C compiler")
+
+
+@pytest.fixture(autouse=True)
+def cache_dir(tmp_path, monkeypatch):
+    d = tmp_path / "codegen-cache"
+    monkeypatch.setenv("TINYXLA_CACHE_DIR", str(d))
+    monkeypatch.delenv("TINYXLA_CC", raising=False)
+    return d
+
+
+@pytest.fixture(autouse=True)
+def x64():
+    prev = jax.config.jax_enable_x64
+    jax.config.update("jax_enable_x64", True)  # float64 and int64 stay what they say
+    yield
+    jax.config.update("jax_enable_x64", prev)
+
+
+def _compile(fn, args, mode, monkeypatch):
+    """A fresh executable of ``fn`` (a new function object: nothing is shared with other
+    compiles) under ``TINYXLA_CODEGEN=mode``."""
+    monkeypatch.setenv("TINYXLA_CODEGEN", mode)
+    return jax.jit(lambda *a: fn(*a)).lower(*args).compile()
+
+
+def _both_tiers(fn, args, monkeypatch, expect_upper=True):
+    base = _compile(fn, args, "0", monkeypatch)
+    upper = _compile(fn, args, "1", monkeypatch)
+    upper.wait_codegen()
+    assert base.tier == "base" and base.codegen_status == "off"
+    assert upper.codegen_status in ("loaded", "cached"), upper.codegen_status
+    assert upper.tier == "upper"
+    before = upper._executable.codegen_kernel_runs
+    result = upper(*args)
+    jax.block_until_ready(result)
+    # Generated code ran (a body it does not cover, or a non-dense input, takes the base tier).
+    assert upper._executable.codegen_kernel_runs > before or not expect_upper
+    return base(*args), result
+
+
+def _assert_same(a, b):
+    for x, y in zip(jax.tree_util.tree_leaves(a), jax.tree_util.tree_leaves(b)):
+        x, y = np.asarray(x), np.asarray(y)
+        assert x.dtype == y.dtype and x.shape == y.shape
+        # Both tiers compute with the same functions and no FMA contraction: bit equality.
+        np.testing.assert_array_equal(x.view(np.uint8), y.view(np.uint8))
+
+
+def _special(dtype, shape, seed):
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal(shape).astype(np.float32) * 3
+    flat = x.reshape(-1)
+    flat[:6] = [np.nan, np.inf, -np.inf, 0.0, -0.0, 1e-30][:flat.size]
+    return jnp.asarray(x).astype(dtype)
+
+
+FLOAT_DTYPES = [jnp.float32, jnp.float64, jnp.float16, jnp.bfloat16]
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+def test_float_ops_same_on_both_tiers(dtype, monkeypatch):
+    x, y = _special(dtype, (67, 33), 0), _special(dtype, (67, 33), 1)
+
+    def f(x, y):
+        return (x + y, x - y * 2, x * y / (y + 3), jnp.maximum(x, y), jnp.minimum(x, -y),
+                jnp.abs(x) - x, -x, jnp.tanh(x * 2 + 1) * 0.5 + jnp.exp(-x * x) - jnp.sin(x),
+                jnp.log(jnp.abs(x) + 1) + jnp.sqrt(jnp.abs(y)), jnp.where(x > y, x, y * 3),
+                (x < y) & (x != 0), jnp.cos(x) ** 2 + jnp.floor(y), jnp.clip(x, -1, 1) + y,
+                jax.lax.logistic(x) + jnp.arctan2(x, y), (x * 3).astype(jnp.int32),
+                (x + 1).astype(jnp.float32), jnp.square(x) + 1 / (y + 10))
+
+    _assert_same(*_both_tiers(f, (x, y), monkeypatch))
+
+
+@pytest.mark.parametrize("dtype", [jnp.int32, jnp.int8, jnp.uint32, jnp.int64])
+def test_integer_ops_same_on_both_tiers(dtype, monkeypatch):
+    rng = np.random.default_rng(2)
+    info = np.iinfo(np.dtype(dtype))
+    x = jnp.asarray(rng.integers(info.min, info.max, (40, 50), dtype=np.dtype(dtype)))
+    y = jnp.asarray(rng.integers(1, 100, (40, 50), dtype=np.dtype(dtype)))
+
+    def f(x, y):
+        return (x + y, x * y - y, -x, jnp.maximum(x, y), jnp.minimum(x, y * 2), x // y, x % y,
+                (x & y) | (x ^ 7), (x > y) | (x == y), jnp.where(x < y, x, y),
+                (x + y).astype(jnp.float32) * 0.5, (x * 3).astype(jnp.int16), x << 3)
+
+    _assert_same(*_both_tiers(f, (x, y), monkeypatch))
+
+
+def test_broadcasts_and_bool_same_on_both_tiers(monkeypatch):
+    rng = np.random.default_rng(3)
+    x = jnp.asarray(rng.standard_normal((300, 17)).astype(np.float32))
+    row = jnp.asarray(rng.standard_normal((17,)).astype(np.float32))
+    col = jnp.asarray(rng.standard_normal((300, 1)).astype(np.float32))
+    s = jnp.float32(2.5)
+
+    def f(x, row, col, s):
+        m = (x > row) ^ (x < col)
+        return (x * row + col, (x - row) / (col + 5), jnp.where(m, x, s), ~m,
+                jnp.exp(x - row) * s, m.astype(jnp.float32) + row)
+
+    _assert_same(*_both_tiers(f, (x, row, col, s), monkeypatch))
+
+
+def test_large_parallel_and_streamed_same_on_both_tiers(monkeypatch):
+    x = jnp.asarray(np.random.default_rng(4).standard_normal(5_000_001).astype(np.float32))
+
+    def f(x):
+        return jnp.tanh(x * 2 + 1) * 0.5 + jnp.exp(-x * x) - jnp.sin(x)
+
+    base, upper = _both_tiers(f, (x,), monkeypatch)
+    _assert_same(base, upper)
+    h = np.asarray(x)
+    np.testing.assert_allclose(np.asarray(upper), np.tanh(h * 2 + 1) * 0.5 + np.exp(-h * h) - np.sin(h),
+                               rtol=2e-6, atol=2e-6)
+
+
+def test_non_dense_inputs_fall_back(monkeypatch):
+    x = jnp.asarray(np.random.default_rng(5).standard_normal((64, 48)).astype(np.float32))
+
+    def f(x):
+        return jnp.exp(x.T * 2) + 1  # a transposed view feeds the fused kernel
+
+    base, upper = _both_tiers(f, (x,), monkeypatch, expect_upper=False)
+    _assert_same(base, upper)
+    np.testing.assert_allclose(np.asarray(upper), np.exp(np.asarray(x).T * 2) + 1, rtol=1e-6)
+
+
+def test_generated_source_is_c_with_the_kernels(monkeypatch):
+    x = jnp.ones((1000,), jnp.float32)
+    c = _compile(lambda x: jnp.sin(x) * 2 + x, (x,), "0", monkeypatch)
+    src = c.codegen_source
+    assert "void tx_init(" in src and "void tx_kernel" in src
+    assert c.codegen_status == "off" and c.tier == "base"
+
+
+def test_cache_hit(cache_dir, monkeypatch):
+    x = jnp.asarray(np.linspace(-3, 3, 4096, dtype=np.float32))
+    fn = lambda x: jnp.exp(x) * 3 - x  # noqa: E731
+    first = _compile(fn, (x,), "1", monkeypatch)
+    first.wait_codegen()
+    assert first.codegen_status == "loaded"
+    assert len(list(cache_dir.glob("*.so"))) == 1
+    second = _compile(fn, (x,), "1", monkeypatch)
+    second.wait_codegen()
+    assert second.codegen_status == "cached" and second.tier == "upper"
+    _assert_same(first(x), second(x))
+    # The key covers the source: another function is another module.
+    third = _compile(lambda x: jnp.exp(x) * 4 - x, (x,), "1", monkeypatch)
+    third.wait_codegen()
+    assert third.codegen_status == "loaded"
+    assert len(list(cache_dir.glob("*.so"))) == 2
+    # ... and so does the compiler (named by another path here).
+    monkeypatch.setenv("TINYXLA_CC", os.path.realpath(shutil.which("cc")))
+    fourth = _compile(fn, (x,), "1", monkeypatch)
+    fourth.wait_codegen()
+    assert fourth.codegen_status == "loaded"
+    assert len(list(cache_dir.glob("*.so"))) == 3
+
+
+def test_auto_mode_compiles_on_second_run(monkeypatch):
+    x = jnp.asarray(np.linspace(-3, 3, 1000, dtype=np.float32))
+    c = _compile(lambda x: jnp.cos(x) * x + 1, (x,), "auto", monkeypatch)
+    first = c(x)
+    assert c.codegen_status == "pending" and c.tier == "base"
+    second = c(x)
+    c.wait_codegen()
+    assert c.codegen_status == "loaded" and c.tier == "upper"
+    _assert_same(first, second)
+    _assert_same(first, c(x))
+
+
+def test_mode_off_never_compiles(cache_dir, monkeypatch):
+    x = jnp.ones((100,), jnp.float32)
+    c = _compile(lambda x: jnp.exp(x) + 2, (x,), "0", monkeypatch)
+    for _ in range(3):
+        c(x)
+    c.wait_codegen()
+    assert c.tier == "base" and c.codegen_status == "off"
+    assert not cache_dir.exists() or not list(cache_dir.glob("*.so"))
+
+
+def test_missing_compiler_stays_on_base_tier(monkeypatch):
+    monkeypatch.setenv("TINYXLA_CC", "/nonexistent/cc")
+    x = jnp.asarray(np.linspace(-3, 3, 1000, dtype=np.float32))
+    c = _compile(lambda x: jnp.exp(x) - 1, (x,), "1", monkeypatch)
+    c.wait_codegen()
+    assert c.tier == "base" and c.codegen_status == "failed: no C compiler found"
+    np.testing.assert_allclose(np.asarray(c(x)), np.expm1(np.asarray(x)), rtol=1e-5, atol=1e-6)
+
+
+def test_failing_compiler_stays_on_base_tier(monkeypatch):
+    monkeypatch.setenv("TINYXLA_CC", shutil.which("false") or "/bin/false")
+    x = jnp.asarray(np.linspace(-3, 3, 1000, dtype=np.float32))
+    c = _compile(lambda x: jnp.exp(x) + 5, (x,), "1", monkeypatch)
+    c.wait_codegen()
+    assert c.tier == "base" and c.codegen_status.startswith("failed: the compiler failed")
+    np.testing.assert_allclose(np.asarray(c(x)), np.exp(np.asarray(x)) + 5, rtol=1e-6)
+
+
+def test_hanging_compiler_is_killed(tmp_path, monkeypatch):
+    pidfile = tmp_path / "pid"
+    script = tmp_path / "slowcc"
+    # A driver that starts a child (as cc starts cc1) and hangs.
+    script.write_text(f"#!/bin/sh\nsleep 60 &\necho $! > {pidfile}\nwait\n")
+    script.chmod(0o755)
+    monkeypatch.setenv("TINYXLA_CC", str(script))
+    monkeypatch.setenv("TINYXLA_CODEGEN_TIMEOUT", "1")
+    x = jnp.ones((100,), jnp.float32)
+    c = _compile(lambda x: jnp.sin(x) + 7, (x,), "1", monkeypatch)
+    c.wait_codegen()
+    assert c.tier == "base" and c.codegen_status == "failed: the compiler timed out"
+    child = int(pidfile.read_text())
+    for _ in range(100):  # the kill is asynchronous to the reaping of the grandchild
+        try:
+            os.kill(child, 0)
+        except ProcessLookupError:
+            break
+        with open(f"/proc/{child}/stat") as f:
+            if f.read().split()[2] == "Z":  # killed, waiting for init to reap it
+                break
+        time.sleep(0.05)
+    else:
+        os.kill(child, signal.SIGKILL)
+        pytest.fail("the compiler's child survived the timeout")
+    np.testing.assert_allclose(np.asarray(c(x)), np.sin(1.0) + 7, rtol=1e-6)
+
+
+def _assert_close(a, b, rtol):
+    for x, y in zip(jax.tree_util.tree_leaves(a), jax.tree_util.tree_leaves(b)):
+        x, y = np.asarray(x), np.asarray(y)
+        assert x.dtype == y.dtype and x.shape == y.shape
+        # Sums fold in another order than the base tier's: equal up to rounding.
+        np.testing.assert_allclose(x, y, rtol=rtol, atol=rtol * np.nanmax(np.abs(x), initial=1))
+
+
+@pytest.mark.parametrize("dtype", [jnp.float32, jnp.float64])
+@pytest.mark.parametrize("shape,axes", [((1000,), 0), ((37, 200), 1), ((300, 16), 0),
+                                        ((5, 40, 7), 1), ((3, 1, 50_000), (1, 2)),
+                                        ((2_000_000,), 0), ((10, 6000), 0)])
+def test_reductions_close_on_both_tiers(dtype, shape, axes, monkeypatch):
+    rng = np.random.default_rng(6)
+    x = jnp.asarray(rng.standard_normal(shape)).astype(dtype)
+
+    def f(x):
+        y = jnp.exp(-x * x) * 2 + x
+        return y.sum(axes), jnp.max(y * 3, axes), jnp.min(jnp.sin(x), axes)
+
+    base, upper = _both_tiers(f, (x,), monkeypatch)
+    _assert_close(base, upper, 1e-5 if dtype == jnp.float32 else 1e-12)
+    h = np.asarray(x).astype(np.float64)
+    np.testing.assert_allclose(np.asarray(upper[0]), (np.exp(-h * h) * 2 + h).sum(axes),
+                               rtol=1e-4, atol=1e-3 * np.sqrt(h.size))
+
+
+def test_reductions_nan_and_norm(monkeypatch):
+    x = np.random.default_rng(7).standard_normal((1000, 10)).astype(np.float32)
+    x[3, 4] = np.nan
+    xs = jnp.asarray(x)
+    base, upper = _both_tiers(lambda x: (jnp.max(x, 0), jnp.min(x, 0), x.sum(0)), (xs,),
+                              monkeypatch)
+    _assert_close(base, upper, 1e-5)
+    assert np.isnan(np.asarray(upper[0])[4]) and np.isnan(np.asarray(upper[1])[4])
+    norm = lambda X: (X - X.mean(0)) / X.std(0)  # noqa: E731
+    clean = jnp.asarray(np.nan_to_num(x))
+    base, upper = _both_tiers(norm, (clean,), monkeypatch)
+    _assert_close(base, upper, 1e-5)
+
+
+def test_compiler_killed_at_exit(tmp_path):
+    pidfile = tmp_path / "pid"
+    script = tmp_path / "slowcc"
+    script.write_text(f"#!/bin/sh\nsleep 60 &\necho $! > {pidfile}\nwait\n")
+    script.chmod(0o755)
+    program = ("import time, tinyxla as jax, tinyxla.numpy as jnp\n"
+               "c = jax.jit(lambda x: jnp.cos(x) + 3).lower(jnp.ones(8)).compile()\n"
+               f"while not __import__('os').path.exists({str(pidfile)!r}): time.sleep(0.01)\n")
+    env = dict(os.environ, TINYXLA_CC=str(script), TINYXLA_CODEGEN="1",
+               TINYXLA_CODEGEN_TIMEOUT="100", TINYXLA_CACHE_DIR=str(tmp_path / "cache"))
+    subprocess.run([sys.executable, "-c", program], env=env, timeout=60, check=True)
+    child = int(pidfile.read_text())
+    for _ in range(100):
+        try:
+            with open(f"/proc/{child}/stat") as f:
+                if f.read().split()[2] == "Z":
+                    break
+        except FileNotFoundError:
+            break
+        time.sleep(0.05)
+    else:
+        os.kill(child, signal.SIGKILL)
+        pytest.fail("the compiler's child outlived the process")
