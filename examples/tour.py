@@ -6,6 +6,9 @@ import numpy as np
 
 import tinyxla as jax
 import tinyxla.numpy as jnp
+from tinyxla import lax
+
+jax.config.update("jax_num_cpu_devices", 2)  # host threads as devices; before first use
 
 
 def timed(label, fn, repeat=5):
@@ -62,3 +65,22 @@ t0 = time.perf_counter()
 for _ in range(n):
     add(one, one)
 print(f"  {'jit call of a + b on one element':<44s} {1e6 * (time.perf_counter() - t0) / n:9.3f} µs/call")
+
+print(f"pmap over {jax.local_device_count()} host-thread devices:")
+ndev = jax.local_device_count()
+normalize = jax.pmap(lambda v: v / lax.psum(jnp.sum(v), "i"), axis_name="i")
+shards = normalize(jnp.arange(ndev * 3.0).reshape(ndev, 3))
+print("  x / psum(sum(x)) per device:", shards.tolist(), "on", shards.sharding)
+W = jnp.asarray(np.random.default_rng(2).standard_normal((256, 256), dtype=np.float32) / 16)
+
+
+def layers(h):
+    for _ in range(20):
+        h = jnp.tanh(h @ W)
+    return h
+
+
+batch = jnp.ones((ndev, 256, 256))
+per_device, one_device = jax.pmap(layers), jax.jit(layers)
+timed(f"20 x tanh(h @ W), 256², pmap on {ndev} devices", lambda: per_device(batch).block_until_ready())
+timed(f"the same work on 1 device", lambda: [one_device(batch[i]) for i in range(ndev)][-1].block_until_ready())

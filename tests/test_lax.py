@@ -705,6 +705,20 @@ def test_dot_general(dtype):
     check_close(lax.dot(put(v), put(v)), v.astype(hi) @ v.astype(hi), dtype, 10)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.complex64])
+@pytest.mark.parametrize("trans_a,trans_b", [(False, False), (True, False), (False, True),
+                                             (True, True)])
+def test_large_dot_split_over_pool(dtype, trans_a, trans_b):
+    # Large enough that one product's rows are spread over the thread pool.
+    rng = np.random.RandomState(7)
+    a = rng.randn(150, 130).astype(dtype)
+    b = rng.randn(130, 170).astype(dtype)
+    pa = put(np.ascontiguousarray(a.T)).T if trans_a else put(a)
+    pb = put(np.ascontiguousarray(b.T)).T if trans_b else put(b)
+    np.testing.assert_allclose(lax.dot(pa, pb), a.astype(np.complex128) @ b, rtol=1e-4,
+                               atol=1e-3)
+
+
 def test_dot_preferred_and_mixed():
     i8 = put(np.ones(300, np.int8))
     out = lax.dot(i8, i8, preferred_element_type=np.int32)

@@ -270,3 +270,21 @@ def test_vmap_matches_loops():
     h = lambda x, i: jnp.take(x, i, axis=1)
     np.testing.assert_array_equal(jax.vmap(h)(x, i), loop(h, x, i))
     np.testing.assert_array_equal(jax.vmap(f, (None, 0))(x[0], i), loop(f, [x[0]] * 3, i))
+
+
+@pytest.mark.parametrize("size", [1, 4, 9])
+def test_nonzero_with_size_under_jit(size):
+    rng = np.random.default_rng(size)
+    for a in (rng.integers(0, 3, (3, 5)) * (rng.random((3, 5)) < 0.4), np.zeros((2, 3), int),
+              np.ones(7, bool)):
+        want = jnp.nonzero(a, size=size, fill_value=-1)  # eager: numpy on the host
+        got = jax.jit(lambda a: jnp.nonzero(a, size=size, fill_value=-1))(a)
+        for g, w in zip(got, want):
+            np.testing.assert_array_equal(g, w)
+        np.testing.assert_array_equal(jax.jit(lambda a: jnp.argwhere(a, size=size))(a),
+                                      jnp.argwhere(a, size=size))
+        np.testing.assert_array_equal(jax.jit(lambda a: jnp.flatnonzero(a, size=size))(a),
+                                      jnp.flatnonzero(a, size=size))
+    with pytest.raises(errors.ConcretizationTypeError,
+                       match="The size argument of jnp.nonzero must be statically specified"):
+        jax.jit(jnp.nonzero)(np.ones(3))

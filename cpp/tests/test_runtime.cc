@@ -9,12 +9,15 @@
 #include <cstring>
 #include <exception>
 #include <functional>
+#include <memory>
 #include <mutex>
+#include <set>
 #include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "runtime/thread_pool.h"
 #include "tinyxla/tinyxla.h"
 
 using namespace tinyxla;
@@ -395,6 +398,22 @@ struct Test {
   void (*fn)();
 };
 
+// While device threads occupy every core, parallel_for runs on its caller alone.
+void test_pool_leaves_cores_busy_with_devices() {
+  std::vector<std::unique_ptr<ScopedDeviceBusy>> busy;
+  for (int i = 0; i < pool_size(); ++i) busy.push_back(std::make_unique<ScopedDeviceBusy>());
+  std::mutex mu;
+  std::set<std::thread::id> ids;
+  std::atomic<int64_t> total{0};
+  parallel_for(1 << 16, 1, [&](int64_t lo, int64_t hi) {
+    total += hi - lo;
+    std::lock_guard<std::mutex> lock(mu);
+    ids.insert(std::this_thread::get_id());
+  });
+  CHECK(total == (1 << 16));
+  CHECK(ids.size() == 1 && *ids.begin() == std::this_thread::get_id());
+}
+
 const Test kTests[] = {
     {"buffer_alignment", test_buffer_alignment},
     {"caching_allocator_reuse", test_caching_allocator_reuse},
@@ -411,6 +430,7 @@ const Test kTests[] = {
     {"dot_general", test_dot_general},
     {"long_chain", test_long_chain},
     {"oversized_allocation", test_oversized_allocation},
+    {"pool_leaves_cores_busy_with_devices", test_pool_leaves_cores_busy_with_devices},
 };
 
 std::atomic<const char*> current_test{"startup"};

@@ -1,7 +1,8 @@
 """tinyxla: a JAX-compatible array runtime. ``import tinyxla as jax`` gives the ``jax`` namespace.
 
-What is here so far: ``Array``, the ``numpy``, ``lax``, ``tree_util`` and ``errors`` modules,
-``config``, ``dtypes``, the device functions, ``device_put``/``device_get``,
+What is here so far: ``Array``, the ``numpy``, ``lax``, ``tree_util``, ``errors``, ``nn`` and
+``scipy`` (special, stats.norm) modules, ``config``, ``dtypes``, the device functions,
+``device_put``/``device_get``,
 ``block_until_ready``, ``jit``, ``make_jaxpr``, ``eval_shape`` and ``vmap``.
 """
 from __future__ import annotations
@@ -33,7 +34,9 @@ from tinyxla._src.autodiff import (  # noqa: E402
 from tinyxla._src.checkpoint import checkpoint, remat  # noqa: E402
 from tinyxla._src.custom_derivatives import closure_convert, custom_jvp, custom_vjp  # noqa: E402
 from tinyxla._src.vmap import vmap  # noqa: E402
-from tinyxla import core, errors, lax, numpy, tree, tree_util  # noqa: E402
+from tinyxla._src.interpreters.pmap import pmap  # noqa: E402
+from tinyxla import core, errors, lax, numpy, random, tree, tree_util  # noqa: E402
+from tinyxla import nn, scipy  # noqa: E402
 
 __version__ = "0.1.0"
 

@@ -37,7 +37,8 @@ class Array {
   // Row-major dense from offset: kernels can read it as a flat vector.
   bool is_contiguous() const;
   bool is_ready() const { return event_->is_ready(); }
-  void wait() const { event_->wait(); }
+  // Blocks until the values are computed, running the device's queued work meanwhile.
+  void wait() const;
   // The first element (valid after wait()).
   const char* data() const {
     return static_cast<const char*>(buffer_->data()) + offset_ * int64_t(itemsize(dtype_));

@@ -25,6 +25,10 @@ class Device {
   void submit(std::vector<EventPtr> deps, std::function<void()> task, bool small);
   // Blocks until every task submitted so far has run.
   void synchronize();
+  // Runs this device's queued tasks on the calling thread while `ev` is pending and the
+  // stream is idle: a thread about to wait for a result does the work instead of waiting
+  // for the stream thread to be scheduled (on a busy machine, a time slice later).
+  void help(const Event& ev);
 
  private:
   int id_;

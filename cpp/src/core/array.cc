@@ -3,6 +3,7 @@
 
 #include <cstring>
 
+#include "tinyxla/device.h"
 #include "tinyxla/ops.h"
 
 namespace tinyxla {
@@ -34,6 +35,11 @@ bool Array::is_contiguous() const {
     expect *= shape_[i];
   }
   return true;
+}
+
+void Array::wait() const {
+  if (!event_->is_ready()) tinyxla::device(device_).help(*event_);
+  event_->wait();
 }
 
 void Array::copy_to_host(void* dst) const {

@@ -52,20 +52,32 @@ WindowPlan plan_windows(const Array& x, const Array& indices, const GatherDims& 
   return p;
 }
 
-// The indices as dense int64 (narrower and unsigned types widen exactly).
-Array dense_int64(const Array& indices) {
-  Array out(indices.shape(), DType::I64, indices.device(), Event::ready());
+// The indices as dense int32 or int64, read in place when they already are (other
+// integer types widen to int64 exactly).
+Array dense_indices(const Array& indices) {
+  if ((indices.dtype() == DType::I32 || indices.dtype() == DType::I64) && indices.is_contiguous())
+    return indices;
+  const DType t = indices.dtype() == DType::I32 ? DType::I32 : DType::I64;
+  Array out(indices.shape(), t, indices.device(), Event::ready());
   if (indices.size()) convert(indices, out);
   return out;
 }
 
+// Calls f(rows) with the index rows as a typed pointer.
+template <typename F>
+void with_rows(const Array& dense, F&& f) {
+  if (dense.dtype() == DType::I32) f(reinterpret_cast<const int32_t*>(dense.data()));
+  else f(reinterpret_cast<const int64_t*>(dense.data()));
+}
+
 // The operand start of row `r` (batch position `pos`) into `start`; false when the
 // window does not fit and mode is fill_or_drop.
-bool window_start(const WindowPlan& p, const Shape& x_shape, const int64_t* row,
+template <typename I>
+bool window_start(const WindowPlan& p, const Shape& x_shape, const I* row,
                   const std::vector<int64_t>& pos, IndexMode mode, std::vector<int64_t>& start) {
   for (size_t d = 0; d < x_shape.size(); ++d) {
     int64_t s = 0;
-    if (p.component[d] >= 0) s = row[p.component[d]];
+    if (p.component[d] >= 0) s = int64_t(row[p.component[d]]);
     else if (p.batch_from[d] >= 0) s = pos[size_t(p.batch_from[d])];
     const int64_t room = x_shape[d] - p.extent[d];
     if (s < 0 || s > room) {
@@ -85,31 +97,81 @@ void unravel(int64_t r, const Shape& shape, std::vector<int64_t>& pos) {
   }
 }
 
-// Walks the window (extents `shape`), calling f(src offset, dst offset) in elements.
-template <typename F>
-void for_window(const Shape& shape, const Strides& src, const Strides& dst, F&& f) {
-  const size_t n = shape.size();
-  for (int64_t e : shape)
-    if (e == 0) return;
-  std::vector<int64_t> idx(n, 0);
-  int64_t so = 0, d_off = 0;
-  while (true) {
-    f(so, d_off);
-    size_t i = n;
-    while (i-- > 0) {
-      so += src[i];
-      d_off += dst[i];
-      if (++idx[i] < shape[i]) break;
-      so -= idx[i] * src[i];
-      d_off -= idx[i] * dst[i];
-      idx[i] = 0;
-    }
-    if (i == size_t(-1)) return;
+// Walks a window (extents `shape`), calling f(src offset, dst offset) in elements; the
+// innermost dim is a plain loop and the scratch index lives as long as the walker, so a
+// walk allocates nothing.
+class WindowWalker {
+ public:
+  WindowWalker(Shape shape, Strides src, Strides dst)
+      : shape_(std::move(shape)), src_(std::move(src)), dst_(std::move(dst)),
+        idx_(shape_.size(), 0) {
+    for (int64_t e : shape_) empty_ = empty_ || e == 0;
   }
+
+  template <typename F>
+  void walk(F&& f) {
+    const size_t n = shape_.size();
+    if (empty_) return;
+    if (n == 0) return f(int64_t(0), int64_t(0));
+    const int64_t inner = shape_[n - 1], is = src_[n - 1], id = dst_[n - 1];
+    std::fill(idx_.begin(), idx_.end(), 0);
+    int64_t so = 0, d_off = 0;
+    while (true) {
+      for (int64_t j = 0; j < inner; ++j) f(so + j * is, d_off + j * id);
+      size_t i = n - 1;
+      while (i-- > 0) {
+        so += src_[i];
+        d_off += dst_[i];
+        if (++idx_[i] < shape_[i]) break;
+        so -= idx_[i] * src_[i];
+        d_off -= idx_[i] * dst_[i];
+        idx_[i] = 0;
+      }
+      if (i == size_t(-1)) return;
+    }
+  }
+
+ private:
+  Shape shape_;
+  Strides src_, dst_;
+  std::vector<int64_t> idx_;
+  bool empty_ = false;
+};
+
+// Window starts from the index components alone (no batching dims): per component, its
+// operand dim's stride and room. start() gives the element offset of a row's window.
+struct FastRows {
+  int64_t base = 0;
+  std::vector<int64_t> stride, room;
+
+  template <typename I>
+  bool start(const I* row, IndexMode mode, int64_t* offset) const {
+    int64_t s = base;
+    for (size_t c = 0; c < stride.size(); ++c) {
+      int64_t v = int64_t(row[c]);
+      if (v < 0 || v > room[c]) {
+        if (mode == IndexMode::fill_or_drop) return false;
+        v = v < 0 ? 0 : room[c];
+      }
+      s += v * stride[c];
+    }
+    *offset = s;
+    return true;
+  }
+};
+
+FastRows fast_rows(const WindowPlan& p, const Array& x, const GatherDims& d) {
+  FastRows f;
+  f.base = x.offset();
+  for (int64_t dim : d.start_index_map) {
+    f.stride.push_back(x.strides()[size_t(dim)]);
+    f.room.push_back(x.shape()[size_t(dim)] - p.extent[size_t(dim)]);
+  }
+  return f;
 }
 
-template <size_t kSize>
-void gather_rows(const Array& x, const int64_t* idx, const WindowPlan& p, const GatherDims& d,
+template <size_t kSize, typename I>
+void gather_rows(const Array& x, const I* idx, const WindowPlan& p, const GatherDims& d,
                  IndexMode mode, const char* fill, const Array& out) {
   const Strides out_strides = row_major_strides(out.shape());
   // The result's batch positions (those not in offset_dims) in order.
@@ -128,23 +190,66 @@ void gather_rows(const Array& x, const int64_t* idx, const WindowPlan& p, const 
   const int64_t window = std::max<int64_t>(1, num_elements(wshape));
   const char* base = static_cast<const char*>(x.buffer()->data());
   char* dst_data = out.mutable_data();
+  bool leading = d.operand_batching_dims.empty();
+  for (size_t i = 0; i < batch_pos.size(); ++i) leading = leading && batch_pos[i] == int64_t(i);
+  if (leading) {
+    // The common case (x[idx], take): row r's window is out[r * window ...], and only the
+    // index components move the start.
+    const FastRows f = fast_rows(p, x, d);
+    if (window == 1 && p.k == 1) {  // x[idx] of a vector: one tight loop
+      struct Elem {
+        char b[kSize];
+      };
+      const Elem* from = reinterpret_cast<const Elem*>(base) + f.base;
+      Elem* to = reinterpret_cast<Elem*>(dst_data);
+      Elem filler;
+      std::memcpy(&filler, fill, kSize);
+      const int64_t stride = f.stride[0], room = f.room[0];
+      const bool clip = mode == IndexMode::clip;
+      parallel_for(p.rows, kGrainElements, [&](int64_t b, int64_t e) {
+        for (int64_t r = b; r < e; ++r) {
+          const int64_t v = int64_t(idx[r]);
+          if (v >= 0 && v <= room) to[r] = from[v * stride];
+          else to[r] = clip ? from[(v < 0 ? 0 : room) * stride] : filler;
+        }
+      });
+      return;
+    }
+    parallel_for(p.rows, std::max<int64_t>(1, kGrainElements / window), [&](int64_t b, int64_t e) {
+      WindowWalker walker(wshape, src, dst);
+      for (int64_t r = b; r < e; ++r) {
+        char* to = dst_data + r * window * int64_t(kSize);
+        int64_t s = 0;
+        if (!f.start(idx + r * p.k, mode, &s)) {
+          walker.walk([&](int64_t, int64_t dd) { std::memcpy(to + dd * int64_t(kSize), fill, kSize); });
+        } else if (window == 1) {
+          std::memcpy(to, base + s * int64_t(kSize), kSize);
+        } else {
+          const char* from = base + s * int64_t(kSize);
+          walker.walk([&](int64_t so, int64_t dd) {
+            std::memcpy(to + dd * int64_t(kSize), from + so * int64_t(kSize), kSize);
+          });
+        }
+      }
+    });
+    return;
+  }
   parallel_for(p.rows, std::max<int64_t>(1, kGrainElements / window), [&](int64_t b, int64_t e) {
     std::vector<int64_t> pos(p.batch_shape.size()), start(size_t(x.ndim()));
+    WindowWalker walker(wshape, src, dst);
     for (int64_t r = b; r < e; ++r) {
       unravel(r, p.batch_shape, pos);
       int64_t o = 0;
       for (size_t i = 0; i < pos.size(); ++i) o += pos[i] * out_strides[size_t(batch_pos[i])];
       char* to = dst_data + o * int64_t(kSize);
       if (!window_start(p, x.shape(), idx + r * p.k, pos, mode, start)) {
-        for_window(wshape, src, dst, [&](int64_t, int64_t dd) {
-          std::memcpy(to + dd * int64_t(kSize), fill, kSize);
-        });
+        walker.walk([&](int64_t, int64_t dd) { std::memcpy(to + dd * int64_t(kSize), fill, kSize); });
         continue;
       }
       int64_t s = x.offset();
       for (size_t dim = 0; dim < start.size(); ++dim) s += start[dim] * x.strides()[dim];
       const char* from = base + s * int64_t(kSize);
-      for_window(wshape, src, dst, [&](int64_t so, int64_t dd) {
+      walker.walk([&](int64_t so, int64_t dd) {
         std::memcpy(to + dd * int64_t(kSize), from + so * int64_t(kSize), kSize);
       });
     }
@@ -152,10 +257,10 @@ void gather_rows(const Array& x, const int64_t* idx, const WindowPlan& p, const 
 }
 
 // Combines an update into an element.
-template <typename T>
-T combine(ScatterOp op, T a, T b) {
+template <typename T, ScatterOp op>
+T combine(T a, T b) {
   if constexpr (std::is_same_v<T, half> || std::is_same_v<T, bfloat16>) {
-    const float r = combine<float>(op, to_float(a), to_float(b));
+    const float r = combine<float, op>(to_float(a), to_float(b));
     if constexpr (std::is_same_v<T, half>) return to_half(r);
     else return to_bfloat16(r);
   } else if constexpr (std::is_same_v<T, bool>) {
@@ -195,8 +300,8 @@ T combine(ScatterOp op, T a, T b) {
   }
 }
 
-template <typename T>
-void scatter_rows(ScatterOp op, const Array& updates, const int64_t* idx, const WindowPlan& p,
+template <typename T, ScatterOp op, typename I>
+void scatter_rows(const Array& updates, const I* idx, const WindowPlan& p,
                   const GatherDims& d, IndexMode mode, const Array& out) {
   const Strides out_strides = row_major_strides(out.shape());
   std::vector<int64_t> scatter_pos;  // the updates' dims that are not window dims
@@ -213,7 +318,43 @@ void scatter_rows(ScatterOp op, const Array& updates, const int64_t* idx, const 
   }
   const T* upd = reinterpret_cast<const T*>(updates.data());
   T* o = reinterpret_cast<T*>(out.mutable_data());
+  bool leading = d.operand_batching_dims.empty() && updates.is_contiguous();
+  for (size_t i = 0; i < scatter_pos.size(); ++i) leading = leading && scatter_pos[i] == int64_t(i);
+  if (leading) {
+    // The common case (x.at[idx]): row r's window is updates[r * window ...].
+    FastRows f = fast_rows(p, out, d);
+    f.base = 0;  // `o` already points at out's first element
+    const int64_t window = std::max<int64_t>(1, num_elements(wshape));
+    if (window == 1 && p.k == 1) {  // x.at[idx] of a vector: one tight loop
+      const int64_t stride = f.stride[0], room = f.room[0];
+      const bool clip = mode == IndexMode::clip;
+      for (int64_t r = 0; r < p.rows; ++r) {
+        int64_t v = int64_t(idx[r]);
+        if (v < 0 || v > room) {
+          if (!clip) continue;
+          v = v < 0 ? 0 : room;
+        }
+        T& slot = o[v * stride];
+        slot = combine<T, op>(slot, upd[r]);
+      }
+      return;
+    }
+    WindowWalker walker(wshape, src, dst);
+    for (int64_t r = 0; r < p.rows; ++r) {
+      int64_t t = 0;
+      if (!f.start(idx + r * p.k, mode, &t)) continue;
+      const T* from = upd + r * window;
+      if (window == 1) {
+        o[t] = combine<T, op>(o[t], from[0]);
+      } else {
+        T* to = o + t;
+        walker.walk([&](int64_t so, int64_t dd) { to[dd] = combine<T, op>(to[dd], from[so]); });
+      }
+    }
+    return;
+  }
   std::vector<int64_t> pos(p.batch_shape.size()), start(size_t(out.ndim()));
+  WindowWalker walker(wshape, src, dst);
   for (int64_t r = 0; r < p.rows; ++r) {
     unravel(r, p.batch_shape, pos);
     if (!window_start(p, out.shape(), idx + r * p.k, pos, mode, start)) continue;
@@ -222,13 +363,7 @@ void scatter_rows(ScatterOp op, const Array& updates, const int64_t* idx, const 
     for (size_t dim = 0; dim < start.size(); ++dim) t += start[dim] * out_strides[dim];
     const T* from = upd + u;
     T* to = o + t;
-    if (op == ScatterOp::set) {
-      for_window(wshape, src, dst, [&](int64_t so, int64_t dd) { to[dd] = from[so]; });
-    } else {
-      for_window(wshape, src, dst, [&](int64_t so, int64_t dd) {
-        to[dd] = combine<T>(op, to[dd], from[so]);
-      });
-    }
+    walker.walk([&](int64_t so, int64_t dd) { to[dd] = combine<T, op>(to[dd], from[so]); });
   }
 }
 
@@ -249,15 +384,16 @@ void gather(const Array& x, const Array& indices, const GatherDims& dims,
     for (int64_t i = 0; i < out.size(); ++i) std::memcpy(out.mutable_data() + i * int64_t(elem), fill.data(), elem);
     return;
   }
-  const Array idx = dense_int64(indices);
-  const int64_t* rows = reinterpret_cast<const int64_t*>(idx.data());
-  switch (elem) {
-    case 1: return gather_rows<1>(x, rows, p, dims, mode, fill.data(), out);
-    case 2: return gather_rows<2>(x, rows, p, dims, mode, fill.data(), out);
-    case 4: return gather_rows<4>(x, rows, p, dims, mode, fill.data(), out);
-    case 8: return gather_rows<8>(x, rows, p, dims, mode, fill.data(), out);
-    default: return gather_rows<16>(x, rows, p, dims, mode, fill.data(), out);
-  }
+  const Array idx = dense_indices(indices);
+  with_rows(idx, [&](const auto* rows) {
+    switch (elem) {
+      case 1: return gather_rows<1>(x, rows, p, dims, mode, fill.data(), out);
+      case 2: return gather_rows<2>(x, rows, p, dims, mode, fill.data(), out);
+      case 4: return gather_rows<4>(x, rows, p, dims, mode, fill.data(), out);
+      case 8: return gather_rows<8>(x, rows, p, dims, mode, fill.data(), out);
+      default: return gather_rows<16>(x, rows, p, dims, mode, fill.data(), out);
+    }
+  });
 }
 
 void scatter(ScatterOp op, const Array& x, const Array& indices, const Array& updates,
@@ -270,11 +406,18 @@ void scatter(ScatterOp op, const Array& x, const Array& indices, const Array& up
   WindowPlan p = plan_windows(x, indices, dims);
   for (size_t j = 0; j < p.window_dims.size(); ++j)
     p.extent[size_t(p.window_dims[j])] = updates.shape()[size_t(dims.offset_dims[j])];
-  const Array idx = dense_int64(indices);
-  const int64_t* rows = reinterpret_cast<const int64_t*>(idx.data());
-  visit_dtype(x.dtype(), [&](auto zero) {
-    using T = decltype(zero);
-    scatter_rows<T>(op, updates, rows, p, dims, mode, out);
+  const Array idx = dense_indices(indices);
+  with_rows(idx, [&](const auto* rows) {
+    visit_dtype(x.dtype(), [&](auto zero) {
+      using T = decltype(zero);
+      switch (op) {
+        case ScatterOp::set: return scatter_rows<T, ScatterOp::set>(updates, rows, p, dims, mode, out);
+        case ScatterOp::add: return scatter_rows<T, ScatterOp::add>(updates, rows, p, dims, mode, out);
+        case ScatterOp::mul: return scatter_rows<T, ScatterOp::mul>(updates, rows, p, dims, mode, out);
+        case ScatterOp::min: return scatter_rows<T, ScatterOp::min>(updates, rows, p, dims, mode, out);
+        case ScatterOp::max: return scatter_rows<T, ScatterOp::max>(updates, rows, p, dims, mode, out);
+      }
+    });
   });
 }
 

@@ -43,6 +43,27 @@ class Stream {
     idle_cv_.wait(lock, [&] { return queue_.empty() && !busy_; });
   }
 
+  // Runs queued tasks on the calling thread, in order, while `ev` is pending, no task of
+  // this stream is running and the next one's inputs are ready.
+  void help(const Event& ev) {
+    std::unique_lock<std::mutex> lock(mu_);
+    while (!ev.is_ready() && !busy_ && !queue_.empty()) {
+      for (auto& d : queue_.front().deps)
+        if (!d->is_ready()) return;
+      Task task = std::move(queue_.front());
+      queue_.pop_front();
+      busy_ = true;
+      lock.unlock();
+      {
+        ScopedFlushDenormals ftz;
+        task.fn();
+      }
+      task = Task{};
+      lock.lock();
+      finish_locked();
+    }
+  }
+
  private:
   void loop() {
     set_flush_denormals_for_thread();
@@ -50,7 +71,8 @@ class Stream {
       Task task;
       {
         std::unique_lock<std::mutex> lock(mu_);
-        cv_.wait(lock, [&] { return stop_ || !queue_.empty(); });
+        // busy_: a waiting thread is running one of our tasks (help).
+        cv_.wait(lock, [&] { return stop_ || (!queue_.empty() && !busy_); });
         if (queue_.empty()) return;  // stopping
         task = std::move(queue_.front());
         queue_.pop_front();
@@ -71,14 +93,20 @@ class Stream {
           cv.wait(l, [&] { return done; });
         }
       }
-      task.fn();
-      task = Task{};  // drop the inputs it holds before reporting idle
       {
-        std::lock_guard<std::mutex> lock(mu_);
-        busy_ = false;
-        if (queue_.empty()) idle_cv_.notify_all();
+        ScopedDeviceBusy busy;
+        task.fn();
       }
+      task = Task{};  // drop the inputs it holds before reporting idle
+      std::lock_guard<std::mutex> lock(mu_);
+      finish_locked();
     }
+  }
+
+  void finish_locked() {
+    busy_ = false;
+    if (queue_.empty()) idle_cv_.notify_all();
+    else cv_.notify_one();  // the stream thread may have skipped these while a helper ran
   }
 
   std::mutex mu_;
@@ -102,6 +130,8 @@ void Device::submit(std::vector<EventPtr> deps, std::function<void()> task, bool
 }
 
 void Device::synchronize() { stream_->synchronize(); }
+
+void Device::help(const Event& ev) { stream_->help(ev); }
 
 namespace {
 std::mutex devices_mu;

@@ -2,6 +2,7 @@
 #include "thread_pool.h"
 
 #include <fcntl.h>
+#include <sched.h>
 #include <unistd.h>
 #include <xmmintrin.h>
 
@@ -21,6 +22,14 @@ namespace tinyxla {
 namespace {
 
 constexpr unsigned kFtzDaz = 0x8040;
+
+// The cores this process may run on (its affinity mask, as a container's cpuset or
+// taskset sets it), not every core of the machine.
+unsigned usable_cores() {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof(set), &set) == 0) return unsigned(CPU_COUNT(&set));
+  return std::thread::hardware_concurrency();
+}
 
 struct Job {
   const std::function<void(int64_t, int64_t)>* fn;
@@ -48,7 +57,7 @@ struct Job {
 class Pool {
  public:
   Pool() {
-    unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+    unsigned hw = std::max(1u, usable_cores());
     for (unsigned i = 1; i < hw; ++i) workers_.emplace_back([this] { loop(); });
     size_ = int(hw);
   }
@@ -113,6 +122,8 @@ class Pool {
   int size_ = 1;
 };
 
+std::atomic<int> busy_devices{0};
+
 Pool& pool() {
   static Pool* p = new Pool();  // never destroyed: threads may outlive static teardown
   return *p;
@@ -155,7 +166,9 @@ bool core_idle(int cores) {
 void parallel_for(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn) {
   if (n <= 0) return;
   grain = std::max<int64_t>(grain, 1);
-  if (n <= grain || pool().size() == 1 || !core_idle(pool().size())) {
+  // Every core already runs a device's task: helpers would only oversubscribe them.
+  if (n <= grain || pool().size() == 1 ||
+      pool().size() <= busy_devices.load(std::memory_order_relaxed) || !core_idle(pool().size())) {
     fn(0, n);
     return;
   }
@@ -163,6 +176,9 @@ void parallel_for(int64_t n, int64_t grain, const std::function<void(int64_t, in
 }
 
 int pool_size() { return pool().size(); }
+
+ScopedDeviceBusy::ScopedDeviceBusy() { busy_devices.fetch_add(1, std::memory_order_relaxed); }
+ScopedDeviceBusy::~ScopedDeviceBusy() { busy_devices.fetch_sub(1, std::memory_order_relaxed); }
 
 ScopedFlushDenormals::ScopedFlushDenormals() : saved_(_mm_getcsr()) { _mm_setcsr(saved_ | kFtzDaz); }
 ScopedFlushDenormals::~ScopedFlushDenormals() { _mm_setcsr(saved_); }

@@ -13,6 +13,17 @@ namespace tinyxla {
 void parallel_for(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn);
 int pool_size();  // threads that can work at once, the caller included
 
+// Marks the calling device stream thread as running a task. parallel_for hands work to
+// the pool's workers only while some core is free of busy device threads, so N devices
+// running at once never put more threads than cores to work.
+class ScopedDeviceBusy {
+ public:
+  ScopedDeviceBusy();
+  ~ScopedDeviceBusy();
+  ScopedDeviceBusy(const ScopedDeviceBusy&) = delete;
+  ScopedDeviceBusy& operator=(const ScopedDeviceBusy&) = delete;
+};
+
 // Flush-to-zero / denormals-are-zero, as JAX on CPU; the previous mode is restored on exit.
 class ScopedFlushDenormals {
  public:

@@ -69,16 +69,31 @@ class Array(metaclass=abc.ABCMeta):
     from the handle: it is on every dispatch path), ``weak_type``, ``_committed`` (set by
     ``device_put`` with a device). Build instances with ``_wrap``; the class has no
     public constructor, as in JAX. Differences from JAX: ``.view``, ``.flat`` and the
-    multi-device shard accessors (``addressable_shards``, ``global_shards``) are absent.
+    only sharding is pmap's (the leading axis split over devices).
+
+    A pmap result holds its per-device buffers in ``_shards`` (a
+    ``pmap.ShardedBuffers``) and gets ``_h`` (all of it on one device) on first use.
     """
 
-    __slots__ = ("_h", "dtype", "weak_type", "_committed", "__weakref__")
+    __slots__ = ("_h", "dtype", "weak_type", "_committed", "_shards", "__weakref__")
     __array_priority__ = 100
     __hash__ = None  # type: ignore[assignment]
 
     def __init__(self, *args: Any, **kwargs: Any):
         raise TypeError("tinyxla.Array has no public constructor; use jnp.asarray, "
                         "jnp.array or jax.device_put")
+
+    def __getattr__(self, attr: str) -> Any:
+        # Only reached for unset slots: the gathered value of a pmap result, or no shards.
+        if attr == "_h":
+            sharded = self._shards
+            if sharded is not None:
+                from tinyxla._src.interpreters.pmap import gather_shards
+                h = self._h = gather_shards(sharded)
+                return h
+        elif attr == "_shards":
+            return None
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{attr}'")
 
     # -- metadata, known without waiting --------------------------------------------------
 
@@ -109,27 +124,58 @@ class Array(metaclass=abc.ABCMeta):
 
     @property
     def device(self) -> devices.CpuDevice:
+        if self._shards is not None:  # JAX 0.10 answers a multi-device array's sharding
+            return self.sharding
         return devices._device(self._h.device)
 
     def devices(self) -> set[devices.CpuDevice]:
+        if self._shards is not None:
+            return set(self.sharding.device_set)
         return {devices._device(self._h.device)}
 
     @property
-    def sharding(self) -> devices.SingleDeviceSharding:
+    def sharding(self) -> Any:
+        sharded = self._shards
+        if sharded is not None:
+            return devices.PmapSharding([devices._device(d) for d in sharded.devices],
+                                        (len(sharded.devices), *sharded.handles[0].shape))
         return devices._sharding(self._h.device)
+
+    @property
+    def addressable_shards(self) -> list:
+        """The per-device pieces (``jax.Array.addressable_shards``): one per device of a
+        pmap result (shape ``(1, ...)``), else the whole array."""
+        sharded = self._shards
+        if sharded is None:
+            return [devices.Shard(self.device, (slice(None),) * self.ndim, self)]
+        out = []
+        for i, (h, d) in enumerate(zip(sharded.handles, sharded.devices)):
+            data = _wrap(_core.reshape(h, [1, *h.shape]), self.weak_type, self.dtype)
+            data._committed = True
+            out.append(devices.Shard(devices._device(d),
+                                     (slice(i, i + 1),) + (slice(None),) * len(h.shape), data))
+        return out
+
+    global_shards = addressable_shards
 
     @property
     def committed(self) -> bool:
         return self._committed
 
     is_fully_addressable = property(lambda self: True)
-    is_fully_replicated = property(lambda self: True)
+    is_fully_replicated = property(lambda self: self._shards is None)
 
     # -- synchronisation and lifetime ----------------------------------------------------
 
     def block_until_ready(self) -> "Array":
         """Waits for the value; raises the error of a failed computation. Returns self."""
-        self._h.wait()
+        try:
+            h = _HANDLE.__get__(self)
+        except AttributeError:  # a pmap result not gathered: wait for every shard
+            for h in self._shards.handles:
+                h.wait()
+            return self
+        h.wait()
         return self
 
     def is_ready(self) -> bool:
@@ -153,6 +199,8 @@ class Array(metaclass=abc.ABCMeta):
 
     def addressable_data(self, index: int) -> "Array":
         """The data on the ``index``-th local device: the array itself (one device)."""
+        if self._shards is not None:
+            return self.addressable_shards[index].data
         if index != 0:
             raise IndexError(f"addressable_data index {index} out of range for 1 shard")
         return self
@@ -300,6 +348,9 @@ class _DeletedArray(Array):
 
     def delete(self) -> None:
         pass
+
+    def block_until_ready(self) -> Array:
+        return self._h  # raises: deleted
 
     def is_deleted(self) -> bool:
         return True

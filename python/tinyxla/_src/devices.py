@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from tinyxla import _core
 from tinyxla._src.config import config
 
@@ -94,6 +96,69 @@ class SingleDeviceSharding:
 
     def __repr__(self) -> str:
         return f"SingleDeviceSharding(device={self._device!r}, memory_kind={self._memory_kind})"
+
+
+class PmapSharding:
+    """The placement of a pmap result: index ``i`` of the leading axis on device ``i`` of
+    the map (``jax.sharding.PmapSharding``; JAX 0.10 reports a NamedSharding over a
+    one-axis mesh, which places the shards the same way)."""
+
+    __slots__ = ("_devices", "_shape")
+
+    def __init__(self, devices: list[CpuDevice], global_shape: tuple[int, ...]):
+        self._devices = tuple(devices)
+        self._shape = tuple(global_shape)
+
+    @property
+    def device_set(self) -> set[CpuDevice]:
+        return set(self._devices)
+
+    @property
+    def _device_assignment(self) -> tuple[CpuDevice, ...]:
+        return self._devices
+
+    addressable_devices = device_set
+    devices = property(lambda self: np.array(self._devices, dtype=object))
+    memory_kind = property(lambda self: "device")
+    num_devices = property(lambda self: len(self._devices))
+    is_fully_replicated = property(lambda self: len(self._devices) == 1)
+    is_fully_addressable = property(lambda self: True)
+
+    def shard_shape(self, global_shape: tuple[int, ...]) -> tuple[int, ...]:
+        return (1, *tuple(global_shape)[1:])
+
+    def devices_indices_map(self, global_shape: tuple[int, ...]) -> dict[CpuDevice, tuple]:
+        rest = (slice(None),) * (len(global_shape) - 1)
+        return {d: (slice(i, i + 1), *rest) for i, d in enumerate(self._devices)}
+
+    addressable_devices_indices_map = devices_indices_map
+
+    def __eq__(self, other: Any) -> bool:
+        return isinstance(other, PmapSharding) and other._devices == self._devices
+
+    def __hash__(self) -> int:
+        return hash(self._devices)
+
+    def __repr__(self) -> str:
+        return (f"PmapSharding(device_ids={[d.id for d in self._devices]}, "
+                f"device_platform=CPU, device_shape=({len(self._devices)},))")
+
+
+class Shard:
+    """One device's piece of an array (``jax.Shard``): its device, its index into the
+    global array and its data."""
+
+    __slots__ = ("device", "index", "data", "replica_id")
+
+    def __init__(self, device: CpuDevice, index: tuple, data: Any, replica_id: int = 0):
+        self.device = device
+        self.index = index
+        self.data = data
+        self.replica_id = replica_id
+
+    def __repr__(self) -> str:
+        return (f"Shard(device={self.device!r}, index={self.index}, "
+                f"replica_id={self.replica_id}, data={self.data!r})")
 
 
 # Filled on first use; the runtime fixes its device count at the same moment.

@@ -20,3 +20,7 @@ from tinyxla._src.lax.slicing import (  # noqa: F401
     dynamic_update_slice, dynamic_update_slice_in_dim, dynamic_update_slice_p, gather, gather_p,
     scatter, scatter_add, scatter_add_p, scatter_max, scatter_max_p, scatter_min, scatter_min_p,
     scatter_mul, scatter_mul_p, scatter_p)
+from tinyxla._src.lax.parallel import (  # noqa: F401
+    all_gather, all_gather_p, all_to_all, all_to_all_p, axis_index, axis_index_p, axis_size,
+    pmax, pmax_p, pmean, pmin, pmin_p, ppermute, ppermute_p, pshuffle, psum, psum_p,
+    psum_scatter, reduce_scatter_p)

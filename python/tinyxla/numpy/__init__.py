@@ -41,6 +41,8 @@ from tinyxla._src.numpy.ufuncs import (
     radians, real, reciprocal, remainder, right_shift, rint, round, sign, signbit, sin, sinc,
     sinh, sqrt, square, subtract, tan, tanh, true_divide, trunc)
 
+from tinyxla.numpy import linalg  # noqa: E402
+
 bool = bool_  # noqa: A001 - jnp.bool, as in JAX
 
 # Dtype utilities are JAX's own (numpy's for dtype, with bfloat16 known to issubdtype).

@@ -2234,6 +2234,10 @@ def _dot_general_transpose_lhs(g: Any, x: Any, y: Any, *, dimension_numbers: Any
                       preferred_element_type=preferred_element_type)
     x_bar = transpose(out, tuple(int(i) for i in np.argsort(unsorted_axes)))
     if _dtype(x_bar) != x.aval.dtype:
+        if _dtype(x_bar) in _COMPLEX_DTYPES and x.aval.dtype not in _COMPLEX_DTYPES:
+            # A real operand of a complex product: its cotangent is the real part (as the
+            # transpose of JAX's real-to-complex convert_element_type, without its warning).
+            x_bar = real(x_bar)
         x_bar = _convert_element_type(x_bar, x.aval.dtype, x.aval.weak_type)
     return x_bar
 

@@ -22,8 +22,7 @@ from tinyxla._src.interpreters import ad, batching
 from tinyxla._src.interpreters.lowering import register_lowering
 from tinyxla._src.lax.lax import (
     _colocated, _const, _convert_element_type, _dtype, _operand, _reject, _result, _shape, add,
-    bitwise_and, broadcast_in_dim, broadcasted_iota, canonicalize_shape, clamp, eq, full, ge,
-    lt, pad, reduce_or, reduce_sum, select, sub)
+    broadcast_in_dim, canonicalize_shape, eq, full, lt, select)
 
 
 def _check_start_indices(name: str, start_indices: Sequence[Any]) -> None:
@@ -109,43 +108,33 @@ ad.primitive_transposes[dynamic_slice_p] = _dynamic_slice_transpose
 def _dynamic_slice_batch_rule(vals: Sequence[Any], dims: Sequence[int | None], *,
                               slice_sizes: tuple[int, ...]) -> tuple[Any, int]:
     """Unbatched start indices: one dynamic_slice taking the whole batch axis. Batched
-    ones (JAX makes a gather): the other axes are sliced first, then each such axis picks
-    its window with a one-hot mask."""
+    ones: a gather of one window per member, clamped as dynamic_slice clamps (JAX's
+    rule)."""
     operand, *starts = vals
     operand_bdim, *start_bdims = dims
     size = batching.batch_size(vals, dims)
     operand = batching.bdim_at_front(operand, operand_bdim, size)
     index_dtype = _dtype(starts[0]) if starts else dtypes.int32
-    zero = _convert_element_type(0, index_dtype)
-    sizes = [s if d is None else n
-             for s, d, n in zip(slice_sizes, start_bdims, operand.shape[1:])]
-    out = operand
-    if tuple(sizes) != operand.shape[1:]:  # some unbatched index slices its axis
-        firsts = [i if d is None else zero for i, d in zip(starts, start_bdims)]
-        out = dynamic_slice_p.bind(operand, zero, *firsts, slice_sizes=(size, *sizes))
-    for axis, (i, d, s) in enumerate(zip(starts, start_bdims, slice_sizes)):
-        if d is not None:
-            out = _batched_window(out, axis + 1, batching.moveaxis(i, d, 0), s)
-    return out, 0
+    if all(d is None for d in start_bdims):
+        zero = _convert_element_type(0, index_dtype)
+        return dynamic_slice_p.bind(operand, zero, *starts,
+                                    slice_sizes=(size, *slice_sizes)), 0
+    rank = len(slice_sizes)
+    dnums = GatherDimensionNumbers(offset_dims=tuple(range(1, rank + 1)),
+                                   collapsed_slice_dims=(),
+                                   start_index_map=tuple(range(1, rank + 1)),
+                                   operand_batching_dims=(0,), start_indices_batching_dims=(0,))
+    return gather_p.bind(operand, _batched_starts(starts, start_bdims, size), dimension_numbers=dnums,
+                         slice_sizes=(1, *slice_sizes), unique_indices=False,
+                         indices_are_sorted=False, mode=GatherScatterMode.CLIP,
+                         fill_value=None), 0
 
 
-def _batched_window(x: Any, axis: int, start: Any, size: int) -> Any:
-    """``x[b, ..., start[b]:start[b]+size, ...]`` along ``axis`` for each ``b``, with
-    ``start`` clamped so the window fits, as dynamic_slice clamps."""
-    n, dt = x.shape[axis], _dtype(start)
-    batch = x.shape[0]
-    start = clamp(_convert_element_type(0, dt), start, _convert_element_type(n - size, dt))
-    pos = add(broadcast_in_dim(start, (batch, size), (0,)), broadcasted_iota(dt, (batch, size), 1))
-    mask = eq(broadcast_in_dim(pos, (batch, size, n), (0, 1)),
-              broadcasted_iota(dt, (batch, size, n), 2))
-    moved = batching.moveaxis(x, axis, 1)
-    rest = moved.shape[2:]
-    shape = (batch, size, n, *rest)
-    picked = select(broadcast_in_dim(mask, shape, (0, 1, 2)),
-                    broadcast_in_dim(moved, shape, (0, *range(2, len(shape)))),
-                    full(shape, 0, x.dtype))
-    out = reduce_or(picked, (2,)) if x.dtype == np.bool_ else reduce_sum(picked, (2,))
-    return batching.moveaxis(out, 1, axis)
+def _batched_starts(starts: Sequence[Any], bdims: Sequence[int | None], size: int) -> Any:
+    """The (size, len(starts)) index array of per-member start vectors."""
+    from tinyxla._src.lax.lax import concatenate, reshape
+    cols = [reshape(batching.bdim_at_front(i, d, size), (size, 1)) for i, d in zip(starts, bdims)]
+    return concatenate(cols, 1) if cols else full((size, 0), 0, dtypes.int32)
 
 
 batching.primitive_batchers[dynamic_slice_p] = _dynamic_slice_batch_rule
@@ -219,9 +208,8 @@ ad.primitive_transposes[dynamic_update_slice_p] = _dynamic_update_slice_transpos
 def _dynamic_update_slice_batch_rule(vals: Sequence[Any], dims: Sequence[int | None]
                                      ) -> tuple[Any, int]:
     """Unbatched start indices: one dynamic_update_slice over the whole batch axis.
-    Batched ones (JAX makes a scatter): the update, padded by the room on both sides of
-    each axis, is windowed so that it lands at each member's start, then selected inside
-    the window."""
+    Batched ones: a scatter of one window per member, clamped as dynamic_update_slice
+    clamps (JAX's rule)."""
     operand, update, *starts = vals
     operand_bdim, update_bdim, *start_bdims = dims
     size = batching.batch_size(vals, dims)
@@ -230,25 +218,14 @@ def _dynamic_update_slice_batch_rule(vals: Sequence[Any], dims: Sequence[int | N
     if all(d is None for d in start_bdims):
         zero = _convert_element_type(0, _dtype(starts[0]) if starts else dtypes.int32)
         return dynamic_update_slice_p.bind(operand, update, zero, *starts), 0
-    shape, ushape = operand.shape[1:], update.shape[1:]
-    rooms = [n - s for n, s in zip(shape, ushape)]
-    dt = _dtype(starts[0])
-    starts = [clamp(_convert_element_type(0, dt), batching.bdim_at_front(i, d, size),
-                    _convert_element_type(r, dt))
-              for i, d, r in zip(starts, start_bdims, rooms)]
-    padded = pad(update, _const(update, 0), [(0, 0, 0)] + [(r, r, 0) for r in rooms])
-    windows = [sub(_const(i, r), i) for i, r in zip(starts, rooms)]
-    shifted, _ = _dynamic_slice_batch_rule(
-        (padded, *windows), (0,) * (len(windows) + 1), slice_sizes=shape)
-    full_shape = operand.shape
-    inside = None
-    for axis, (i, s) in enumerate(zip(starts, ushape)):
-        pos = broadcasted_iota(dt, full_shape, axis + 1)
-        lo = broadcast_in_dim(i, full_shape, (0,))
-        hi = add(lo, _const(lo, s))
-        here = bitwise_and(ge(pos, lo), lt(pos, hi))
-        inside = here if inside is None else bitwise_and(inside, here)
-    return select(inside, shifted, operand), 0
+    rank = len(starts)
+    dnums = ScatterDimensionNumbers(update_window_dims=tuple(range(1, rank + 1)),
+                                    inserted_window_dims=(),
+                                    scatter_dims_to_operand_dims=tuple(range(1, rank + 1)),
+                                    operand_batching_dims=(0,), scatter_indices_batching_dims=(0,))
+    return scatter_p.bind(operand, _batched_starts(starts, start_bdims, size), update,
+                          dimension_numbers=dnums, indices_are_sorted=True, unique_indices=True,
+                          mode=GatherScatterMode.CLIP), 0
 
 
 batching.primitive_batchers[dynamic_update_slice_p] = _dynamic_update_slice_batch_rule

@@ -356,10 +356,11 @@ def _stack_indices(gather_indices: list[tuple[Any, int]], batch_shape: list[int]
         g = lax.convert_element_type(g, dtype)
         cols.append(lax.broadcast_in_dim(g, full_shape + (1,),
                                          tuple(range(start, start + len(np.shape(g))))))
-    return lax.concatenate(cols, len(full_shape))
+    return cols[0] if len(cols) == 1 else lax.concatenate(cols, len(full_shape))
 
 
-def _gather_mode(mode: Any, fill_value: Any) -> slicing.GatherScatterMode:
+def _gather_mode(mode: Any) -> slicing.GatherScatterMode:
+    """Indexing's gather mode: None clamps (promise_in_bounds), as JAX."""
     if mode is None:
         return slicing.GatherScatterMode.PROMISE_IN_BOUNDS
     return slicing.GatherScatterMode.from_any(mode)
@@ -375,7 +376,7 @@ def _advanced_getitem(arr: Any, entries: list[tuple[str, Any]], *, mode: Any = N
         y = slicing.gather(arr, indexer.indices, indexer.dnums, indexer.gather_slice_shape,
                            unique_indices=unique_indices or indexer.unique_indices,
                            indices_are_sorted=indices_are_sorted or indexer.indices_are_sorted,
-                           mode=_gather_mode(mode, fill_value), fill_value=fill_value)
+                           mode=_gather_mode(mode), fill_value=fill_value)
     if indexer.reversed_y_dims:
         y = lax.rev(y, indexer.reversed_y_dims)
     if indexer.newaxis_dims:

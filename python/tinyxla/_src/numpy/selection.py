@@ -1,8 +1,9 @@
-"""Selection by condition: where (one and three arguments) and nonzero.
+"""Selection by condition: where (one and three arguments), nonzero, argwhere and
+flatnonzero.
 
 Mirrors ``jax.numpy.where`` and ``jax.numpy.nonzero``. The one-argument forms need
 concrete values (their result shape depends on the data) unless ``size`` is given,
-as in JAX.
+as in JAX; with ``size`` a traced input is handled by a scatter of the positions.
 """
 from __future__ import annotations
 
@@ -10,8 +11,8 @@ from typing import Any
 
 import numpy as np
 
-from tinyxla._src import dtypes
-from tinyxla._src.lax import lax
+from tinyxla._src import core, dtypes, errors
+from tinyxla._src.lax import lax, slicing
 from tinyxla._src.numpy import promotion
 from tinyxla._src.numpy.creation import asarray
 
@@ -58,17 +59,56 @@ def nonzero(a: ArrayLike, *, size: int | None = None,
     if arr.ndim == 0:
         raise ValueError("Calling nonzero on 0d arrays is not allowed. Use "
                          "jnp.atleast_1d(scalar).nonzero() instead.")
-    found = np.nonzero(np.asarray(arr))
     index_dtype = dtypes.default_int_dtype()
+    fills = fill_value if isinstance(fill_value, tuple) else (fill_value,) * arr.ndim
+    if size is not None and len(fills) != arr.ndim:
+        raise ValueError(f"fill_value must be a scalar or a tuple of length {arr.ndim}; "
+                         f"got {fill_value}")
+    if isinstance(arr, core.Tracer):
+        if size is None:
+            raise errors.ConcretizationTypeError(
+                arr, "The size argument of jnp.nonzero must be statically specified to use "
+                     "jnp.nonzero within JAX transformations.")
+        return _traced_nonzero(arr, int(size), fills, index_dtype)
+    found = np.nonzero(np.asarray(arr))
     if size is not None:
-        fills = fill_value if isinstance(fill_value, tuple) else (fill_value,) * arr.ndim
-        if len(fills) != arr.ndim:
-            raise ValueError(f"fill_value must be a scalar or a tuple of length {arr.ndim}; "
-                             f"got {fill_value}")
         found = tuple(np.concatenate([f[:size], np.full(max(0, size - len(f)),
                                                          0 if v is None else v)])
                       for f, v in zip(found, fills))
     return tuple(asarray(np.asarray(f, dtype=index_dtype)) for f in found)
+
+
+def _inclusive_count(m: Any) -> Any:
+    """The running count of a 1-d 0/1 array (log2(n) shifted adds)."""
+    n, shift = m.shape[0], 1
+    while shift < n:
+        m = lax.add(m, lax.pad(m, lax.full((), 0, m.dtype), [(shift, -shift, 0)]))
+        shift *= 2
+    return m
+
+
+def _traced_nonzero(arr: Any, size: int, fills: tuple[Any, ...], index_dtype: np.dtype
+                    ) -> tuple[Any, ...]:
+    """nonzero of a traced array: the k-th true element's flat position is scattered to
+    slot k (slots past ``size`` drop), then unravelled per axis."""
+    flat = lax.reshape(arr, (int(np.prod(arr.shape)),))
+    mask = lax.ne(flat, lax.full_like(flat, 0))
+    count = _inclusive_count(lax.convert_element_type(mask, index_dtype))
+    one = lax.full((), 1, index_dtype)
+    slots = lax.select(mask, lax.sub(count, one), lax.full_like(count, size))
+    positions = lax.iota(index_dtype, flat.shape[0])
+    dnums = slicing.ScatterDimensionNumbers((), (0,), (0,))
+    taken = slicing.scatter(lax.full((size,), 0, index_dtype), lax.reshape(slots, (flat.shape[0], 1)),
+                            positions, dnums, mode="drop")
+    filled = lax.lt(lax.iota(index_dtype, size), lax.full((size,), count[-1], index_dtype)) \
+        if flat.shape[0] else lax.full((size,), False, np.bool_)
+    out = []
+    for axis in range(arr.ndim - 1, -1, -1):
+        n = lax.full((size,), arr.shape[axis], index_dtype)
+        out.append(lax.rem(taken, n))
+        taken = lax.div(taken, n)
+    return tuple(lax.select(filled, c, lax.full((size,), 0 if v is None else v, index_dtype))
+                 for c, v in zip(reversed(out), fills))
 
 
 def flatnonzero(a: ArrayLike, *, size: int | None = None, fill_value: Any = None) -> Any:

@@ -356,8 +356,11 @@ def _logaddexp(x1: Any, x2: Any) -> Any:
         out = lax.add(amax, lax.log1p(lax.exp(delta)))
         return lax.complex(lax.real(out), _wrap_between(lax.imag(out), np.pi))
     delta = lax.sub(x1, x2)
+    # min - max is -|x1 - x2| exactly; unlike abs, its derivative at a tie is 0 (max and
+    # min split it 1/2 each), so d/dx1 there is 1/2 as in JAX's custom JVP rule.
+    neg_abs_delta = lax.sub(lax.min(x1, x2), amax)
     return lax.select_n(lax.ne(delta, delta),
-                        lax.add(amax, lax.log1p(lax.exp(lax.neg(lax.abs(delta))))),
+                        lax.add(amax, lax.log1p(lax.exp(neg_abs_delta))),
                         lax.add(x1, x2))  # NaNs, or infinities of one sign
 
 

@@ -1,0 +1,121 @@
+"""Indexing figures, tinyxla against jax and numpy in one run:
+
+- ``x.at[i].set(v)`` under jit on 1e6 float32, with x donated (an in-place update: no
+  copy of x) and not donated (the update must copy x), and a jitted loop-carried
+  sequence of 10 updates whose intermediates are dead;
+- a gather of 1e6 random indices from 1e6 float32 (``x[idx]``, eager and jitted) against
+  numpy's fancy indexing ``x[idx]``;
+- a scatter-add of 1e6 random indices (``x.at[idx].add(1)``) against ``np.add.at``.
+
+    python bench/bench_indexing.py [--quick]
+
+Each figure is the median of repeats of a loop calibrated to at least 0.2 s (0.05 s with
+--quick) after two warm-up calls; results are waited for inside the loop. jax columns
+need jax installed. Measured, not asserted.
+"""
+import argparse
+import statistics
+import time
+
+import numpy as np
+
+from run import calibrate  # bench/ is on sys.path when run as a script
+
+N = 1_000_000
+
+
+def timeit(fn, quick):
+    """Median seconds per call of ``fn``."""
+    n = calibrate(fn, 0.05 if quick else 0.2)
+    times = []
+    for _ in range(3 if quick else 7):
+        t0 = time.perf_counter()
+        for _ in range(n):
+            fn()
+        times.append((time.perf_counter() - t0) / n)
+    return statistics.median(times)
+
+
+def figures(jax, jnp, quick):
+    rng = np.random.default_rng(0)
+    x_np = rng.standard_normal(N).astype(np.float32)
+    idx_np = rng.integers(0, N, N).astype(np.int32)
+    x, idx = jnp.asarray(x_np), jnp.asarray(idx_np)
+
+    set_donated = jax.jit(lambda x, i, v: x.at[i].set(v), donate_argnums=0)
+    set_copy = jax.jit(lambda x, i, v: x.at[i].set(v))
+    state = [jnp.asarray(x_np) + 0]
+
+    def donated():
+        state[0] = set_donated(state[0], 12345, 1.0)
+        state[0].block_until_ready()
+
+    def ten_updates(x, i):
+        for k in range(10):
+            x = x.at[i + k].set(float(k))
+        return x
+
+    ten = jax.jit(ten_updates)
+    take = jax.jit(lambda x, i: x[i])
+    add_at = jax.jit(lambda x, i: x.at[i].add(1.0))
+    return {
+        "jit x.at[i].set(v), donated (us)": timeit(donated, quick) * 1e6,
+        "jit x.at[i].set(v), copying (us)": timeit(
+            lambda: set_copy(x, 12345, 1.0).block_until_ready(), quick) * 1e6,
+        "jit 10 chained .at[].set (us)": timeit(
+            lambda: ten(x, 100).block_until_ready(), quick) * 1e6,
+        "gather 1e6 of 1e6, eager (ms)": timeit(
+            lambda: x[idx].block_until_ready(), quick) * 1e3,
+        "gather 1e6 of 1e6, jit (ms)": timeit(
+            lambda: take(x, idx).block_until_ready(), quick) * 1e3,
+        "scatter-add 1e6 of 1e6, jit (ms)": timeit(
+            lambda: add_at(x, idx).block_until_ready(), quick) * 1e3,
+    }
+
+
+def numpy_figures(quick):
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal(N).astype(np.float32)
+    idx = rng.integers(0, N, N).astype(np.int32)
+
+    def add_at():
+        y = x.copy()
+        np.add.at(y, idx, 1.0)
+
+    def set_copy():
+        y = x.copy()
+        y[12345] = 1.0
+
+    return {
+        "jit x.at[i].set(v), copying (us)": timeit(set_copy, quick) * 1e6,
+        "gather 1e6 of 1e6, eager (ms)": timeit(lambda: x[idx], quick) * 1e3,
+        "gather 1e6 of 1e6, jit (ms)": timeit(lambda: x[idx], quick) * 1e3,
+        "scatter-add 1e6 of 1e6, jit (ms)": timeit(add_at, quick) * 1e3,
+    }
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--quick", action="store_true")
+    quick = parser.parse_args().quick
+    import tinyxla
+    import tinyxla.numpy as tnp
+    ours = figures(tinyxla, tnp, quick)
+    try:
+        import jax
+        import jax.numpy as jnp
+        theirs = figures(jax, jnp, quick)
+    except ImportError:
+        theirs = {}
+    peers = numpy_figures(quick)
+    print(f"{'figure':36} {'tinyxla':>9} {'jax':>9} {'numpy':>9} {'jax/tx':>7} {'np/tx':>7}")
+    for name, t in ours.items():
+        j, n = theirs.get(name), peers.get(name)
+        cells = [f"{v:9.2f}" if v else f"{'-':>9}" for v in (j, n)]
+        ratios = [f"{v / t:7.2f}" if v else f"{'-':>7}" for v in (j, n)]
+        print(f"{name:36} {t:9.2f} " + " ".join(cells) + " " + " ".join(ratios))
+    print("numpy's copying row is x.copy() then one store; its jit rows are the eager ones.")
+
+
+if __name__ == "__main__":
+    main()

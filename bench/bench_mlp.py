@@ -1,0 +1,115 @@
+"""MLP training step figures: a 4-64-64-64-1 ReLU MLP (stax) on a batch of 64 with Adam
+(optimizers), its train step ``value_and_grad`` + ``opt_update`` compiled with jit, the
+same step run eagerly, and the first call of the compiled step (trace + compile), each
+against JAX (``jax.example_libraries``) on the same initial parameters.
+
+    python bench/bench_mlp.py [--quick]
+
+Each figure is the median of repeats (7, or 3 with --quick) of a loop calibrated to at
+least 0.2 s (0.05 s); the repeats of tinyxla and jax alternate, so load from elsewhere hits
+both alike. The optimizer state is fed from one step to the next and waited for inside the
+loop. The first-call figure is one measurement per library in this warm process (a fresh
+jit of a fresh function). Measured, not asserted; the peers' numbers on our machine kind
+are in /work/shared/notes/peer-baseline.md (jax: 0.225 ms compiled, 18 ms eager).
+"""
+import argparse
+import statistics
+import time
+
+import numpy as np
+
+from run import calibrate  # bench/ is on sys.path when run as a script
+
+
+def make_problem():
+    rng = np.random.RandomState(42)
+    sizes = [4, 64, 64, 64, 1]
+    params = []
+    for i, (m, n) in enumerate(zip(sizes[:-1], sizes[1:])):
+        if i:
+            params.append(())
+        params.append(((rng.randn(m, n) * np.sqrt(2.0 / m)).astype(np.float32),
+                       (rng.randn(n) * 0.01).astype(np.float32)))
+    x = rng.randn(64, 4).astype(np.float32)
+    y = np.sin(x @ np.array([1.0, -2.0, 0.5, 1.5], np.float32))[:, None].astype(np.float32)
+    return params, x, y
+
+
+def build(jax, jnp, stax, optimizers):
+    """The train step and runners for one library: {figure: zero-argument callable}."""
+    _, apply_fun = stax.serial(stax.Dense(64), stax.Relu, stax.Dense(64), stax.Relu,
+                               stax.Dense(64), stax.Relu, stax.Dense(1))
+    opt_init, opt_update, get_params = optimizers.adam(1e-3)
+    params, x_np, y_np = make_problem()
+    x, y = jnp.asarray(x_np), jnp.asarray(y_np)
+
+    def loss(p, x, y):
+        return jnp.mean((apply_fun(p, x) - y) ** 2)
+
+    def step(i, state, x, y):
+        value, grads = jax.value_and_grad(loss)(get_params(state), x, y)
+        return opt_update(i, grads, state), value
+
+    jit_step = jax.jit(step)
+    box = {"compiled": opt_init(params), "eager": opt_init(params), "i": 0}
+
+    def run(kind, fn):
+        def go():
+            box[kind], value = fn(box["i"], box[kind], x, y)
+            jax.block_until_ready((box[kind], value))
+            box["i"] += 1
+        return go
+
+    def first_call():
+        fresh = jax.jit(lambda i, s, x, y: step(i, s, x, y))
+        t0 = time.perf_counter()
+        jax.block_until_ready(fresh(0, opt_init(params), x, y))
+        return time.perf_counter() - t0
+
+    return {"compiled step (ms)": run("compiled", jit_step),
+            "eager step (ms)": run("eager", step)}, first_call
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--quick", action="store_true")
+    quick = parser.parse_args().quick
+    import tinyxla
+    import tinyxla.numpy as tnp
+    from tinyxla.example_libraries import optimizers as t_opt, stax as t_stax
+    libs = {"tinyxla": build(tinyxla, tnp, t_stax, t_opt)}
+    try:
+        import jax
+        import jax.numpy as jnp
+        from jax.example_libraries import optimizers, stax
+        libs["jax"] = build(jax, jnp, stax, optimizers)
+    except ImportError:
+        pass
+    results = {lib: {} for lib in libs}
+    first = {lib: runners[1]() for lib, runners in libs.items()}
+    for name in libs["tinyxla"][0]:
+        fns = {lib: runners[0][name] for lib, runners in libs.items()}
+        loops = {}
+        for lib, fn in fns.items():
+            fn()
+            fn()
+            loops[lib] = calibrate(fn, 0.05 if quick else 0.2)
+        times = {lib: [] for lib in fns}
+        for _ in range(3 if quick else 7):
+            for lib, fn in fns.items():
+                t0 = time.perf_counter()
+                for _ in range(loops[lib]):
+                    fn()
+                times[lib].append((time.perf_counter() - t0) / loops[lib])
+        for lib in fns:
+            results[lib][name] = statistics.median(times[lib]) * 1e3
+    for lib in libs:
+        results[lib]["first call, trace + compile (ms)"] = first[lib] * 1e3
+    print(f"{'figure':34} {'tinyxla':>9} {'jax':>9} {'jax/tx':>7}")
+    for name, t in results["tinyxla"].items():
+        j = results.get("jax", {}).get(name)
+        print(f"{name:34} {t:9.3f} " + (f"{j:9.3f} {j / t:7.2f}" if j else f"{'-':>9} {'-':>7}"))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,761 @@
+"""pmap: one instance of a staged function per device, run concurrently (``jax.pmap``).
+
+The function is traced once per argument signature with per-device avals, the pmap axis
+bound in the axis environment. The jaxpr is then split at its collectives into segments;
+each segment is lowered and compiled once and run on every device's stream (each device
+is a host thread). A collective is a routing step and a combine step: the routing (in
+``lax/parallel.py``, beside the primitive) hands each device views of the values it
+needs from the other devices' streams, and the combine is a small compiled graph run on
+that device. Cross-device reads are plain dependencies on futures, so no device thread
+ever waits in a rendezvous: an error in one device's shard is stored in every result
+that depends on it and raised at the wait.
+
+The result is an Array whose leading axis is sharded: it holds one buffer per device, a
+later pmap reads them in place, and other uses gather them on device 0 when first needed.
+
+Under a transformation a pmap is one ``xla_pmap`` equation (JAX's call primitive): its
+impl runs the plan above on the devices; its JVP is a pmap of the per-device JVP; reverse
+mode runs the primal pmap at once (keeping per-device residuals) and transposes the
+linear pmap into a pmap of the per-device transpose; vmap of it, and its lowering inside
+a jit graph, compute its values as a vmap with its axis name (on one device).
+
+Differences from JAX: a pmap nested in another pmap's body runs as a named vmap on the
+outer pmap's devices; ``out_axes=None`` is checked statically (an output computed from
+mapped values without passing through psum/pmax/pmin/all_gather is rejected), where JAX
+checks values only under a flag; ``donate_argnums`` and ``backend='cpu'`` are accepted and
+ignored.
+"""
+from __future__ import annotations
+
+import functools
+import inspect
+import threading
+from typing import Any, Callable, Hashable, Sequence
+
+import numpy as np
+
+from tinyxla import _core
+from tinyxla._src import core, devices as devices_mod, errors
+from tinyxla._src.array import Array, _CODE, _DTYPES, _to_array, _wrap
+from tinyxla._src.config import config
+from tinyxla._src.interpreters import ad, batching, lowering
+from tinyxla._src.interpreters import partial_eval as pe
+from tinyxla._src.lax import lax, parallel
+from tinyxla._src.tree_util import tree_flatten, tree_unflatten
+from tinyxla._src.vmap import _flat_tree
+
+# Collectives whose result is the same on every device.
+_REPLICATING = {parallel.psum_p, parallel.pmax_p, parallel.pmin_p, parallel.all_gather_p}
+
+
+def pmap(fun: Callable, axis_name: Hashable | None = None, *, in_axes: Any = 0,
+         out_axes: Any = 0, static_broadcasted_argnums: int | Sequence[int] = (),
+         devices: Sequence[Any] | None = None, backend: str | None = None,
+         axis_size: int | None = None, donate_argnums: int | Sequence[int] = (),
+         global_arg_shapes: Any = None) -> Callable:
+    """Maps ``fun`` over the leading axis of its arguments, one device per index
+    (``jax.pmap``); collectives over ``axis_name`` communicate between the devices."""
+    devices_mod._check_backend(backend)
+    if isinstance(static_broadcasted_argnums, int):
+        static_broadcasted_argnums = (static_broadcasted_argnums,)
+    mapped = _Pmapped(fun, axis_name, in_axes, out_axes, tuple(static_broadcasted_argnums),
+                      None if devices is None else list(devices), axis_size)
+
+    @functools.wraps(fun)
+    def pmap_f(*args, **kwargs):
+        return mapped(args, kwargs)
+
+    pmap_f._pmapped = mapped  # type: ignore[attr-defined]
+    return pmap_f
+
+
+class _Tracing(threading.local):
+    depth = 0  # pmap bodies being traced on this thread
+
+
+_tracing = _Tracing()
+
+
+class _Pmapped:
+    """The state of one ``pmap(fun, ...)``: its cache of plans by argument signature."""
+
+    def __init__(self, fun, axis_name, in_axes, out_axes, static_argnums, devices, axis_size):
+        self.fun = fun
+        self.axis_name = axis_name
+        self.in_axes = in_axes
+        self.out_axes = out_axes
+        self.static_argnums = static_argnums
+        self.devices = devices
+        self.axis_size = axis_size
+        self.plans: dict[Any, _Plan] = {}
+        self.in_axes_flat: dict[Any, tuple] = {}
+
+    def _split_static(self, args: tuple) -> tuple[tuple, dict, Any]:
+        if not self.static_argnums:
+            return args, {}, self.in_axes
+        n = len(args)
+        static = {i % n: args[i % n] for i in self.static_argnums if -n <= i < n}
+        dyn = tuple(a for i, a in enumerate(args) if i not in static)
+        in_axes = self.in_axes
+        if isinstance(in_axes, tuple) and len(in_axes) == n:
+            in_axes = tuple(a for i, a in enumerate(in_axes) if i not in static)
+        return dyn, static, in_axes
+
+    def _with_static(self, static: dict) -> Callable:
+        fun = self.fun
+        if not static:
+            return fun
+
+        def call(*dyn, **kwargs):
+            args = list(dyn)
+            for i in sorted(static):
+                args.insert(i, static[i])
+            return fun(*args, **kwargs)
+        return call
+
+    def __call__(self, args: tuple, kwargs: dict) -> Any:
+        if not kwargs and not self.static_argnums and all(type(a) is Array for a in args):
+            dyn, static, in_axes = args, {}, self.in_axes  # the common case, quickly
+            leaves, in_tree = list(args), _flat_tree(len(args))
+        else:
+            dyn, static, in_axes = self._split_static(args)
+            leaves, in_tree = tree_flatten((dyn, kwargs))
+        axes = self.in_axes_flat.get(in_tree)
+        if axes is None:
+            if isinstance(in_axes, tuple) and len(in_axes) != len(dyn):
+                raise ValueError("pmap in_axes must be an int, None, or a tuple of entries "
+                                 "corresponding to the positional arguments passed to the "
+                                 f"function, but got len(in_axes)={len(in_axes)}, "
+                                 f"len(args)={len(dyn)}")
+            from tinyxla._src.vmap import _flatten_axes
+            axes = self.in_axes_flat[in_tree] = tuple(
+                _flatten_axes("pmap in_axes", (dyn, kwargs), (in_axes, 0), kws=True))
+        static_key = (tuple(sorted((i, _static_key(v)) for i, v in static.items()))
+                      if static else ())
+        if core.current_trace() is not core.EVAL_TRACE or any(
+                isinstance(x, core.Tracer) for x in leaves):
+            if _tracing.depth:
+                # Inside another pmap's body: the same values as a named vmap, so that
+                # the collectives over both axes reach the outer pmap's plan.
+                from tinyxla._src.vmap import vmap
+                return vmap(self._with_static(static), in_axes, self.out_axes,
+                            axis_name=self.axis_name, axis_size=self.axis_size)(*dyn, **kwargs)
+            return self._bind(leaves, in_tree, axes, static, static_key)
+        arrays = [x if type(x) is Array else _to_array(x) for x in leaves]
+        sig = []
+        for a, ax in zip(arrays, axes):
+            sharded = a._shards
+            if sharded is None:
+                sig.append((a._h.shape, a.dtype, a.weak_type, ax))
+            else:
+                sig.append((sharded.key, a.dtype, a.weak_type, ax))
+        key = (in_tree, tuple(sig), static_key, config.jax_enable_x64)
+        entry = self.plans.get(key)
+        if entry is None:
+            size = _mapped_size(self.fun, in_tree, leaves, axes, self.axis_size)
+            devs = self._devices(size)
+            avals = []
+            for a, ax in zip(arrays, axes):
+                shards = _own_shards(a, ax, devs)
+                if shards is not None:
+                    avals.append(core.ShapedArray(shards[0].shape, a.dtype, a.weak_type))
+                else:
+                    avals.append(_per_device_aval(a.aval, ax))
+            closed, out_tree, out_axes = self._trace(static, in_tree, avals, axes, size)
+            entry = self.plans[key] = (_plan(closed, axes, out_axes, size, tuple(devs)),
+                                       out_tree)
+        plan, out_tree = entry
+        return tree_unflatten(out_tree, plan.run(arrays))
+
+    def _bind(self, leaves: list, in_tree, axes: tuple, static: dict, static_key) -> Any:
+        """Under a transformation: one ``xla_pmap`` equation (or its rules) for the call."""
+        size = _mapped_size(self.fun, in_tree, leaves, axes, self.axis_size)
+        devs = self._devices(size)
+        avals = [_per_device_aval(core.get_aval(x), ax) for x, ax in zip(leaves, axes)]
+        key = (in_tree, tuple(avals), axes, static_key, config.jax_enable_x64, "traced")
+        entry = self.plans.get(key)
+        if entry is None:
+            entry = self._trace(static, in_tree, avals, axes, size)
+        closed, out_tree, out_axes = entry
+        # Values of enclosing transformations the function closed over become leading,
+        # unmapped arguments, so those transformations see them (as jit does).
+        from tinyxla._src.api import _lift_tracer_consts
+        closed, lifted = _lift_tracer_consts(closed)
+        if lifted:
+            leaves, axes = [*lifted, *leaves], (None,) * len(lifted) + axes
+        else:
+            self.plans[key] = entry
+        outs = pmap_p.bind(*leaves, call_jaxpr=closed, axis_name=self.axis_name,
+                           axis_size=size, in_axes=axes, out_axes=out_axes,
+                           devices=tuple(devs), name=getattr(self.fun, "__name__", "fun"))
+        return tree_unflatten(out_tree, outs)
+
+    def _trace(self, static: dict, in_tree, avals: list, axes: tuple, size: int):
+        """The per-device jaxpr of the function at ``avals``, its output tree and flat
+        out_axes; rejects out_axes=None on outputs that vary over the devices."""
+        fun = self._with_static(static)
+        out_store: list = []
+
+        def flat(*leaves):
+            args, kw = tree_unflatten(in_tree, leaves)
+            outs = fun(*args, **kw)
+            out_leaves, out_tree = tree_flatten(outs)
+            out_store.append((out_tree, outs))
+            return out_leaves
+
+        info = errors.DebugInfo("pmap", self.fun, [f"args[{i}]" for i in range(len(avals))])
+        _tracing.depth += 1
+        try:
+            with batching.extend_axis_env(batching.AxisData(self.axis_name, size)):
+                closed = pe.trace_to_jaxpr(flat, avals, info)
+        finally:
+            _tracing.depth -= 1
+        out_tree, outs = out_store[0]
+        from tinyxla._src.vmap import _flatten_axes
+        out_axes = tuple(_flatten_axes("pmap out_axes", outs, self.out_axes))
+        _check_replicated(closed, axes, out_axes, self.axis_name)
+        return closed, out_tree, out_axes
+
+    def _devices(self, size: int) -> list[int]:
+        if self.devices is not None:
+            if len(self.devices) != size:
+                raise ValueError(f"Leading axis size of input to pmapped function must equal "
+                                 f"the number of local devices passed to pmap. Got axis_size="
+                                 f"{size}, num_local_devices={len(self.devices)}.")
+            return [devices_mod._device_index(d) for d in self.devices]
+        available = devices_mod.local_device_count()
+        if size > available:
+            raise ValueError(f"compiling computation that requires {size} logical devices, "
+                             f"but only {available} XLA devices are available "
+                             f"(num_replicas={size})")
+        return list(range(size))
+
+
+def _static_key(v: Any) -> Any:
+    try:
+        hash(v)
+    except TypeError:
+        raise ValueError(f"Non-hashable static arguments are not supported. An error occurred "
+                         f"while trying to hash an object of type {type(v)}, {v}.") from None
+    return (type(v), v)
+
+
+def _leaf_array(x: Any) -> Array:
+    if type(x) is Array:
+        return x
+    return _to_array(x)
+
+
+def _own_shards(a: Array, axis: int | None, devs: list[int]) -> list | None:
+    """The per-device buffers of a pmap result mapped along its sharded axis 0 over the
+    same devices; None otherwise."""
+    if axis != 0:
+        return None
+    sharded = a._shards
+    if sharded is None or sharded.devices != devs:
+        return None
+    return sharded.handles
+
+
+def _mapped_size(fun: Callable, in_tree, leaves: list, axes: tuple,
+                 axis_size: int | None) -> int:
+    sizes: list[int | None] = []
+    for x, d in zip(leaves, axes):
+        if d is None:
+            sizes.append(None)
+            continue
+        sharded = getattr(x, "_shards", None) if type(x) is Array else None
+        shape = ((len(sharded.devices), *sharded.handles[0].shape) if sharded is not None
+                 else np.shape(x))
+        if not -len(shape) <= d < len(shape):
+            raise ValueError(f"pmap was requested to map its argument along axis {d}, which "
+                             f"implies that its rank should be at least "
+                             f"{d + 1 if d >= 0 else -d}, but is only {len(shape)} (its shape "
+                             f"is {tuple(shape)})")
+        sizes.append(shape[d])
+    distinct = {s for s in sizes if s is not None}
+    if len(distinct) == 1:
+        return distinct.pop()
+    if not distinct:
+        if axis_size is not None:
+            return axis_size
+        raise ValueError("pmap requires at least one argument with a mapped axis.")
+    args, kwargs = tree_unflatten(in_tree, leaves)
+    try:
+        names = list(inspect.signature(fun).bind(*args, **kwargs).arguments)
+    except (TypeError, ValueError):
+        names = None
+    lines = []
+    for i, (x, d, s) in enumerate(zip(leaves, axes, sizes)):
+        if s is None:
+            continue
+        name = names[i] if names is not None and i < len(names) else f"args[{i}]"
+        aval = core.get_aval(x)
+        lines.append(f"  * one axis had size {s}: axis {d} of argument {name} of type "
+                     f"{aval.dtype.name}[{','.join(map(str, aval.shape))}];")
+    raise ValueError("pmap got inconsistent sizes for array axes to be mapped:\n" +
+                     "\n".join(lines))
+
+
+# ---------------------------------------------------------------------------------------
+# Sharded results.
+
+class ShardedBuffers:
+    """The per-device buffers of an Array sharded along axis 0 (one index per device)."""
+
+    __slots__ = ("handles", "devices", "key")
+
+    def __init__(self, handles: list, devices: list[int]):
+        self.handles = handles
+        self.devices = devices
+        self.key = (tuple(devices), handles[0].shape)  # what a pmap's cache key needs
+
+
+_stack_exes: dict[Any, Any] = {}
+
+
+def gather_shards(sharded: ShardedBuffers) -> Any:
+    """One handle on device 0 stacking the shards along a new axis 0 (an async copy)."""
+    h0 = sharded.handles[0]
+    key = (tuple(h0.shape), h0.dtype_code, len(sharded.handles))
+    exe = _stack_exes.get(key)
+    if exe is None:
+        b = _core.GraphBuilder()
+        params = [b.parameter(list(h0.shape), h0.dtype_code) for _ in sharded.handles]
+        rows = [b.reshape(p, [1, *h0.shape]) for p in params]
+        b.set_outputs([rows[0] if len(rows) == 1 else b.concatenate(rows, 0)])
+        exe = _stack_exes[key] = _core.compile(b)
+    return exe.run(list(sharded.handles), sharded.devices[0])[0]
+
+
+def _sharded_array(handles: list, devs: list[int], aval: core.ShapedArray) -> Array:
+    a = _wrap(None, aval.weak_type, aval.dtype)
+    del a._h  # gathered on first use (Array.__getattr__)
+    a._shards = ShardedBuffers(handles, devs)
+    a._committed = True
+    return a
+
+
+# ---------------------------------------------------------------------------------------
+# The plan: segments and collectives, compiled once per signature.
+
+class _Segment:
+    __slots__ = ("invars", "outvars", "exe", "graph")
+
+    def __init__(self, eqns: list, invars: list, outvars: list, name: str):
+        self.invars = invars
+        self.outvars = outvars
+        closed = core.ClosedJaxpr(core.Jaxpr([], invars, outvars, eqns), [])
+        self.exe = lowering.executable_for(closed, name)
+        self.graph = self.exe.executable if isinstance(self.exe, lowering.GraphExecutable) else None
+
+    def run(self, env: dict, dev: int) -> None:
+        handles = [env[v] for v in self.invars]
+        if self.graph is not None:
+            outs = self.graph.run(handles, dev)
+        else:
+            args = []
+            for h, v in zip(handles, self.invars):
+                a = _wrap(h, v.aval.weak_type, v.aval.dtype)
+                a._committed = True
+                args.append(a)
+            outs = [o._h for o in self.exe(args, dev)]
+        for v, h in zip(self.outvars, outs):
+            env[v] = h
+
+
+class _Collective:
+    __slots__ = ("eqn", "route", "combine", "out_aval")
+
+    def __init__(self, eqn: core.JaxprEqn):
+        self.eqn = eqn
+        self.route = parallel.collective_routes[eqn.primitive]
+        self.combine = None
+        self.out_aval = eqn.outvars[0].aval
+
+    def _compile(self, routed: list) -> Any:
+        b = _core.GraphBuilder()
+        params = [b.parameter(list(h.shape), h.dtype_code) for h in routed]
+        avals = [core.ShapedArray(tuple(h.shape), _DTYPES[h.dtype_code]) for h in routed]
+        ctx = lowering.LoweringContext(b, avals, [self.out_aval])
+        b.set_outputs([lowering._lowerings[self.eqn.primitive](ctx, *params, **self.eqn.params)])
+        return _core.compile(b)
+
+    def run(self, envs: list[dict], devs: list[int]) -> None:
+        eqn = self.eqn
+        if eqn.invars:
+            x = eqn.invars[0]
+            shards = [env[x] for env in envs] if type(x) is not core.Literal else [
+                _literal_handle(x, d) for d in devs]
+        else:
+            shards = []
+        outvar = eqn.outvars[0]
+        for d, (env, dev) in enumerate(zip(envs, devs)):
+            routed = self.route(shards, d, **eqn.params)
+            if self.combine is None:
+                self.combine = self._compile(routed)
+            env[outvar] = self.combine.run(routed, dev)[0]
+
+
+def _literal_handle(lit: core.Literal, dev: int) -> Any:
+    return _to_array(np.asarray(lit.val, dtype=lit.aval.dtype), dev)._h
+
+
+def _inline_calls(jaxpr: core.Jaxpr, consts: dict) -> tuple[list, list]:
+    """``jaxpr``'s equations with call primitives that hold a collective inlined (fresh
+    variables per inlining), and its outvars after the renaming. Closed-over constants
+    of the inlined jaxprs are added to ``consts``."""
+    out: list = []
+    rename: dict = {}
+
+    def read(x):
+        return rename.get(x, x) if type(x) is not core.Literal else x
+
+    for eqn in jaxpr.eqns:
+        param = lowering._inlined.get(eqn.primitive)
+        invars = [read(x) for x in eqn.invars]
+        if param is not None and _has_collective(eqn.params[param]):
+            sub = eqn.params[param]
+            sub_jaxpr, sub_consts = ((sub.jaxpr, sub.consts) if isinstance(sub, core.ClosedJaxpr)
+                                     else (sub, ()))
+            fresh_consts = {}
+            for v, c in zip(sub_jaxpr.constvars, sub_consts):
+                nv = core.Var(v.aval)
+                consts[nv] = c
+                fresh_consts[v] = nv
+            inner = core.Jaxpr([], list(sub_jaxpr.invars), sub_jaxpr.outvars,
+                               [_rename_eqn(e, fresh_consts) for e in sub_jaxpr.eqns])
+            eqns, outs = _inline_calls(inner, consts)
+            bind = dict(zip(sub_jaxpr.invars, invars))
+            fresh = dict(bind)
+            for e in eqns:
+                new_outs = [core.Var(v.aval) for v in e.outvars]
+                out.append(core.JaxprEqn(e.primitive, [fresh.get(x, x) if type(x) is not core.Literal
+                                                       else x for x in e.invars],
+                                         new_outs, e.params))
+                fresh.update(zip(e.outvars, new_outs))
+            for v, o in zip(eqn.outvars, outs):
+                rename[v] = fresh.get(o, o) if type(o) is not core.Literal else o
+        else:
+            out.append(core.JaxprEqn(eqn.primitive, invars, eqn.outvars, eqn.params))
+    return out, [read(v) for v in jaxpr.outvars]
+
+
+def _rename_eqn(e: core.JaxprEqn, m: dict) -> core.JaxprEqn:
+    if not m:
+        return e
+    return core.JaxprEqn(e.primitive, [m.get(x, x) if type(x) is not core.Literal else x
+                                       for x in e.invars], e.outvars, e.params)
+
+
+def _has_collective(sub: Any) -> bool:
+    todo = [sub.jaxpr if isinstance(sub, core.ClosedJaxpr) else sub]
+    while todo:
+        j = todo.pop()
+        for e in j.eqns:
+            if e.primitive in parallel.collective_routes:
+                return True
+            todo.extend(v.jaxpr if isinstance(v, core.ClosedJaxpr) else v
+                        for v in e.params.values() if isinstance(v, (core.Jaxpr, core.ClosedJaxpr)))
+    return False
+
+
+def _per_device_aval(aval: core.ShapedArray, axis: int | None) -> core.ShapedArray:
+    if axis is None:
+        return aval
+    axis %= len(aval.shape)
+    return core.ShapedArray(aval.shape[:axis] + aval.shape[axis + 1:], aval.dtype,
+                            aval.weak_type)
+
+
+def _check_replicated(closed: core.ClosedJaxpr, in_axes: tuple, out_axes: tuple,
+                      axis_name: Any) -> None:
+    """Rejects ``out_axes=None`` on an output computed from mapped values without a
+    replicating collective (psum, pmax, pmin, all_gather) in between: a static check, so
+    it costs nothing per call."""
+    if all(ax is not None for ax in out_axes):
+        return
+    eqns, outvars = _inline_calls(closed.jaxpr, {})
+    varying = {v for v, a in zip(closed.jaxpr.invars, in_axes) if a is not None}
+    for e in eqns:
+        if e.primitive in _REPLICATING:
+            continue
+        if e.primitive in parallel.collective_routes or any(
+                type(x) is not core.Literal and x in varying for x in e.invars):
+            varying.update(e.outvars)
+    for i, (v, ax) in enumerate(zip(outvars, out_axes)):
+        if ax is None and type(v) is not core.Literal and v in varying:
+            aval = v.aval
+            raise ValueError(
+                f"pmap out_axes=None requires output {i} (of type {aval.dtype.name}"
+                f"[{','.join(map(str, aval.shape))}]) to be the same on every device, but "
+                f"it is computed from values mapped over axis {axis_name!r}; reduce it "
+                "with psum, pmean, pmax, pmin or all_gather first, or map it (out_axes=0).")
+
+
+def _plan(closed: core.ClosedJaxpr, in_axes: tuple, out_axes: tuple, size: int,
+          devs: tuple) -> "_Plan":
+    """The plan of a per-device jaxpr, built once and kept on the jaxpr."""
+    plans = closed._executable
+    if plans is None:
+        plans = closed._executable = {}
+    key = (in_axes, out_axes, size, devs)
+    plan = plans.get(key)
+    if plan is None:
+        plan = plans[key] = _Plan(closed, in_axes, out_axes, list(devs))
+    return plan
+
+
+class _Plan:
+    """A per-device jaxpr split at its collectives, its segments compiled."""
+
+    def __init__(self, closed: core.ClosedJaxpr, in_axes: tuple, out_axes: tuple,
+                 devs: list[int]):
+        self.in_axes = in_axes
+        self.out_axes = out_axes
+        self.devs = devs
+        self.out_avals = closed.out_avals
+        consts = dict(zip(closed.jaxpr.constvars, closed.consts))
+        eqns, outvars = _inline_calls(closed.jaxpr, consts)
+        self.invars = closed.jaxpr.invars
+        self.outvars = outvars
+        self.consts = [(v, _const_handle(c, v.aval)) for v, c in consts.items()]
+        self.steps = self._split(eqns, outvars, "pmap")
+
+    def _split(self, eqns: list, outvars: list, name: str) -> list:
+        groups: list = []
+        cur: list = []
+        for e in eqns:
+            if e.primitive in parallel.collective_routes:
+                if cur:
+                    groups.append(cur)
+                    cur = []
+                groups.append(e)
+            else:
+                cur.append(e)
+        if cur:
+            groups.append(cur)
+        # Backwards: the vars each group must hand on.
+        live = {v for v in outvars if type(v) is not core.Literal}
+        needs: list = []
+        for g in reversed(groups):
+            needs.append(set(live))
+            for e in (g if isinstance(g, list) else [g]):
+                live.difference_update(e.outvars)
+            for e in (g if isinstance(g, list) else [g]):
+                live.update(x for x in e.invars if type(x) is not core.Literal)
+        needs.reverse()
+        steps: list = []
+        for g, later in zip(groups, needs):
+            if not isinstance(g, list):
+                steps.append(_Collective(g))
+                continue
+            defined, invars, seen = set(), [], set()
+            for e in g:
+                for x in e.invars:
+                    if type(x) is not core.Literal and x not in defined and x not in seen:
+                        seen.add(x)
+                        invars.append(x)
+                defined.update(e.outvars)
+            outs = [v for e in g for v in e.outvars if v in later]
+            if outs:
+                steps.append(_Segment(g, invars, outs, f"pmap_{name}"))
+        return steps
+
+    def run(self, arrays: list[Array]) -> list:
+        devs, axes = self.devs, self.in_axes
+        n = len(devs)
+        envs: list[dict] = [{} for _ in devs]
+        for v, h in self.consts:
+            for env in envs:
+                env[v] = h
+        for v, a, ax in zip(self.invars, arrays, axes):
+            code = _CODE[v.aval.dtype]
+            shards = _own_shards(a, ax, devs)
+            if shards is None:
+                h = a._h
+                if h.dtype_code != code:
+                    h = _core.convert(h, code)
+                if ax is None:
+                    shards = [h] * n
+                else:
+                    shards = _split_handle(h, ax % len(h.shape), n)
+            for env, s in zip(envs, shards):
+                env[v] = s
+        for step in self.steps:
+            if type(step) is _Segment:
+                for env, dev in zip(envs, devs):
+                    step.run(env, dev)
+            else:
+                step.run(envs, devs)
+        results = []
+        for v, ax, aval in zip(self.outvars, self.out_axes, self.out_avals):
+            if type(v) is core.Literal:
+                handles = [_literal_handle(v, d) for d in devs]
+            else:
+                handles = [env[v] for env in envs]
+            if ax is None:
+                results.append(_wrap(handles[0], aval.weak_type, aval.dtype))
+                continue
+            out = _sharded_array(handles, devs, aval)
+            if ax % (len(aval.shape) + 1) != 0:
+                from tinyxla._src.numpy.shape import moveaxis
+                out = moveaxis(out, 0, ax)
+            results.append(out)
+        return results
+
+
+def _const_handle(c: Any, aval: core.ShapedArray) -> Any:
+    h = c._h if type(c) is Array else _to_array(np.asarray(c, dtype=aval.dtype))._h
+    code = _CODE[aval.dtype]
+    return h if h.dtype_code == code else _core.convert(h, code)
+
+
+_split_specs: dict[Any, tuple] = {}
+
+
+def _split_handle(h: Any, axis: int, n: int) -> list:
+    """Views of index i along ``axis`` for each i, without that axis."""
+    shape = h.shape
+    spec = _split_specs.get((shape, axis, n))
+    if spec is None:
+        rest = list(shape[:axis] + shape[axis + 1:])
+        windows = []
+        for i in range(n):
+            start, limit = [0] * len(shape), list(shape)
+            start[axis], limit[axis] = i, i + 1
+            windows.append((start, limit))
+        spec = _split_specs[(shape, axis, n)] = (windows, [1] * len(shape), rest)
+    windows, strides, rest = spec
+    slice_, reshape = _core.slice, _core.reshape
+    return [reshape(slice_(h, start, limit, strides), rest) for start, limit in windows]
+
+
+# ---------------------------------------------------------------------------------------
+# xla_pmap: the call primitive a pmap under a transformation becomes (JAX's xla_pmap_p).
+# ``call_jaxpr`` is the per-device function; ``in_axes``/``out_axes`` are flat.
+
+pmap_p = core.Primitive("xla_pmap", multiple_results=True)
+
+
+def _axis_env(params: dict) -> batching.extend_axis_env:
+    return batching.extend_axis_env(batching.AxisData(params["axis_name"], params["axis_size"]))
+
+
+def _pmap_abstract_eval(*in_avals, call_jaxpr, axis_size, out_axes, **params):
+    out = []
+    for a, ax in zip(call_jaxpr.out_avals, out_axes):
+        if ax is None:
+            out.append(a)
+        else:
+            shape = list(a.shape)
+            shape.insert(ax % (len(shape) + 1), axis_size)
+            out.append(core.ShapedArray(tuple(shape), a.dtype, a.weak_type))
+    return out
+
+
+def _pmap_impl(*args, call_jaxpr, in_axes, out_axes, axis_size, devices, **params):
+    arrays = [x if type(x) is Array else _to_array(x) for x in args]
+    return _plan(call_jaxpr, in_axes, out_axes, axis_size, devices).run(arrays)
+
+
+def _as_named_vmap(call_jaxpr: core.ClosedJaxpr, in_axes: tuple, out_axes: tuple,
+                   axis_name: Any, axis_size: int) -> Callable:
+    """The pmap's values computed by a vmap with its axis name, on one device."""
+    from tinyxla._src.vmap import vmap
+    return vmap(lambda *xs: core.eval_jaxpr(call_jaxpr.jaxpr, call_jaxpr.consts, *xs),
+                in_axes=in_axes, out_axes=list(out_axes), axis_name=axis_name,
+                axis_size=axis_size)
+
+
+def _pmap_batch(axis_data, vals, dims, *, call_jaxpr, in_axes, out_axes, axis_name,
+                axis_size, **params):
+    """vmap of a pmap: the pmap's values (as a named vmap) under a vmap of the batch dims,
+    which keeps the outer vmap's axis name for collectives over both axes."""
+    from tinyxla._src.vmap import vmap
+    inner = _as_named_vmap(call_jaxpr, in_axes, out_axes, axis_name, axis_size)
+    outs = vmap(lambda *xs: inner(*xs), in_axes=tuple(dims), out_axes=0,
+                axis_name=axis_data.name, axis_size=axis_data.size)(*vals)
+    return outs, [0] * len(outs)
+
+
+def _pmap_jvp(primals, tangents, *, call_jaxpr, in_axes, out_axes, **params):
+    """A pmap of the per-device JVP."""
+    nonzeros = tuple(type(t) is not ad.Zero for t in tangents)
+    with _axis_env(params):
+        jvp_closed, out_nonzero = ad.jvp_jaxpr(call_jaxpr, nonzeros)
+    nz_tangents = [t for t in tangents if type(t) is not ad.Zero]
+    outs = pmap_p.bind(*primals, *nz_tangents, call_jaxpr=jvp_closed,
+                       in_axes=in_axes + tuple(a for a, nz in zip(in_axes, nonzeros) if nz),
+                       out_axes=out_axes + tuple(a for a, nz in zip(out_axes, out_nonzero) if nz),
+                       **params)
+    n = len(out_axes)
+    it = iter(outs[n:])
+    return outs[:n], [next(it) if nz else ad.Zero.from_primal_value(p)
+                      for p, nz in zip(outs[:n], out_nonzero)]
+
+
+def _pmap_linearize(trace, primals, tangents, *, call_jaxpr, in_axes, out_axes, **params):
+    """Reverse mode: the primal pmap runs now, keeping per-device residuals (mapped on
+    axis 0); the linear part is staged as another pmap, which transposes into a third."""
+    nonzeros = tuple(type(t) is not ad.Zero for t in tangents)
+    with _axis_env(params):
+        known, linear, out_nonzero, num_res = ad.linearize_jaxpr(call_jaxpr, nonzeros)
+    n = len(out_axes)
+    outs = pmap_p.bind(*primals, call_jaxpr=known, in_axes=in_axes,
+                       out_axes=out_axes + (0,) * num_res, **params)
+    primal_outs, residuals = outs[:n], outs[n:]
+    nz_tangents = [t for t in tangents if type(t) is not ad.Zero]
+    lin_params = dict(params, call_jaxpr=linear,
+                      in_axes=(0,) * num_res + tuple(a for a, nz in zip(in_axes, nonzeros) if nz),
+                      out_axes=tuple(a for a, nz in zip(out_axes, out_nonzero) if nz))
+    lin_outs = iter(ad.bind_with(trace.tangent_trace, pmap_p, [*residuals, *nz_tangents],
+                                 lin_params) if any(out_nonzero) else ())
+    return primal_outs, [next(lin_outs) if nz else ad.Zero.from_primal_value(p)
+                         for p, nz in zip(primal_outs, out_nonzero)]
+
+
+def _pmap_transpose(cts, *args, call_jaxpr, in_axes, out_axes, **params):
+    """A pmap of the per-device transpose. An unmapped output's cotangent is split evenly
+    over the devices (each computes the same output); an unmapped input's cotangent is
+    the sum of the devices' ones."""
+    linear = tuple(ad.is_undefined_primal(x) for x in args)
+    cts_nonzero = tuple(type(ct) is not ad.Zero for ct in cts)
+    with _axis_env(params):
+        transposed = ad.transpose_jaxpr(call_jaxpr, linear, cts_nonzero)
+    size = params["axis_size"]
+    ct_args = [ct if ax is not None else lax.div(ct, lax._const(ct, size))
+               for ct, ax, nz in zip(cts, out_axes, cts_nonzero) if nz]
+    lin_axes = [a for a, lin in zip(in_axes, linear) if lin]
+    outs = pmap_p.bind(*[x for x, lin in zip(args, linear) if not lin], *ct_args,
+                       call_jaxpr=transposed,
+                       in_axes=tuple(a for a, lin in zip(in_axes, linear) if not lin) +
+                       tuple(a for a, nz in zip(out_axes, cts_nonzero) if nz),
+                       out_axes=tuple(0 if a is None else a for a in lin_axes), **params)
+    outs = iter([o if a is not None else lax.reduce_sum(o, (0,)) for o, a in zip(outs, lin_axes)])
+    return [next(outs) if lin else None for lin in linear]
+
+
+def _pmap_lowering(ctx, *operands, call_jaxpr, in_axes, out_axes, axis_name, axis_size,
+                   **params):
+    """Inside a jit graph, the pmap's values as its named vmap computes them (one device)."""
+    closed = pe.trace_to_jaxpr(
+        lambda *xs: _as_named_vmap(call_jaxpr, in_axes, out_axes, axis_name, axis_size)(*xs),
+        ctx.avals_in)
+    b = ctx.builder
+    env = {v: lowering._constant(b, c, v.aval)
+           for v, c in zip(closed.jaxpr.constvars, closed.consts)}
+    env.update(zip(closed.jaxpr.invars, operands))
+    lowering._lower_eqns(b, closed.jaxpr, env)
+    return [env[v] if type(v) is not core.Literal
+            else lowering._constant(b, lowering._literal_value(v), v.aval)
+            for v in closed.jaxpr.outvars]
+
+
+pmap_p.def_abstract_eval(_pmap_abstract_eval)
+pmap_p.def_impl(_pmap_impl)
+batching.axis_primitive_batchers[pmap_p] = _pmap_batch
+ad.primitive_jvps[pmap_p] = _pmap_jvp
+ad.primitive_linearizations[pmap_p] = _pmap_linearize
+ad.primitive_transposes[pmap_p] = _pmap_transpose
+lowering.register_lowering(pmap_p, _pmap_lowering)

@@ -1,0 +1,182 @@
+"""``jax.nn.initializers``: functions ``init(key, shape, dtype)`` that make parameter
+arrays. The random ones draw from ``tinyxla.random``, imported when called so that this
+module does not depend on it at import time."""
+from __future__ import annotations
+
+import math
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from tinyxla._src import dtypes
+from tinyxla._src.numpy import creation, ufuncs
+
+Initializer = Callable[..., Any]
+
+__all__ = [
+    "constant", "glorot_normal", "glorot_uniform", "he_normal", "he_uniform", "kaiming_normal",
+    "kaiming_uniform", "lecun_normal", "lecun_uniform", "normal", "ones", "truncated_normal",
+    "uniform", "variance_scaling", "xavier_normal", "xavier_uniform", "zeros"]
+
+
+def _random() -> Any:
+    from tinyxla import random
+    return random
+
+
+def _float_dtype(dtype: Any) -> np.dtype:
+    return dtypes.default_float_dtype() if dtype is None else dtypes.canonicalize_dtype(dtype)
+
+
+def _shape(shape: Any) -> tuple[int, ...]:
+    return tuple(int(d) for d in shape) if np.ndim(shape) else (int(shape),)
+
+
+def zeros(key: Any, shape: Sequence[int], dtype: Any = None) -> Any:
+    """Mirrors ``jax.nn.initializers.zeros``: an array of zeros (the key is ignored)."""
+    return creation.zeros(_shape(shape), _float_dtype(dtype))
+
+
+def ones(key: Any, shape: Sequence[int], dtype: Any = None) -> Any:
+    """Mirrors ``jax.nn.initializers.ones``: an array of ones (the key is ignored)."""
+    return creation.ones(_shape(shape), _float_dtype(dtype))
+
+
+def constant(value: Any, dtype: Any = None) -> Initializer:
+    """Mirrors ``jax.nn.initializers.constant``: an initializer filling with ``value``."""
+    def init(key: Any, shape: Sequence[int], dtype: Any = dtype) -> Any:
+        return creation.full(_shape(shape), value, dtype=_float_dtype(dtype))
+    return init
+
+
+def uniform(scale: Any = 1e-2, dtype: Any = None) -> Initializer:
+    """Mirrors ``jax.nn.initializers.uniform``: values uniform in ``[0, scale)``."""
+    def init(key: Any, shape: Sequence[int], dtype: Any = dtype) -> Any:
+        dtype = _float_dtype(dtype)
+        return _random().uniform(key, _shape(shape), dtype) * creation.array(scale, dtype)
+    return init
+
+
+def normal(stddev: Any = 1e-2, dtype: Any = None) -> Initializer:
+    """Mirrors ``jax.nn.initializers.normal``: values ``N(0, stddev²)``."""
+    def init(key: Any, shape: Sequence[int], dtype: Any = dtype) -> Any:
+        dtype = _float_dtype(dtype)
+        return _random().normal(key, _shape(shape), dtype) * creation.array(stddev, dtype)
+    return init
+
+
+def truncated_normal(stddev: Any = 1e-2, dtype: Any = None, lower: Any = -2.0,
+                     upper: Any = 2.0) -> Initializer:
+    """Mirrors ``jax.nn.initializers.truncated_normal``: a standard normal truncated to
+    ``(lower, upper)``, times ``stddev`` (no variance correction, as in JAX)."""
+    def init(key: Any, shape: Sequence[int], dtype: Any = dtype) -> Any:
+        dtype = _float_dtype(dtype)
+        return (_random().truncated_normal(key, lower, upper, _shape(shape), dtype)
+                * creation.array(stddev, dtype))
+    return init
+
+
+def _compute_fans(shape: Sequence[int], in_axis: int | Sequence[int] = -2,
+                  out_axis: int | Sequence[int] = -1,
+                  batch_axis: int | Sequence[int] = ()) -> tuple[float, float]:
+    """(fan_in, fan_out) of a weight shape: axes other than in/out/batch form the
+    receptive field (JAX's ``_compute_fans``)."""
+    if isinstance(in_axis, int) and in_axis == -2 and len(shape) <= 1:
+        raise ValueError(
+            f"Can't compute input and output sizes of a {len(shape)}-dimensional weights "
+            "tensor with default in_axis. Must be at least 2D or specify in_axis explicitly.")
+
+    def size(axes: int | Sequence[int]) -> int:
+        return shape[axes] if isinstance(axes, int) else math.prod(shape[i] for i in axes)
+
+    in_size, out_size, batch_size = size(in_axis), size(out_axis), size(batch_axis)
+    receptive_field_size = math.prod(shape) / in_size / out_size / batch_size
+    return in_size * receptive_field_size, out_size * receptive_field_size
+
+
+def variance_scaling(scale: Any, mode: str, distribution: str,
+                     in_axis: int | Sequence[int] = -2, out_axis: int | Sequence[int] = -1,
+                     batch_axis: int | Sequence[int] = (), dtype: Any = None) -> Initializer:
+    """Mirrors ``jax.nn.initializers.variance_scaling``: samples with variance
+    ``scale / n``, ``n`` the fan given by ``mode`` (``fan_in``, ``fan_out``, ``fan_avg``,
+    ``fan_geo_avg``), from a ``truncated_normal`` (at ±2 std, rescaled), ``normal`` or
+    ``uniform`` distribution. Real dtypes only (JAX also samples complex ones)."""
+    def init(key: Any, shape: Sequence[int], dtype: Any = dtype) -> Any:
+        shape = _shape(shape)
+        dtype = _float_dtype(dtype)
+        fan_in, fan_out = _compute_fans(shape, in_axis, out_axis, batch_axis)
+        if mode == "fan_in":
+            denominator = fan_in
+        elif mode == "fan_out":
+            denominator = fan_out
+        elif mode == "fan_avg":
+            denominator = (fan_in + fan_out) / 2
+        elif mode == "fan_geo_avg":
+            denominator = (fan_in * fan_out) ** 0.5
+        else:
+            raise ValueError(f"invalid mode for variance scaling initializer: {mode}")
+        if dtypes.issubdtype(dtype, np.complexfloating):
+            raise NotImplementedError("variance_scaling: complex dtypes are not supported yet")
+        variance = creation.array(scale / denominator, dtype=dtype)
+        random = _random()
+        if distribution == "truncated_normal":
+            # The constant is the std of a standard normal truncated to (-2, 2).
+            stddev = ufuncs.sqrt(variance) / creation.array(.87962566103423978, dtype)
+            return random.truncated_normal(key, -2, 2, shape, dtype) * stddev
+        if distribution == "normal":
+            return random.normal(key, shape, dtype) * ufuncs.sqrt(variance)
+        if distribution == "uniform":
+            return random.uniform(key, shape, dtype, -1) * ufuncs.sqrt(3 * variance)
+        raise ValueError(
+            f"invalid distribution for variance scaling initializer: {distribution}")
+    return init
+
+
+def glorot_uniform(in_axis: int | Sequence[int] = -2, out_axis: int | Sequence[int] = -1,
+                   batch_axis: Sequence[int] = (), dtype: Any = None) -> Initializer:
+    """Mirrors ``jax.nn.initializers.glorot_uniform`` (``xavier_uniform``):
+    ``variance_scaling(1, "fan_avg", "uniform")``."""
+    return variance_scaling(1.0, "fan_avg", "uniform", in_axis, out_axis, batch_axis, dtype)
+
+
+def glorot_normal(in_axis: int | Sequence[int] = -2, out_axis: int | Sequence[int] = -1,
+                  batch_axis: Sequence[int] = (), dtype: Any = None) -> Initializer:
+    """Mirrors ``jax.nn.initializers.glorot_normal`` (``xavier_normal``):
+    ``variance_scaling(1, "fan_avg", "truncated_normal")``."""
+    return variance_scaling(1.0, "fan_avg", "truncated_normal", in_axis, out_axis, batch_axis,
+                            dtype)
+
+
+def lecun_uniform(in_axis: int | Sequence[int] = -2, out_axis: int | Sequence[int] = -1,
+                  batch_axis: Sequence[int] = (), dtype: Any = None) -> Initializer:
+    """Mirrors ``jax.nn.initializers.lecun_uniform``: ``variance_scaling(1, "fan_in", "uniform")``."""
+    return variance_scaling(1.0, "fan_in", "uniform", in_axis, out_axis, batch_axis, dtype)
+
+
+def lecun_normal(in_axis: int | Sequence[int] = -2, out_axis: int | Sequence[int] = -1,
+                 batch_axis: Sequence[int] = (), dtype: Any = None) -> Initializer:
+    """Mirrors ``jax.nn.initializers.lecun_normal``:
+    ``variance_scaling(1, "fan_in", "truncated_normal")``."""
+    return variance_scaling(1.0, "fan_in", "truncated_normal", in_axis, out_axis, batch_axis,
+                            dtype)
+
+
+def he_uniform(in_axis: int | Sequence[int] = -2, out_axis: int | Sequence[int] = -1,
+               batch_axis: Sequence[int] = (), dtype: Any = None) -> Initializer:
+    """Mirrors ``jax.nn.initializers.he_uniform`` (``kaiming_uniform``):
+    ``variance_scaling(2, "fan_in", "uniform")``."""
+    return variance_scaling(2.0, "fan_in", "uniform", in_axis, out_axis, batch_axis, dtype)
+
+
+def he_normal(in_axis: int | Sequence[int] = -2, out_axis: int | Sequence[int] = -1,
+              batch_axis: Sequence[int] = (), dtype: Any = None) -> Initializer:
+    """Mirrors ``jax.nn.initializers.he_normal`` (``kaiming_normal``):
+    ``variance_scaling(2, "fan_in", "truncated_normal")``."""
+    return variance_scaling(2.0, "fan_in", "truncated_normal", in_axis, out_axis, batch_axis,
+                            dtype)
+
+
+xavier_uniform = glorot_uniform
+xavier_normal = glorot_normal
+kaiming_uniform = he_uniform
+kaiming_normal = he_normal

@@ -1,0 +1,538 @@
+"""``tinyxla.random``: mirrors ``jax.random`` (``jax/_src/random/core.py``) with the default
+threefry2x32 PRNG, bit-exact with JAX 0.10 for keys, ``bits``, ``uniform``, ``randint``,
+``bernoulli`` and (float32) ``normal``.
+
+Each sampler's body runs through ``jit`` (cached per shape, dtype and
+``jax_threefry_partitionable``), as JAX's do, so an eager call is one compiled dispatch.
+
+Where it differs from JAX: typed keys are ``PRNGKeyArray`` pytrees rather than arrays of an
+extended dtype (see ``prng.py``); samplers needing sort, top_k or cumsum
+(``permutation``, ``choice`` with ``p`` or without replacement, ``categorical`` without
+replacement) are missing; float64 ``normal`` uses tinyxla's ``erf_inv`` (a few ulps from
+XLA's); samplers built on ``log``/``log1p``/``erf`` match JAX to the accuracy of those
+functions rather than bit for bit.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from tinyxla._src import dtypes
+from tinyxla._src import prng
+from tinyxla._src.api import jit
+from tinyxla._src.array import Array
+from tinyxla._src.core import Tracer
+from tinyxla._src.numpy.promotion import broadcast_shapes
+from tinyxla._src.lax import lax, slicing
+from tinyxla._src.prng import PRNGKeyArray, UINT_DTYPES
+from tinyxla import numpy as jnp
+
+Shape = Sequence[int]
+
+
+# ----------------------------------------------------------------------------- key checking
+
+def _arraylike(x: Any) -> bool:
+    return isinstance(x, (np.ndarray, Array, Tracer)) or np.isscalar(x)
+
+
+def _check_prng_key(name: str, key: Any, *, allow_batched: bool = False) -> tuple[Any, bool]:
+    """The uint32 key data of ``key`` and whether it was a raw (legacy) key
+    (JAX's ``_check_prng_key``)."""
+    if isinstance(key, PRNGKeyArray):
+        data, wrapped, shape = key._base_array, False, key.shape
+    elif _arraylike(key):
+        if isinstance(key, np.ndarray) or np.isscalar(key):
+            key = jnp.asarray(key)
+        prng._check_prng_key_data(key)
+        data, wrapped, shape = key, True, tuple(key.shape[:-1])
+    else:
+        raise TypeError(f'unexpected PRNG key type {type(key)}')
+    if not allow_batched and shape:
+        raw_shape = tuple(np.shape(data)) if wrapped else shape
+        raise ValueError(f"{name} accepts a single key, but was given a key array of"
+                         f" shape {raw_shape} != (). Use jax.vmap for batching.")
+    return data, wrapped
+
+
+def _return_keys(wrapped: bool, data: Any) -> Any:
+    return data if wrapped else PRNGKeyArray._from_data(data)
+
+
+def _canonical_shape(shape: Any) -> tuple[int, ...]:
+    return lax.canonicalize_shape(shape)
+
+
+def _check_shape(name: str, shape: tuple[int, ...], *param_shapes: tuple[int, ...]) -> None:
+    if param_shapes:
+        shape_ = broadcast_shapes(shape, *param_shapes)
+        if shape != shape_:
+            msg = ("{} parameter shapes must be broadcast-compatible with shape "
+                   "argument, and the result of broadcasting the shapes must equal "
+                   "the shape argument, but got result {} for shape argument {}.")
+            raise ValueError(msg.format(name, shape_, shape))
+
+
+# ----------------------------------------------------------------------------- keys
+
+def _seed_array(seed: Any) -> Any:
+    # JAX converts Python ints through np.int64 first, then canonicalizes (int32 without x64).
+    if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
+        seed = np.int64(seed)
+    if isinstance(seed, np.generic):
+        return jnp.asarray(seed.astype(dtypes.canonicalize_dtype(seed.dtype)))
+    return jnp.asarray(seed)
+
+
+def _key(ctor_name: str, seed: Any, impl: Any) -> Any:
+    if impl is not None and impl not in ('threefry2x32', prng.threefry_prng_impl, prng.key_dtype_fry):
+        raise ValueError(f'unrecognized PRNG implementation "{impl}". '
+                         'Did you mean one of: "threefry2x32"?')
+    if isinstance(seed, PRNGKeyArray):
+        raise TypeError(f"{ctor_name} accepts a scalar seed, but was given a PRNG key.")
+    if np.ndim(seed):
+        raise TypeError(f"{ctor_name} accepts a scalar seed, but was given an array of "
+                        f"shape {np.shape(seed)} != (). Use jax.vmap for batching")
+    return _seed_jit(_seed_array(seed))
+
+
+_seed_jit = jit(prng.seed_data)
+
+
+def key(seed: int | Any, *, impl: Any = None, dtype: Any = None) -> PRNGKeyArray:
+    """A typed PRNG key (``key<fry>``) from an integer seed (mirrors ``jax.random.key``)."""
+    if dtype is not None:
+        if impl is not None:
+            raise ValueError("Cannot specify both `impl` and `dtype` arguments to jax.random.key")
+        impl = dtype
+    return PRNGKeyArray._from_data(_key('key', seed, impl))
+
+
+def PRNGKey(seed: int | Any, *, impl: Any = None) -> Any:
+    """A legacy raw key, ``uint32[2]``, from an integer seed (mirrors ``jax.random.PRNGKey``)."""
+    return _key('PRNGKey', seed, impl)
+
+
+def key_data(keys: Any) -> Any:
+    """The uint32 data under a key array (mirrors ``jax.random.key_data``)."""
+    data, _ = _check_prng_key("key_data", keys, allow_batched=True)
+    return data
+
+
+def wrap_key_data(key_bits_array: Any, *, impl: Any = None, dtype: Any = None) -> PRNGKeyArray:
+    """A typed key array over uint32 key data of shape ``(..., 2)`` (mirrors ``jax.random.wrap_key_data``)."""
+    if dtype is not None:
+        if impl is not None:
+            raise ValueError("Cannot specify both `impl` and `dtype` arguments to"
+                             " jax.random.wrap_key_data")
+    if isinstance(key_bits_array, np.ndarray):
+        key_bits_array = jnp.asarray(key_bits_array)
+    return PRNGKeyArray(key_bits_array)
+
+
+def key_impl(keys: Any) -> str:
+    """The name of the keys' PRNG implementation (mirrors ``jax.random.key_impl``)."""
+    _check_prng_key("key_impl", keys, allow_batched=True)
+    return prng.threefry_prng_impl.name
+
+
+_split_jit = jit(prng.split_data, static_argnums=(1, 2))
+_fold_in_jit = jit(prng.fold_in_data)
+
+
+def split(key: Any, num: int | tuple[int, ...] = 2) -> Any:
+    """Splits a key into ``num`` (an int or a shape) new keys (mirrors ``jax.random.split``)."""
+    data, wrapped = _check_prng_key("split", key)
+    return _return_keys(wrapped, _split_jit(data, prng.shape_tuple(num), prng.partitionable()))
+
+
+def _split(data: Any, num: int = 2) -> Any:
+    return prng.split_data(data, (num,), prng.partitionable())
+
+
+def fold_in(key: Any, data: Any) -> Any:
+    """A new key from a key and a 32-bit integer (mirrors ``jax.random.fold_in``)."""
+    kdata, wrapped = _check_prng_key("fold_in", key)
+    if np.ndim(data):
+        raise TypeError("fold_in accepts a scalar, but was given an array of"
+                        f"shape {np.shape(data)} != (). Use jax.vmap for batching.")
+    return _return_keys(wrapped, _fold_in_jit(kdata, _as_uint32(data)))
+
+
+def _as_uint32(data: Any) -> Any:
+    if isinstance(data, (int, np.integer)) and not isinstance(data, bool):
+        return jnp.asarray(np.array(int(data) & 0xFFFFFFFF, np.uint32))
+    return lax.convert_element_type(jnp.asarray(data), np.uint32)
+
+
+# ----------------------------------------------------------------------------- samplers
+
+def _random_bits(data: Any, bit_width: int, shape: tuple[int, ...]) -> Any:
+    return prng.random_bits_data(data, bit_width, shape, prng.partitionable())
+
+
+def bits(key: Any, shape: Shape = (), dtype: Any = None) -> Any:
+    """Uniform random unsigned integers (mirrors ``jax.random.bits``)."""
+    data, _ = _check_prng_key("bits", key)
+    dtype = dtypes.default_uint_dtype() if dtype is None else dtypes.check_user_dtype_supported(dtype)
+    if not dtypes.issubdtype(dtype, np.unsignedinteger):
+        raise ValueError("dtype argument to `bits` must be an unsigned int dtype, "
+                         f"got {dtype}")
+    return _bits_jit(data, dtype.itemsize * 8, _canonical_shape(shape), prng.partitionable())
+
+
+_bits_jit = jit(prng.random_bits_data, static_argnums=(1, 2, 3))
+
+
+def _float_dtype(name: str, dtype: Any, kind: type = np.floating) -> np.dtype:
+    dtype = dtypes.check_user_dtype_supported(float if dtype is None else dtype, name)
+    if not dtypes.issubdtype(dtype, kind):
+        what = "float" if kind is np.floating else "float or complex"
+        raise ValueError(f"dtype argument to `{name}` must be a {what} dtype, got {dtype}")
+    return dtype
+
+
+def uniform(key: Any, shape: Shape = (), dtype: Any = None, minval: Any = 0.,
+            maxval: Any = 1.) -> Any:
+    """Uniform floats in ``[minval, maxval)`` (mirrors ``jax.random.uniform``)."""
+    data, _ = _check_prng_key("uniform", key)
+    dtype = _float_dtype("uniform", dtype)
+    return _uniform_jit(data, minval, maxval, _canonical_shape(shape), dtype, prng.partitionable())
+
+
+def _uniform(data: Any, minval: Any, maxval: Any, shape: tuple[int, ...], dtype: np.dtype,
+             partitionable: bool) -> Any:
+    _check_shape("uniform", shape)
+    minval = jnp.broadcast_to(lax.convert_element_type(minval, dtype), shape)
+    maxval = jnp.broadcast_to(lax.convert_element_type(maxval, dtype), shape)
+    finfo = dtypes.finfo(dtype)
+    nbits, nmant = finfo.bits, finfo.nmant
+    if nbits not in (8, 16, 32, 64):
+        raise TypeError(f"uniform only accepts 8-, 16-, 32-, or 64-bit dtypesgot {dtype}.")
+    rng_bits = 8 if nmant < 8 else nbits
+    uint_dtype = UINT_DTYPES[nbits]
+    bits = prng.random_bits_data(data, rng_bits, shape, partitionable)
+    if rng_bits != nbits:
+        bits = lax.convert_element_type(bits, uint_dtype)
+    # Random mantissa bits under the exponent of 1.0 give a float in [1, 2).
+    float_bits = lax.bitwise_or(lax.shift_right_logical(bits, uint_dtype.type(rng_bits - nmant)),
+                                np.array(1.0, dtype).view(uint_dtype))
+    floats = lax.sub(lax.bitcast_convert_type(float_bits, dtype), dtype.type(1.))
+    return lax.max(minval, lax.add(lax.mul(floats, lax.sub(maxval, minval)), minval))
+
+
+_uniform_jit = jit(_uniform, static_argnums=(3, 4, 5))
+
+
+def _convert_and_clip_integer(val: Any, dtype: np.dtype) -> Any:
+    """``val`` converted to the integer ``dtype``, clipped to its range instead of wrapping."""
+    lo = max(dtypes.iinfo(dtype).min, dtypes.iinfo(val.dtype).min)
+    hi = min(dtypes.iinfo(dtype).max, dtypes.iinfo(val.dtype).max)
+    return lax.convert_element_type(jnp.clip(val, np.array(lo, val.dtype), np.array(hi, val.dtype)), dtype)
+
+
+def randint(key: Any, shape: Shape, minval: Any, maxval: Any, dtype: Any = None) -> Any:
+    """Uniform integers in ``[minval, maxval)`` (mirrors ``jax.random.randint``)."""
+    data, _ = _check_prng_key("randint", key)
+    dtype = dtypes.check_user_dtype_supported(int if dtype is None else dtype, "randint")
+    shape = _canonical_shape(shape)
+    if not dtypes.issubdtype(dtype, np.integer):
+        raise TypeError(f"randint only accepts integer dtypes, got {dtype}")
+    info = dtypes.iinfo(dtype)
+    sample_dtype = dtype
+    if info.bits < 32:
+        # Sample in 32 bits to avoid biased results.
+        sample_dtype = np.dtype('int32')
+        minval = jnp.clip(jnp.asarray(minval).astype('int32'), int(info.min), int(info.max))
+        maxval = jnp.clip(jnp.asarray(maxval).astype('int32'), int(info.min), int(info.max) + 1)
+    out = _randint_jit(data, minval, maxval, shape, sample_dtype, prng.partitionable())
+    return out if out.dtype == dtype else out.astype(dtype)
+
+
+def _randint(data: Any, minval: Any, maxval: Any, shape: tuple[int, ...], dtype: np.dtype,
+             partitionable: bool) -> Any:
+    _check_shape("randint", shape, np.shape(minval), np.shape(maxval))
+    minval = jnp.asarray(minval)
+    maxval = jnp.asarray(maxval)
+    if not dtypes.issubdtype(minval.dtype, np.integer):
+        minval = minval.astype(int)
+    if not dtypes.issubdtype(maxval.dtype, np.integer):
+        maxval = maxval.astype(int)
+    # randint(key, shape, 0, 256, 'uint8') needs a span one past the dtype's maximum.
+    maxval_out_of_range = lax.gt(
+        maxval, _convert_and_clip_integer(jnp.array(dtypes.iinfo(dtype).max, dtype), maxval.dtype))
+    minval = jnp.broadcast_to(_convert_and_clip_integer(minval, dtype), shape)
+    maxval = jnp.broadcast_to(_convert_and_clip_integer(maxval, dtype), shape)
+    maxval_out_of_range = jnp.broadcast_to(maxval_out_of_range, shape)
+    nbits = dtypes.iinfo(dtype).bits
+    if nbits not in (8, 16, 32, 64):
+        raise TypeError(f"randint only accepts 8-, 16-, 32-, or 64-bit dtypes, got {dtype}")
+    keys = prng.split_data(data, (2,), partitionable)
+    higher_bits = prng.random_bits_data(keys[0], nbits, shape, partitionable)
+    lower_bits = prng.random_bits_data(keys[1], nbits, shape, partitionable)
+    unsigned_dtype = UINT_DTYPES[nbits]
+    span = lax.convert_element_type(lax.sub(maxval, minval), unsigned_dtype)
+    span = lax.select(lax.le(maxval, minval), lax.full_like(span, 1), span)
+    span = lax.select(lax.bitwise_and(maxval_out_of_range, lax.gt(maxval, minval)),
+                      lax.add(span, unsigned_dtype.type(1)), span)
+    # (hi * 2**nbits + lo) % span without overflow: 2**nbits % span as (2**(nbits/2) % span)**2.
+    multiplier = lax.rem(lax.full_like(span, 2 ** (nbits // 2)), span)
+    multiplier = lax.rem(lax.mul(multiplier, multiplier), span)
+    random_offset = lax.add(lax.mul(lax.rem(higher_bits, span), multiplier),
+                            lax.rem(lower_bits, span))
+    random_offset = lax.rem(random_offset, span)
+    return lax.add(minval, lax.convert_element_type(random_offset, dtype))
+
+
+_randint_jit = jit(_randint, static_argnums=(3, 4, 5))
+
+
+# float32 erf_inv as XLA computes it (Giles' single-precision polynomial), so that normal
+# samples match JAX bit for bit.
+_ERFINV_W_LT_5 = (2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06,
+                  2.1858087e-04, -1.25372503e-03, -4.17768164e-03, 0.246640727, 1.50140941)
+_ERFINV_W_GE_5 = (-2.00214257e-04, 1.00950558e-04, 1.34934322e-03, -3.67342844e-03,
+                  5.73950773e-03, -7.6224613e-03, 9.43887047e-03, 1.00167406, 2.83297682)
+
+
+def _erf_inv_f32(x: Any) -> Any:
+    f32 = np.float32
+    w = lax.neg(lax.log1p(lax.neg(lax.mul(x, x))))
+    lt = lax.lt(w, f32(5.0))
+    w = lax.select(lt, lax.sub(w, f32(2.5)), lax.sub(lax.sqrt(w), f32(3.0)))
+
+    def coefficient(i: int) -> Any:
+        return lax.select(lt, lax.full_like(x, f32(_ERFINV_W_LT_5[i])),
+                          lax.full_like(x, f32(_ERFINV_W_GE_5[i])))
+
+    p = coefficient(0)
+    for i in range(1, len(_ERFINV_W_LT_5)):
+        p = lax.add(coefficient(i), lax.mul(p, w))
+    return lax.select(lax.eq(lax.abs(x), f32(1)), lax.mul(x, f32(np.inf)), lax.mul(p, x))
+
+
+def _erf_inv(x: Any) -> Any:
+    return _erf_inv_f32(x) if x.dtype == np.float32 else lax.erf_inv(x)
+
+
+def normal(key: Any, shape: Shape = (), dtype: Any = None) -> Any:
+    """Standard normal samples (mirrors ``jax.random.normal``)."""
+    data, _ = _check_prng_key("normal", key)
+    dtype = _float_dtype("normal", dtype, np.inexact)
+    return _normal_jit(data, _canonical_shape(shape), dtype, prng.partitionable())
+
+
+def _normal_real(data: Any, shape: tuple[int, ...], dtype: np.dtype, partitionable: bool) -> Any:
+    _check_shape("normal", shape)
+    lo = np.nextafter(np.array(-1., dtype), np.array(0., dtype), dtype=dtype)
+    u = _uniform(data, lo, np.array(1., dtype), shape, dtype, partitionable)
+    return lax.mul(np.array(np.sqrt(2), dtype), _erf_inv(u))
+
+
+def _normal(data: Any, shape: tuple[int, ...], dtype: np.dtype, partitionable: bool) -> Any:
+    if dtypes.issubdtype(dtype, np.complexfloating):
+        real_dtype = np.array(0, dtype).real.dtype
+        keys = prng.split_data(data, (2,), partitionable)
+        re = _normal_real(keys[0], shape, real_dtype, partitionable)
+        im = _normal_real(keys[1], shape, real_dtype, partitionable)
+        return lax.div(lax.complex(re, im), np.array(np.sqrt(2), dtype))
+    return _normal_real(data, shape, dtype, partitionable)
+
+
+_normal_jit = jit(_normal, static_argnums=(1, 2, 3))
+
+
+def truncated_normal(key: Any, lower: Any, upper: Any, shape: Shape | None = None,
+                     dtype: Any = None) -> Any:
+    """Normal samples truncated to ``(lower, upper)`` (mirrors ``jax.random.truncated_normal``)."""
+    data, _ = _check_prng_key("truncated_normal", key)
+    dtype = _float_dtype("truncated_normal", dtype)
+    if shape is not None:
+        shape = _canonical_shape(shape)
+    return _truncated_normal_jit(data, lower, upper, shape, dtype, prng.partitionable())
+
+
+def _truncated_normal(data: Any, lower: Any, upper: Any, shape: tuple[int, ...] | None,
+                      dtype: np.dtype, partitionable: bool) -> Any:
+    if shape is None:
+        shape = broadcast_shapes(np.shape(lower), np.shape(upper))
+    else:
+        _check_shape("truncated_normal", shape, np.shape(lower), np.shape(upper))
+    sqrt2 = np.array(np.sqrt(2), dtype)
+    lower = lax.convert_element_type(lower, dtype)
+    upper = lax.convert_element_type(upper, dtype)
+    a = lax.erf(lax.div(lower, sqrt2))
+    b = lax.erf(lax.div(upper, sqrt2))
+    u = _uniform(data, a, b, shape, dtype, partitionable)
+    out = lax.mul(sqrt2, _erf_inv(u))
+    # Clamp into the open interval: rounding (or u == a) must not leave it.
+    lo = jnp.broadcast_to(lax.nextafter(lax.stop_gradient(lower), lax.full_like(lower, np.inf)), shape)
+    hi = jnp.broadcast_to(lax.nextafter(lax.stop_gradient(upper), lax.full_like(upper, -np.inf)), shape)
+    return jnp.clip(out, lo, hi)
+
+
+_truncated_normal_jit = jit(_truncated_normal, static_argnums=(3, 4, 5))
+
+
+def bernoulli(key: Any, p: Any = 0.5, shape: Shape | None = None, mode: str = 'low') -> Any:
+    """Boolean samples that are True with probability ``p`` (mirrors ``jax.random.bernoulli``)."""
+    if shape is not None:
+        shape = _canonical_shape(shape)
+    if mode not in ['high', 'low']:
+        raise ValueError(f"got {mode=}, expected 'high' or 'low'")
+    data, _ = _check_prng_key("bernoulli", key)
+    dtype = dtypes.dtype(p)
+    if not dtypes.issubdtype(dtype, np.floating):
+        raise TypeError(f"bernoulli probability `p` must have a floating dtype, got {dtype}.")
+    p = lax.convert_element_type(p, dtype)
+    return _bernoulli_jit(data, p, shape, mode, prng.partitionable())
+
+
+def _bernoulli(data: Any, p: Any, shape: tuple[int, ...] | None, mode: str,
+               partitionable: bool) -> Any:
+    if shape is None:
+        shape = tuple(np.shape(p))
+    else:
+        _check_shape("bernoulli", shape, np.shape(p))
+    dtype = p.dtype
+    p = jnp.broadcast_to(p, shape)
+    if mode == 'high':
+        u = _uniform(data, 0., 1., (2, *shape), dtype, partitionable)
+        u1, u2 = u[0], u[1]
+        # The resolution of uniform samples is 2 ** -n_mantissa.
+        u2 = lax.mul(u2, dtype.type(2 ** -dtypes.finfo(dtype).nmant))
+        return lax.lt(u2, lax.sub(p, u1))
+    return lax.lt(_uniform(data, 0., 1., shape, dtype, partitionable), p)
+
+
+_bernoulli_jit = jit(_bernoulli, static_argnums=(2, 3, 4))
+
+
+def _one_param_sampler(name: str, body: Any) -> Any:
+    """The public wrapper of a sampler with only ``(key, shape, dtype)`` arguments."""
+    body_jit = jit(body, static_argnums=(1, 2, 3))
+
+    def sampler(key: Any, shape: Shape = (), dtype: Any = None) -> Any:
+        data, _ = _check_prng_key(name, key)
+        dtype = _float_dtype(name, dtype)
+        return body_jit(data, _canonical_shape(shape), dtype, prng.partitionable())
+    sampler.__name__ = sampler.__qualname__ = name
+    sampler.__doc__ = f"{name.capitalize()} samples (mirrors ``jax.random.{name}``)."
+    return sampler
+
+
+def _exponential(data: Any, shape: tuple[int, ...], dtype: np.dtype, partitionable: bool) -> Any:
+    u = _uniform(data, 0., 1., shape, dtype, partitionable)
+    # log1p(-u) puts the domain of the log at (0, 1] instead of [0, 1).
+    return lax.neg(lax.log1p(lax.neg(u)))
+
+
+def _laplace(data: Any, shape: tuple[int, ...], dtype: np.dtype, partitionable: bool) -> Any:
+    u = _uniform(data, -1. + dtypes.finfo(dtype).epsneg, 1., shape, dtype, partitionable)
+    return lax.mul(lax.sign(u), lax.log1p(lax.neg(lax.abs(u))))
+
+
+def _logistic(data: Any, shape: tuple[int, ...], dtype: np.dtype, partitionable: bool) -> Any:
+    x = _uniform(data, dtypes.finfo(dtype).tiny, 1., shape, dtype, partitionable)
+    return lax.sub(lax.log(x), lax.log1p(lax.neg(x)))
+
+
+exponential = _one_param_sampler("exponential", _exponential)
+laplace = _one_param_sampler("laplace", _laplace)
+logistic = _one_param_sampler("logistic", _logistic)
+
+
+def gumbel(key: Any, shape: Shape = (), dtype: Any = None, mode: str | None = None) -> Any:
+    """Gumbel samples (mirrors ``jax.random.gumbel``; mode ``'highest'`` is missing)."""
+    data, _ = _check_prng_key("gumbel", key)
+    dtype = _float_dtype("gumbel", dtype)
+    if mode is None:
+        mode = "low"
+    if mode not in ("highest", "high", "low"):
+        raise ValueError("Must provide valid mode for gumbel got: %s" % mode)
+    if mode == "highest":
+        raise NotImplementedError("tinyxla.random.gumbel: mode='highest' is not implemented")
+    return _gumbel_jit(data, _canonical_shape(shape), dtype, mode, prng.partitionable())
+
+
+def _gumbel(data: Any, shape: tuple[int, ...], dtype: np.dtype, mode: str,
+            partitionable: bool) -> Any:
+    info = dtypes.finfo(dtype)
+    if mode == "high":
+        u = _uniform(data, 0., 1., (2, *shape), dtype, partitionable)
+        high, low = u[0], u[1]
+        # The condition guards against rounding up to 1.
+        x = jnp.where(high >= 0.5, high, high + 2 ** -(info.nmant) * low + info.tiny)
+        return -jnp.log(-jnp.log1p(-x))
+    u = _uniform(data, info.tiny, 1., shape, dtype, partitionable)
+    return lax.neg(lax.log(lax.neg(lax.log(u))))
+
+
+_gumbel_jit = jit(_gumbel, static_argnums=(1, 2, 3, 4))
+
+
+def categorical(key: Any, logits: Any, axis: int = -1, shape: Shape | None = None,
+                replace: bool = True, mode: str | None = None) -> Any:
+    """Samples of category indices from unnormalized log-probabilities (mirrors
+    ``jax.random.categorical``; ``replace=False`` needs top_k and is missing)."""
+    _check_prng_key("categorical", key)
+    if not _arraylike(logits):
+        raise TypeError(f"categorical requires ndarray or scalar arguments, got {type(logits)} "
+                        "at position 0.")
+    logits_arr = jnp.asarray(logits)
+    if axis >= 0:
+        axis -= logits_arr.ndim
+    batch_shape = tuple(np.delete(logits_arr.shape, axis))
+    if shape is None:
+        shape = batch_shape
+    else:
+        shape = _canonical_shape(shape)
+        _check_shape("categorical", shape, batch_shape)
+    if not replace:
+        raise NotImplementedError("tinyxla.random.categorical: replace=False is not implemented")
+    shape_prefix = shape[:len(shape) - len(batch_shape)]
+    logits_shape = list(shape[len(shape) - len(batch_shape):])
+    logits_shape.insert(axis % logits_arr.ndim, logits_arr.shape[axis])
+    g = gumbel(key, (*shape_prefix, *logits_shape), logits_arr.dtype, mode=mode)
+    return jnp.argmax(g + lax.expand_dims(logits_arr, tuple(range(len(shape_prefix)))), axis=axis)
+
+
+def choice(key: Any, a: Any, shape: Shape = (), replace: bool = True, p: Any = None,
+           axis: int = 0, mode: str | None = None) -> Any:
+    """A random sample of ``a`` (or of ``arange(a)``) (mirrors ``jax.random.choice``; only
+    uniform sampling with replacement is implemented: the others need sort, top_k or cumsum)."""
+    _check_prng_key("choice", key)
+    if not isinstance(shape, Sequence):
+        raise TypeError("shape argument of jax.random.choice must be a sequence, "
+                        f"got {shape}")
+    arr = jnp.asarray(a)
+    if arr.ndim == 0:
+        n_inputs = int(a)
+    else:
+        axis = lax._canonicalize_axis(axis, arr.ndim)
+        n_inputs = arr.shape[axis]
+    n_draws = int(np.prod(shape))
+    if n_draws == 0:
+        return jnp.zeros(shape, dtype=arr.dtype)
+    if n_inputs <= 0:
+        raise ValueError("a must be greater than 0 unless no samples are taken")
+    if not replace and n_draws > n_inputs:
+        raise ValueError(
+            f"Cannot take a larger sample (size {n_draws}) than "
+            f"population (size {n_inputs}) when 'replace=False'")
+    if p is not None or not replace:
+        raise NotImplementedError("tinyxla.random.choice: only replace=True without p is "
+                                  "implemented (the others need sort, top_k or cumsum)")
+    ind = randint(key, shape, 0, n_inputs)
+    if arr.ndim == 0:
+        return ind
+    # jnp.take(arr, ind, axis) as one gather of whole slices along axis 0.
+    moved = jnp.moveaxis(arr, axis, 0)
+    rest = tuple(moved.shape[1:])
+    dnums = slicing.GatherDimensionNumbers(offset_dims=tuple(range(1, 1 + len(rest))),
+                                           collapsed_slice_dims=(0,), start_index_map=(0,))
+    taken = slicing.gather(moved, ind.reshape(-1, 1), dnums, (1, *rest))
+    result = jnp.moveaxis(taken, 0, axis)
+    return result.reshape(arr.shape[0:axis] + tuple(shape) + arr.shape[axis + 1:])

@@ -1,0 +1,1 @@
+"""The ``jax.scipy`` implementation: ``special`` and ``stats``; ``tinyxla.scipy`` is its public face."""

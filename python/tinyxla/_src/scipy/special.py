@@ -1,0 +1,153 @@
+"""``jax.scipy.special``: special functions over the lax primitives, with JAX's custom
+derivative rules where the naive ones are undefined (``xlogy`` at ``x = 0``, ``logit``)."""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from tinyxla._src import dtypes
+from tinyxla._src.custom_derivatives import custom_jvp
+from tinyxla._src.lax import lax
+from tinyxla._src.numpy import selection, ufuncs
+from tinyxla._src.numpy.promotion import ensure_array, promote_args_inexact
+from tinyxla._src.scipy.logsumexp import logsumexp
+
+__all__ = ["digamma", "entr", "erf", "erfc", "erfinv", "expit", "gammaln", "logit",
+           "logsumexp", "ndtr", "ndtri", "xlog1py", "xlogy"]
+
+
+def gammaln(x: Any) -> Any:
+    """Mirrors ``jax.scipy.special.gammaln``: ``log|Γ(x)|`` (``lax.lgamma``)."""
+    x, = promote_args_inexact("gammaln", x)
+    return lax.lgamma(x)
+
+
+def digamma(x: Any) -> Any:
+    """Mirrors ``jax.scipy.special.digamma``: ``d/dx log Γ(x)`` (``lax.digamma``)."""
+    x, = promote_args_inexact("digamma", x)
+    return lax.digamma(x)
+
+
+def erf(x: Any) -> Any:
+    """Mirrors ``jax.scipy.special.erf`` (``lax.erf``)."""
+    x, = promote_args_inexact("erf", x)
+    return lax.erf(x)
+
+
+def erfc(x: Any) -> Any:
+    """Mirrors ``jax.scipy.special.erfc``: ``1 - erf(x)`` without cancellation (``lax.erfc``)."""
+    x, = promote_args_inexact("erfc", x)
+    return lax.erfc(x)
+
+
+def erfinv(x: Any) -> Any:
+    """Mirrors ``jax.scipy.special.erfinv`` (``lax.erf_inv``); ±1 give ±inf."""
+    x, = promote_args_inexact("erfinv", x)
+    return lax.erf_inv(x)
+
+
+def expit(x: Any) -> Any:
+    """Mirrors ``jax.scipy.special.expit``: the logistic sigmoid ``1 / (1 + exp(-x))``."""
+    x, = promote_args_inexact("expit", x)
+    return lax.logistic(x)
+
+
+@custom_jvp
+def logit(x: Any) -> Any:
+    """Mirrors ``jax.scipy.special.logit``: ``log(x / (1 - x))``, derivative ``1 / (x (1 - x))``."""
+    x, = promote_args_inexact("logit", x)
+    return lax.log(lax.div(x, lax.sub(lax._const(x, 1), x)))
+
+
+logit.defjvps(lambda g, ans, x: lax.div(g, lax.mul(x, lax.sub(lax._const(x, 1), x))))
+
+
+@custom_jvp
+def xlogy(x: Any, y: Any) -> Any:
+    """Mirrors ``jax.scipy.special.xlogy``: ``x * log(y)``, 0 where ``x == 0`` (NaN in ``y``
+    still propagates, as in scipy); its derivative is defined at ``x == 0``."""
+    x, y = promote_args_inexact("xlogy", x, y)
+    x_ok = (x != 0.) | ufuncs.isnan(y)
+    return selection.where(x_ok, lax.mul(x, lax.log(y)), lax.full_like(x, 0))
+
+
+def _xlogy_jvp(primals: tuple, tangents: tuple) -> tuple:
+    x, y = primals
+    x_dot, y_dot = tangents
+    result = xlogy(x, y)
+    return result, (x_dot * lax.log(y) + y_dot * x / y).astype(result.dtype)
+
+
+xlogy.defjvp(_xlogy_jvp)
+
+
+@custom_jvp
+def xlog1py(x: Any, y: Any) -> Any:
+    """Mirrors ``jax.scipy.special.xlog1py``: ``x * log1p(y)``, 0 where ``x == 0``."""
+    x, y = promote_args_inexact("xlog1py", x, y)
+    x_ok = (x != 0.) | ufuncs.isnan(y)
+    return selection.where(x_ok, lax.mul(x, lax.log1p(y)), lax.full_like(x, 0))
+
+
+def _xlog1py_jvp(primals: tuple, tangents: tuple) -> tuple:
+    x, y = primals
+    x_dot, y_dot = tangents
+    result = xlog1py(x, y)
+    return result, (x_dot * lax.log1p(y) + y_dot * x / (1 + y)).astype(result.dtype)
+
+
+xlog1py.defjvp(_xlog1py_jvp)
+
+
+@custom_jvp
+def _xlogx(x: Any) -> Any:
+    """``x log x`` with the derivative ``log x + 1`` (JAX's ``_xlogx``)."""
+    return xlogy(x, x)
+
+
+def _xlogx_jvp(primals: tuple, tangents: tuple) -> tuple:
+    x, = primals
+    x_dot, = tangents
+    return _xlogx(x), x_dot * (lax.log(x) + 1)
+
+
+_xlogx.defjvp(_xlogx_jvp)
+
+
+def entr(x: Any) -> Any:
+    """Mirrors ``jax.scipy.special.entr``: ``-x log x`` for ``x > 0``, 0 at 0, ``-inf`` below."""
+    x, = promote_args_inexact("entr", x)
+    if dtypes.issubdtype(x.dtype, np.complexfloating):
+        raise ValueError("entr does not support complex-valued inputs.")
+    return lax.select(lax.lt(x, lax._const(x, 0)), lax.full_like(x, -np.inf),
+                      lax.neg(_xlogx(x)))
+
+
+def _check_real_float(name: str, x: Any) -> Any:
+    x = ensure_array(x)
+    if x.dtype not in (np.dtype(np.float32), np.dtype(np.float64)):
+        raise TypeError(f"x.dtype={x.dtype} is not supported, see docstring for supported "
+                        "types.")
+    return x
+
+
+def ndtr(x: Any) -> Any:
+    """Mirrors ``jax.scipy.special.ndtr``: the standard normal CDF, through ``erf`` near 0
+    and ``erfc`` in the tails (float32/float64 only, as in JAX)."""
+    x = _check_real_float("ndtr", x)
+    half_sqrt_2 = lax._const(x, 0.5 * np.sqrt(2.))
+    w = x * half_sqrt_2
+    z = lax.abs(w)
+    y = lax.select(lax.lt(z, half_sqrt_2), 1. + lax.erf(w),
+                   lax.select(lax.gt(w, lax._const(x, 0)), 2. - lax.erfc(z), lax.erfc(z)))
+    return 0.5 * y
+
+
+def ndtri(p: Any) -> Any:
+    """The standard normal quantile, as ``jax.scipy.special.ndtri``. Differs from JAX in
+    the method: ``sqrt(2) erfinv(2p - 1)`` rather than Cephes' rational approximation
+    (so relative accuracy in the far lower tail, p < 1e-6 in float32, is lower)."""
+    p, = promote_args_inexact("ndtri", p)
+    return lax._const(p, np.sqrt(2.)) * lax.erf_inv(2. * p - 1.)
+
