@@ -332,3 +332,15 @@ assert tier == "upper" and abs(value - 3 * 0.5403023) < 1e-5, (tier, value)
 """
     env = dict(os.environ, TINYXLA_CODEGEN="1", TINYXLA_CACHE_DIR=str(tmp_path / "cache"))
     subprocess.run([sys.executable, "-c", program], env=env, timeout=120, check=True)
+
+
+@pytest.mark.parametrize("dtype", [jnp.complex64, jnp.complex128])
+def test_complex_ops_same_on_both_tiers(dtype, monkeypatch):
+    rng = np.random.default_rng(8)
+    x = jnp.asarray(rng.standard_normal((31, 20)) + 1j * rng.standard_normal((31, 20))).astype(dtype)
+    y = jnp.asarray(rng.standard_normal((20,)) - 2j).astype(dtype)
+
+    def f(x, y):
+        return x * y + jnp.exp(x) - jnp.conj(y) / (x + 3), jnp.abs(x * 2) + jnp.real(y), x == y
+
+    _assert_same(*_both_tiers(f, (x, y), monkeypatch))
