@@ -12,7 +12,9 @@ the repeats of the three columns interleaved; results are waited for inside the 
 Ratios above 1 mean tinyxla's upper tier is faster. Measured, not asserted.
 """
 import argparse
+import atexit
 import os
+import shutil
 import statistics
 import tempfile
 import time
@@ -41,7 +43,10 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true")
     args = ap.parse_args()
-    os.environ.setdefault("TINYXLA_CACHE_DIR", tempfile.mkdtemp(prefix="tinyxla-bench-cache-"))
+    if "TINYXLA_CACHE_DIR" not in os.environ:
+        cache = tempfile.mkdtemp(prefix="tinyxla-bench-cache-")
+        atexit.register(shutil.rmtree, cache, True)
+        os.environ["TINYXLA_CACHE_DIR"] = cache
     import tinyxla as tx
     import tinyxla.numpy as tnp
     try:

@@ -15,7 +15,14 @@ def pytest_configure(config):
     jitted function runs twice) go to a temporary cache, not the user's."""
     if "TINYXLA_CACHE_DIR" not in os.environ:
         import tempfile
-        os.environ["TINYXLA_CACHE_DIR"] = tempfile.mkdtemp(prefix="tinyxla-test-cache-")
+        config._tinyxla_cache = tempfile.mkdtemp(prefix="tinyxla-test-cache-")
+        os.environ["TINYXLA_CACHE_DIR"] = config._tinyxla_cache
+
+
+def pytest_unconfigure(config):
+    cache = getattr(config, "_tinyxla_cache", None)
+    if cache:
+        shutil.rmtree(cache, ignore_errors=True)
 
 
 def _tool(name):

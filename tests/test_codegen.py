@@ -308,3 +308,39 @@ def test_compiler_killed_at_exit(tmp_path):
     else:
         os.kill(child, signal.SIGKILL)
         pytest.fail("the compiler's child outlived the process")
+
+
+def test_forked_child_builds_its_own_modules(tmp_path):
+    program = """
+import multiprocessing as mp
+import tinyxla as jax, tinyxla.numpy as jnp
+x = jnp.ones(100)
+c = jax.jit(lambda x: jnp.sin(x) * 2).lower(x).compile()
+c.wait_codegen()
+assert c.tier == "upper", c.codegen_status
+def child(q):
+    d = jax.jit(lambda x: jnp.cos(x) * 3).lower(x).compile()
+    d.wait_codegen()
+    q.put((d.tier, float(d(x)[0])))
+ctx = mp.get_context("fork")
+q = ctx.Queue()
+p = ctx.Process(target=child, args=(q,))
+p.start()
+tier, value = q.get(timeout=60)
+p.join()
+assert tier == "upper" and abs(value - 3 * 0.5403023) < 1e-5, (tier, value)
+"""
+    env = dict(os.environ, TINYXLA_CODEGEN="1", TINYXLA_CACHE_DIR=str(tmp_path / "cache"))
+    subprocess.run([sys.executable, "-c", program], env=env, timeout=120, check=True)
+
+
+@pytest.mark.parametrize("dtype", [jnp.complex64, jnp.complex128])
+def test_complex_ops_same_on_both_tiers(dtype, monkeypatch):
+    rng = np.random.default_rng(8)
+    x = jnp.asarray(rng.standard_normal((31, 20)) + 1j * rng.standard_normal((31, 20))).astype(dtype)
+    y = jnp.asarray(rng.standard_normal((20,)) - 2j).astype(dtype)
+
+    def f(x, y):
+        return x * y + jnp.exp(x) - jnp.conj(y) / (x + 3), jnp.abs(x * 2) + jnp.real(y), x == y
+
+    _assert_same(*_both_tiers(f, (x, y), monkeypatch))

@@ -5,6 +5,7 @@
 #include <dlfcn.h>
 #include <emmintrin.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -128,8 +129,9 @@ class Builder {
   void push(std::weak_ptr<Module> m) {
     std::lock_guard<std::mutex> lock(m_);
     queue_.push_back(std::move(m));
-    if (!started_) {
-      started_ = true;
+    // (Again in a forked child, which has no copy of the thread.)
+    if (thread_pid_ != getpid()) {
+      thread_pid_ = getpid();
       std::thread([this] { loop(); }).detach();
     }
     cv_.notify_one();
@@ -151,7 +153,7 @@ class Builder {
   std::mutex m_;
   std::condition_variable cv_;
   std::deque<std::weak_ptr<Module>> queue_;
-  bool started_ = false;
+  pid_t thread_pid_ = 0;  // the process whose builder thread is running
 };
 
 std::shared_ptr<Module> Module::generate(const Graph& graph) {
