@@ -2,6 +2,7 @@
 #include "thread_pool.h"
 
 #include <fcntl.h>
+#include <sched.h>
 #include <unistd.h>
 #include <xmmintrin.h>
 
@@ -45,10 +46,18 @@ struct Job {
   }
 };
 
+// The cores this process may run on (its affinity mask: a container or taskset may allow
+// fewer than the machine has).
+unsigned usable_cores() {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof(set), &set) == 0) return unsigned(CPU_COUNT(&set));
+  return std::thread::hardware_concurrency();
+}
+
 class Pool {
  public:
   Pool() {
-    unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+    unsigned hw = std::max(1u, usable_cores());
     for (unsigned i = 1; i < hw; ++i) workers_.emplace_back([this] { loop(); });
     size_ = int(hw);
   }
