@@ -68,6 +68,14 @@ CASES = [
     ("choice_int", "random.choice(random.PRNGKey(0), 5, (4,))", "exact"),
     ("choice_arr", "random.choice(random.PRNGKey(1), jnp.arange(10.) * 2, (2, 3))", "exact"),
     ("choice_axis1", "random.choice(random.PRNGKey(1), jnp.arange(12).reshape(3, 4), (2,), axis=1)", "exact"),
+    ("permutation_int", "random.permutation(random.PRNGKey(0), 10)", "exact"),
+    ("permutation_3000", "random.permutation(random.PRNGKey(5), 3000)", "exact"),
+    ("permutation_arr", "random.permutation(random.key(1), jnp.arange(7.) * 3)", "exact"),
+    ("permutation_axis1", "random.permutation(random.PRNGKey(1), jnp.arange(12).reshape(3, 4), axis=1)", "exact"),
+    ("permutation_indep_1d", "random.permutation(random.PRNGKey(2), jnp.arange(9), independent=True)", "exact"),
+    ("choice_noreplace", "random.choice(random.PRNGKey(2), 10, (4,), replace=False)", "exact"),
+    ("choice_noreplace_arr", "random.choice(random.PRNGKey(2), jnp.arange(20.).reshape(5, 4), (2,), replace=False)", "exact"),
+    ("err_permutation_float", "random.permutation(random.PRNGKey(0), 2.5)", "error"),
     ("categorical", "random.categorical(random.PRNGKey(3), jnp.log(jnp.array([[0.1, 0.2, 0.7], [0.5, 0.25, 0.25]])))", "exact"),
     ("categorical_shape", "random.categorical(random.PRNGKey(4), jnp.array([0., 1., 2., 3.]), shape=(20,))", "exact"),
     ("truncated_normal", "random.truncated_normal(random.PRNGKey(0), -1., 2., (100,))", "close"),
@@ -106,7 +114,8 @@ CASES = [
 LEGACY = ["split_0", "split_0_3", "split_7_shape", "fold_in_4", "bits_1701", "bits_2d", "bits_u8",
           "bits_u16", "bits_u64", "uniform_3", "uniform_1000", "uniform_odd", "uniform_f64",
           "uniform_bf16", "normal_3", "normal_1000", "randint_3x3", "randint_wide", "randint_int8",
-          "randint_int64", "bernoulli"]
+          "randint_int64", "bernoulli", "permutation_int", "permutation_3000",
+          "choice_noreplace"]
 
 
 def encode(value, kind):

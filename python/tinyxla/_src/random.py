@@ -499,6 +499,89 @@ def categorical(key: Any, logits: Any, axis: int = -1, shape: Shape | None = Non
     return jnp.argmax(g + lax.expand_dims(logits_arr, tuple(range(len(shape_prefix)))), axis=axis)
 
 
+def _stable_argsort_u32(keys: Any) -> Any:
+    """The int32 permutation that stably sorts the uint32 ``keys`` along their last axis:
+    a bitonic network over (key, position) pairs, which orders like XLA's stable sort.
+    lax has no sort primitive yet; the network costs O(n log^2 n) compare-exchanges."""
+    *batch, n = keys.shape
+    m = 1 << max(0, (n - 1).bit_length())
+    pos = lax.broadcasted_iota(np.int32, (*batch, m), len(batch))
+    if m != n:  # padding sorts last: the largest key, then positions past n
+        keys = lax.pad(keys, np.uint32(0xFFFFFFFF), [(0, 0, 0)] * len(batch) + [(0, m - n, 0)])
+    k = 2
+    while k <= m:
+        j = k // 2
+        while j >= 1:
+            rows = m // (2 * j)
+            shape = (*batch, rows, 2, j)
+            keys, pos = lax.reshape(keys, shape), lax.reshape(pos, shape)
+            ka, kb = keys[..., 0, :], keys[..., 1, :]
+            pa, pb = pos[..., 0, :], pos[..., 1, :]
+            b_first = lax.bitwise_or(lax.lt(kb, ka), lax.bitwise_and(lax.eq(kb, ka), lax.lt(pb, pa)))
+            # Rows whose first element has bit k clear sort ascending, the others descending.
+            ascending = (np.arange(rows) * 2 * j) & k == 0
+            asc = lax.broadcast_in_dim(jnp.asarray(ascending), (*batch, rows, j), (len(batch),))
+            swap = lax.select(asc, b_first, lax.bitwise_not(b_first))
+            keys = lax.concatenate([lax.expand_dims(lax.select(swap, kb, ka), (len(batch) + 1,)),
+                                    lax.expand_dims(lax.select(swap, ka, kb), (len(batch) + 1,))],
+                                   len(batch) + 1)
+            pos = lax.concatenate([lax.expand_dims(lax.select(swap, pb, pa), (len(batch) + 1,)),
+                                   lax.expand_dims(lax.select(swap, pa, pb), (len(batch) + 1,))],
+                                  len(batch) + 1)
+            keys, pos = lax.reshape(keys, (*batch, m)), lax.reshape(pos, (*batch, m))
+            j //= 2
+        k *= 2
+    return lax.slice(pos, (0,) * (len(batch) + 1), (*batch, n))
+
+
+def _take_first_axis(x: Any, ind: Any) -> Any:
+    """``x[ind]`` for an int vector ``ind``: one gather of whole slices along axis 0."""
+    rest = tuple(x.shape[1:])
+    dnums = slicing.GatherDimensionNumbers(offset_dims=tuple(range(1, 1 + len(rest))),
+                                           collapsed_slice_dims=(0,), start_index_map=(0,))
+    return slicing.gather(x, lax.reshape(ind, (ind.shape[0], 1)), dnums, (1, *rest))
+
+
+def _shuffle(data: Any, x: Any, partitionable: bool) -> Any:
+    """``x`` permuted along axis 0 (JAX's ``_shuffle``): stable sorts by fresh random 32-bit
+    keys, repeated enough rounds that key collisions leave no measurable bias."""
+    exponent = 3
+    uint32max = np.iinfo(np.uint32).max
+    num_rounds = int(np.ceil(exponent * np.log(max(1, x.shape[0])) / np.log(uint32max)))
+    for _ in range(num_rounds):
+        keys = prng.split_data(data, (2,), partitionable)
+        data, subkey = keys[0], keys[1]
+        sort_keys = prng.random_bits_data(subkey, 32, (x.shape[0],), partitionable)
+        x = _take_first_axis(x, _stable_argsort_u32(sort_keys))
+    return x
+
+
+_shuffle_jit = jit(_shuffle, static_argnums=(2,))
+
+
+def permutation(key: Any, x: Any, axis: int = 0, independent: bool = False) -> Any:
+    """A random permutation of ``arange(x)`` or of ``x`` along ``axis`` (mirrors
+    ``jax.random.permutation``; ``independent=True`` on more than one dimension is missing)."""
+    data, _ = _check_prng_key("permutation", key)
+    if not _arraylike(x):
+        raise TypeError(f"permutation requires ndarray or scalar arguments, got {type(x)} "
+                        "at position 0.")
+    axis = lax._canonicalize_axis(axis, np.ndim(x) or 1)
+    if not np.ndim(x):
+        if not dtypes.issubdtype(dtypes.dtype(x), np.integer):
+            raise TypeError("x must be an integer or at least 1-dimensional")
+        r = int(x)
+        return _shuffle_jit(data, jnp.arange(r), prng.partitionable())
+    x = jnp.asarray(x)
+    if independent and x.ndim > 1:
+        raise NotImplementedError("tinyxla.random.permutation: independent=True on more than "
+                                  "one dimension is not implemented")
+    if x.ndim == 1:
+        return _shuffle_jit(data, x, prng.partitionable())
+    ind = _shuffle_jit(data, jnp.arange(x.shape[axis]), prng.partitionable())
+    return jnp.moveaxis(_take_first_axis(jnp.moveaxis(x, axis, 0), ind), 0, axis)
+
+
 def choice(key: Any, a: Any, shape: Shape = (), replace: bool = True, p: Any = None,
            axis: int = 0, mode: str | None = None) -> Any:
     """A random sample of ``a`` (or of ``arange(a)``) (mirrors ``jax.random.choice``; only
@@ -522,17 +605,18 @@ def choice(key: Any, a: Any, shape: Shape = (), replace: bool = True, p: Any = N
         raise ValueError(
             f"Cannot take a larger sample (size {n_draws}) than "
             f"population (size {n_inputs}) when 'replace=False'")
-    if p is not None or not replace:
-        raise NotImplementedError("tinyxla.random.choice: only replace=True without p is "
-                                  "implemented (the others need sort, top_k or cumsum)")
-    ind = randint(key, shape, 0, n_inputs)
-    if arr.ndim == 0:
-        return ind
-    # jnp.take(arr, ind, axis) as one gather of whole slices along axis 0.
-    moved = jnp.moveaxis(arr, axis, 0)
-    rest = tuple(moved.shape[1:])
-    dnums = slicing.GatherDimensionNumbers(offset_dims=tuple(range(1, 1 + len(rest))),
-                                           collapsed_slice_dims=(0,), start_index_map=(0,))
-    taken = slicing.gather(moved, ind.reshape(-1, 1), dnums, (1, *rest))
-    result = jnp.moveaxis(taken, 0, axis)
-    return result.reshape(arr.shape[0:axis] + tuple(shape) + arr.shape[axis + 1:])
+    if p is not None:
+        raise NotImplementedError("tinyxla.random.choice: p is not implemented (it needs "
+                                  "cumsum/searchsorted or top_k)")
+    if replace:
+        ind = randint(key, shape, 0, n_inputs)
+        if arr.ndim == 0:
+            return ind
+        result = jnp.moveaxis(_take_first_axis(jnp.moveaxis(arr, axis, 0), ind.reshape(-1)), 0, axis)
+    else:
+        perm = permutation(key, n_inputs if arr.ndim == 0 else arr, axis)
+        ax = axis if arr.ndim else 0
+        limit = tuple(n_draws if d == ax else perm.shape[d] for d in range(perm.ndim))
+        result = lax.slice(perm, (0,) * perm.ndim, limit)
+    return result.reshape(tuple(shape) if arr.ndim == 0 else
+                          arr.shape[0:axis] + tuple(shape) + arr.shape[axis + 1:])
