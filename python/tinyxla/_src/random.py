@@ -582,6 +582,45 @@ def permutation(key: Any, x: Any, axis: int = 0, independent: bool = False) -> A
     return jnp.moveaxis(_take_first_axis(jnp.moveaxis(x, axis, 0), ind), 0, axis)
 
 
+def _cumsum(x: Any) -> Any:
+    """Inclusive prefix sums of a vector in log2(n) shifted adds (Hillis-Steele). XLA's
+    summation order differs, so the last bits may too."""
+    n = x.shape[0]
+    d = 1
+    while d < n:
+        shifted = lax.pad(lax.slice(x, (0,), (n - d,)), lax._zeros(lax.full((), 0, x.dtype)),
+                          [(d, 0, 0)])
+        x = lax.add(x, shifted)
+        d *= 2
+    return x
+
+
+def _searchsorted_left(sorted_arr: Any, query: Any) -> Any:
+    """For each query, the first index i with ``query <= sorted_arr[i]`` (JAX's
+    ``searchsorted(side='left')``, by bisection as its default 'scan' method)."""
+    n = sorted_arr.shape[0]
+    low = lax.full(query.shape, 0, np.int32)
+    high = lax.full(query.shape, n, np.int32)
+    for _ in range(int(np.ceil(np.log2(n + 1)))):
+        mid = lax.div(lax.add(low, high), np.int32(2))
+        flat_mid = lax.reshape(lax.min(mid, np.int32(n - 1)), (int(np.prod(query.shape)),))
+        at_mid = lax.reshape(_take_first_axis(sorted_arr, flat_mid), query.shape)
+        go_left = lax.le(query, at_mid)
+        low, high = lax.select(go_left, low, mid), lax.select(go_left, mid, high)
+    return high
+
+
+def _choice_p(data: Any, p: Any, shape: tuple[int, ...], partitionable: bool) -> Any:
+    p_cuml = _cumsum(p)
+    total = lax.reshape(lax.slice(p_cuml, (p.shape[0] - 1,), (p.shape[0],)), ())
+    u = _uniform(data, 0., 1., shape, p.dtype, partitionable)
+    r = lax.mul(total, lax.sub(p.dtype.type(1), u))
+    return lax.convert_element_type(_searchsorted_left(p_cuml, r), dtypes.default_int_dtype())
+
+
+_choice_p_jit = jit(_choice_p, static_argnums=(2, 3))
+
+
 def choice(key: Any, a: Any, shape: Shape = (), replace: bool = True, p: Any = None,
            axis: int = 0, mode: str | None = None) -> Any:
     """A random sample of ``a`` (or of ``arange(a)``) (mirrors ``jax.random.choice``; only
@@ -606,9 +645,22 @@ def choice(key: Any, a: Any, shape: Shape = (), replace: bool = True, p: Any = N
             f"Cannot take a larger sample (size {n_draws}) than "
             f"population (size {n_inputs}) when 'replace=False'")
     if p is not None:
-        raise NotImplementedError("tinyxla.random.choice: p is not implemented (it needs "
-                                  "cumsum/searchsorted or top_k)")
-    if replace:
+        if not replace:
+            raise NotImplementedError("tinyxla.random.choice: p with replace=False is not "
+                                      "implemented (it needs top_k)")
+        p_arr = jnp.asarray(p)
+        if not dtypes.issubdtype(p_arr.dtype, np.inexact):
+            p_arr = p_arr.astype(dtypes.default_float_dtype())
+        if p_arr.shape != (n_inputs,):
+            raise ValueError(
+                "p must be None or a 1D vector with the same size as a.shape[axis]. "
+                f"p has shape {p_arr.shape} and a.shape[axis] is {n_inputs}.")
+        ind = _choice_p_jit(_check_prng_key("choice", key)[0], p_arr, tuple(shape),
+                            prng.partitionable())
+        if arr.ndim == 0:
+            return ind.reshape(tuple(shape))
+        result = jnp.moveaxis(_take_first_axis(jnp.moveaxis(arr, axis, 0), ind.reshape(-1)), 0, axis)
+    elif replace:
         ind = randint(key, shape, 0, n_inputs)
         if arr.ndim == 0:
             return ind
