@@ -476,7 +476,7 @@ _gumbel_jit = jit(_gumbel, static_argnums=(1, 2, 3, 4))
 def categorical(key: Any, logits: Any, axis: int = -1, shape: Shape | None = None,
                 replace: bool = True, mode: str | None = None) -> Any:
     """Samples of category indices from unnormalized log-probabilities (mirrors
-    ``jax.random.categorical``; ``replace=False`` needs top_k and is missing)."""
+    ``jax.random.categorical``)."""
     _check_prng_key("categorical", key)
     if not _arraylike(logits):
         raise TypeError(f"categorical requires ndarray or scalar arguments, got {type(logits)} "
@@ -490,24 +490,42 @@ def categorical(key: Any, logits: Any, axis: int = -1, shape: Shape | None = Non
     else:
         shape = _canonical_shape(shape)
         _check_shape("categorical", shape, batch_shape)
-    if not replace:
-        raise NotImplementedError("tinyxla.random.categorical: replace=False is not implemented")
     shape_prefix = shape[:len(shape) - len(batch_shape)]
+    if not replace:
+        logits_arr = logits_arr + gumbel(key, logits_arr.shape, logits_arr.dtype, mode=mode)
+        k = int(np.prod(shape_prefix))
+        if k > logits_arr.shape[axis]:
+            raise ValueError(
+                f"Number of samples without replacement ({k}) cannot exceed number of "
+                f"categories ({logits_arr.shape[axis]}).")
+        # lax.top_k along axis: the k best of a stable descending sort.
+        order = _stable_argsort(jnp.moveaxis(logits_arr, axis, -1), descending=True)
+        indices = lax.slice(order, (0,) * order.ndim, (*order.shape[:-1], k))
+        dimensions = (indices.ndim - 1, *range(indices.ndim - 1))
+        return lax.reshape(indices, shape, dimensions)
     logits_shape = list(shape[len(shape) - len(batch_shape):])
     logits_shape.insert(axis % logits_arr.ndim, logits_arr.shape[axis])
     g = gumbel(key, (*shape_prefix, *logits_shape), logits_arr.dtype, mode=mode)
     return jnp.argmax(g + lax.expand_dims(logits_arr, tuple(range(len(shape_prefix)))), axis=axis)
 
 
-def _stable_argsort_u32(keys: Any) -> Any:
-    """The int32 permutation that stably sorts the uint32 ``keys`` along their last axis:
-    a bitonic network over (key, position) pairs, which orders like XLA's stable sort.
-    lax has no sort primitive yet; the network costs O(n log^2 n) compare-exchanges."""
+def _stable_argsort(keys: Any, descending: bool = False) -> Any:
+    """The int32 permutation that stably sorts ``keys`` along their last axis (ascending, or
+    descending as ``lax.top_k`` orders): a bitonic network over (key, position) pairs, which
+    orders like XLA's stable sort and top_k (ties keep the lower position first; NaN keys
+    are not ordered). lax has no sort primitive yet; the network costs O(n log^2 n)
+    compare-exchanges."""
     *batch, n = keys.shape
     m = 1 << max(0, (n - 1).bit_length())
     pos = lax.broadcasted_iota(np.int32, (*batch, m), len(batch))
-    if m != n:  # padding sorts last: the largest key, then positions past n
-        keys = lax.pad(keys, np.uint32(0xFFFFFFFF), [(0, 0, 0)] * len(batch) + [(0, m - n, 0)])
+    if m != n:  # padding sorts last: the last key in the order, then positions past n
+        if dtypes.issubdtype(keys.dtype, np.floating):
+            pad = -np.inf if descending else np.inf
+        else:
+            info = dtypes.iinfo(keys.dtype)
+            pad = info.min if descending else info.max
+        keys = lax.pad(keys, np.array(pad, keys.dtype), [(0, 0, 0)] * len(batch) + [(0, m - n, 0)])
+    before = lax.gt if descending else lax.lt
     k = 2
     while k <= m:
         j = k // 2
@@ -517,7 +535,7 @@ def _stable_argsort_u32(keys: Any) -> Any:
             keys, pos = lax.reshape(keys, shape), lax.reshape(pos, shape)
             ka, kb = keys[..., 0, :], keys[..., 1, :]
             pa, pb = pos[..., 0, :], pos[..., 1, :]
-            b_first = lax.bitwise_or(lax.lt(kb, ka), lax.bitwise_and(lax.eq(kb, ka), lax.lt(pb, pa)))
+            b_first = lax.bitwise_or(before(kb, ka), lax.bitwise_and(lax.eq(kb, ka), lax.lt(pb, pa)))
             # Rows whose first element has bit k clear sort ascending, the others descending.
             ascending = (np.arange(rows) * 2 * j) & k == 0
             asc = lax.broadcast_in_dim(jnp.asarray(ascending), (*batch, rows, j), (len(batch),))
@@ -552,7 +570,7 @@ def _shuffle(data: Any, x: Any, partitionable: bool) -> Any:
         keys = prng.split_data(data, (2,), partitionable)
         data, subkey = keys[0], keys[1]
         sort_keys = prng.random_bits_data(subkey, 32, (x.shape[0],), partitionable)
-        x = _take_first_axis(x, _stable_argsort_u32(sort_keys))
+        x = _take_first_axis(x, _stable_argsort(sort_keys))
     return x
 
 
@@ -623,8 +641,7 @@ _choice_p_jit = jit(_choice_p, static_argnums=(2, 3))
 
 def choice(key: Any, a: Any, shape: Shape = (), replace: bool = True, p: Any = None,
            axis: int = 0, mode: str | None = None) -> Any:
-    """A random sample of ``a`` (or of ``arange(a)``) (mirrors ``jax.random.choice``; only
-    uniform sampling with replacement is implemented: the others need sort, top_k or cumsum)."""
+    """A random sample of ``a`` (or of ``arange(a)``) (mirrors ``jax.random.choice``)."""
     _check_prng_key("choice", key)
     if not isinstance(shape, Sequence):
         raise TypeError("shape argument of jax.random.choice must be a sequence, "
@@ -645,9 +662,6 @@ def choice(key: Any, a: Any, shape: Shape = (), replace: bool = True, p: Any = N
             f"Cannot take a larger sample (size {n_draws}) than "
             f"population (size {n_inputs}) when 'replace=False'")
     if p is not None:
-        if not replace:
-            raise NotImplementedError("tinyxla.random.choice: p with replace=False is not "
-                                      "implemented (it needs top_k)")
         p_arr = jnp.asarray(p)
         if not dtypes.issubdtype(p_arr.dtype, np.inexact):
             p_arr = p_arr.astype(dtypes.default_float_dtype())
@@ -655,8 +669,14 @@ def choice(key: Any, a: Any, shape: Shape = (), replace: bool = True, p: Any = N
             raise ValueError(
                 "p must be None or a 1D vector with the same size as a.shape[axis]. "
                 f"p has shape {p_arr.shape} and a.shape[axis] is {n_inputs}.")
-        ind = _choice_p_jit(_check_prng_key("choice", key)[0], p_arr, tuple(shape),
-                            prng.partitionable())
+        if replace:
+            ind = _choice_p_jit(_check_prng_key("choice", key)[0], p_arr, tuple(shape),
+                                prng.partitionable())
+        else:
+            # The Gumbel top-k trick: the n_draws largest of gumbel noise + log p.
+            g = gumbel(key, (n_inputs,), dtype=p_arr.dtype, mode=mode) + jnp.log(p_arr)
+            ind = lax.slice(_stable_argsort(g, descending=True), (0,), (n_draws,))
+            ind = ind.astype(dtypes.default_int_dtype())
         if arr.ndim == 0:
             return ind.reshape(tuple(shape))
         result = jnp.moveaxis(_take_first_axis(jnp.moveaxis(arr, axis, 0), ind.reshape(-1)), 0, axis)
