@@ -1,16 +1,21 @@
 """``tinyxla.random``: mirrors ``jax.random`` (``jax/_src/random/core.py``) with the default
-threefry2x32 PRNG, bit-exact with JAX 0.10 for keys, ``bits``, ``uniform``, ``randint``,
-``bernoulli`` and (float32) ``normal``.
+threefry2x32 PRNG. Bit-exact with JAX 0.10 (both settings of ``jax_threefry_partitionable``,
+x32 and x64) for keys, ``split``, ``fold_in``, ``bits``, ``uniform``, ``randint``,
+``bernoulli``, ``permutation``, ``choice``, ``categorical``, ``rademacher`` and ``geometric``.
 
 Each sampler's body runs through ``jit`` (cached per shape, dtype and
 ``jax_threefry_partitionable``), as JAX's do, so an eager call is one compiled dispatch.
 
 Where it differs from JAX: typed keys are ``PRNGKeyArray`` pytrees rather than arrays of an
-extended dtype (see ``prng.py``); samplers needing sort, top_k or cumsum
-(``permutation``, ``choice`` with ``p`` or without replacement, ``categorical`` without
-replacement) are missing; float64 ``normal`` uses tinyxla's ``erf_inv`` (a few ulps from
-XLA's); samplers built on ``log``/``log1p``/``erf`` match JAX to the accuracy of those
-functions rather than bit for bit.
+extended dtype (see ``prng.py``). ``normal`` evaluates XLA's float32 erf_inv polynomial but
+tinyxla's ``log1p``, so about 5% of float32 samples differ from JAX's in the last bit or two;
+float64 ``normal`` uses tinyxla's ``erf_inv``. Samplers built on ``log``, ``log1p``, ``tan``
+or ``erf`` match to the accuracy of those functions. Sorting (``permutation``, ``choice``
+without replacement, ``categorical`` without replacement) runs a bitonic network in lax
+ops, O(n log^2 n), until lax has a sort. Missing: ``gumbel(mode='highest')``,
+``permutation(independent=True)`` on more than one dimension, and the samplers that need
+loops or linear algebra (``gamma``, ``beta``, ``dirichlet``, ``poisson``, ``binomial``,
+``t``, ``chisquare``, ``f``, ``multivariate_normal``, ``orthogonal``, ``ball``).
 """
 from __future__ import annotations
 
@@ -692,3 +697,153 @@ def choice(key: Any, a: Any, shape: Shape = (), replace: bool = True, p: Any = N
         result = lax.slice(perm, (0,) * perm.ndim, limit)
     return result.reshape(tuple(shape) if arr.ndim == 0 else
                           arr.shape[0:axis] + tuple(shape) + arr.shape[axis + 1:])
+
+
+# ----------------------------------------------------------------------------- transformed samplers
+
+def _check_broadcast_shapes(name: str, shape: Any, *args: Any) -> tuple[int, ...]:
+    arg_shapes = [tuple(np.shape(a)) for a in args]
+    if shape is None:
+        return broadcast_shapes(*arg_shapes) if arg_shapes else ()
+    shape = _canonical_shape(shape)
+    _check_shape(name, shape, *arg_shapes)
+    return shape
+
+
+def _param_sampler(name: str, body: Any) -> Any:
+    """Runs a float sampler ``body(data, *params, shape, dtype, partitionable)`` through jit;
+    the result shape defaults to the broadcast of the parameters' shapes."""
+    nargs = body.__code__.co_argcount
+    body_jit = jit(body, static_argnums=(nargs - 3, nargs - 2, nargs - 1))
+
+    def run(key: Any, params: tuple[Any, ...], shape: Shape | None, dtype: Any) -> Any:
+        data, _ = _check_prng_key(name, key)
+        dtype = _float_dtype(name, dtype)
+        shape = _check_broadcast_shapes(name, shape, *params)
+        return body_jit(data, *params, shape, dtype, prng.partitionable())
+    return run
+
+
+def _cauchy(data: Any, shape: tuple[int, ...], dtype: np.dtype, partitionable: bool) -> Any:
+    u = _uniform(data, dtypes.finfo(dtype).eps, 1., shape, dtype, partitionable)
+    return lax.tan(lax.mul(dtype.type(np.pi), lax.sub(u, dtype.type(0.5))))
+
+
+def _maxwell(data: Any, shape: tuple[int, ...], dtype: np.dtype, partitionable: bool) -> Any:
+    norm_rvs = _normal(data, (*shape, 3), dtype, partitionable)
+    return lax.sqrt(lax.reduce_sum(lax.mul(norm_rvs, norm_rvs), (len(shape),)))
+
+
+cauchy = _one_param_sampler("cauchy", _cauchy)
+maxwell = _one_param_sampler("maxwell", _maxwell)
+
+
+def _lognormal(data: Any, sigma: Any, shape: tuple[int, ...], dtype: np.dtype,
+               partitionable: bool) -> Any:
+    sigma = jnp.broadcast_to(lax.convert_element_type(sigma, dtype), shape)
+    return lax.exp(lax.mul(_normal(data, shape, dtype, partitionable), sigma))
+
+
+def _pareto(data: Any, b: Any, shape: tuple[int, ...], dtype: np.dtype, partitionable: bool) -> Any:
+    b = jnp.broadcast_to(lax.convert_element_type(b, dtype), shape)
+    return lax.exp(lax.div(_exponential(data, shape, dtype, partitionable), b))
+
+
+def _rayleigh(data: Any, scale: Any, shape: tuple[int, ...], dtype: np.dtype,
+              partitionable: bool) -> Any:
+    u = _uniform(data, 0., 1., shape, dtype, partitionable)
+    scale = jnp.broadcast_to(lax.convert_element_type(scale, dtype), shape)
+    return lax.mul(scale, lax.sqrt(lax.mul(lax.log(u), dtype.type(-2))))
+
+
+def _triangular(data: Any, left: Any, mode: Any, right: Any, shape: tuple[int, ...],
+                dtype: np.dtype, partitionable: bool) -> Any:
+    left, mode, right = (jnp.broadcast_to(lax.convert_element_type(v, dtype), shape)
+                         for v in (left, mode, right))
+    fc = (mode - left) / (right - left)
+    u = _uniform(data, 0., 1., shape, dtype, partitionable)
+    out1 = left + lax.sqrt(u * (right - left) * (mode - left))
+    out2 = right - lax.sqrt((1 - u) * (right - left) * (right - mode))
+    return lax.select(u < fc, out1, out2)
+
+
+_lognormal_run = _param_sampler("lognormal", _lognormal)
+_pareto_run = _param_sampler("pareto", _pareto)
+_rayleigh_run = _param_sampler("rayleigh", _rayleigh)
+_triangular_run = _param_sampler("triangular", _triangular)
+
+
+def lognormal(key: Any, sigma: Any = np.float32(1), shape: Shape | None = None,
+              dtype: Any = None) -> Any:
+    """Log-normal samples (mirrors ``jax.random.lognormal``)."""
+    return _lognormal_run(key, (sigma,), shape, dtype)
+
+
+def pareto(key: Any, b: Any, shape: Shape | None = None, dtype: Any = None) -> Any:
+    """Pareto samples (mirrors ``jax.random.pareto``)."""
+    return _pareto_run(key, (b,), shape, dtype)
+
+
+def rayleigh(key: Any, scale: Any, shape: Shape | None = None, dtype: Any = None) -> Any:
+    """Rayleigh samples (mirrors ``jax.random.rayleigh``)."""
+    return _rayleigh_run(key, (scale,), shape, dtype)
+
+
+def triangular(key: Any, left: Any, mode: Any, right: Any, shape: Shape | None = None,
+               dtype: Any = None) -> Any:
+    """Triangular samples (mirrors ``jax.random.triangular``)."""
+    return _triangular_run(key, (left, mode, right), shape, dtype)
+
+
+def weibull_min(key: Any, scale: Any, concentration: Any, shape: Shape = (),
+                dtype: Any = None) -> Any:
+    """Weibull samples (mirrors ``jax.random.weibull_min``)."""
+    data, _ = _check_prng_key("weibull_min", key)
+    dtype = _float_dtype("weibull_min", dtype)
+    return _weibull_min_jit(data, scale, concentration, _canonical_shape(shape), dtype,
+                            prng.partitionable())
+
+
+def _weibull_min(data: Any, scale: Any, concentration: Any, shape: tuple[int, ...],
+                 dtype: np.dtype, partitionable: bool) -> Any:
+    u = _uniform(data, 0., 1., shape, dtype, partitionable)
+    # The inverse of Weibull's CDF.
+    return jnp.power(-jnp.log1p(-u), 1.0 / concentration) * scale
+
+
+_weibull_min_jit = jit(_weibull_min, static_argnums=(3, 4, 5))
+
+
+def rademacher(key: Any, shape: Shape = (), dtype: Any = None) -> Any:
+    """Uniform samples of -1 and 1 (mirrors ``jax.random.rademacher``)."""
+    data, _ = _check_prng_key("rademacher", key)
+    dtype = dtypes.check_user_dtype_supported(int if dtype is None else dtype, "rademacher")
+    b = _bernoulli_jit(data, lax.convert_element_type(0.5, dtypes.default_float_dtype()),
+                       _canonical_shape(shape), 'low', prng.partitionable()).astype(dtype)
+    return (2 * b - 1).astype(dtype)
+
+
+def geometric(key: Any, p: Any, shape: Shape | None = None, dtype: Any = None) -> Any:
+    """Geometric samples: trials until the first success (mirrors ``jax.random.geometric``)."""
+    data, _ = _check_prng_key("geometric", key)
+    dtype = dtypes.check_user_dtype_supported(int if dtype is None else dtype, "geometric")
+    if not dtypes.issubdtype(dtype, np.integer):
+        raise ValueError(f"dtype argument to `geometric` must be an int dtype, got {dtype}")
+    shape = _check_broadcast_shapes("geometric", shape, p)
+    p = jnp.asarray(p)
+    if not dtypes.issubdtype(p.dtype, np.inexact):
+        p = p.astype(dtypes.default_float_dtype())
+    return _geometric_jit(data, p, shape, dtype, prng.partitionable())
+
+
+def _geometric(data: Any, p: Any, shape: tuple[int, ...], dtype: np.dtype,
+               partitionable: bool) -> Any:
+    u = _uniform(data, 0., 1., shape, p.dtype, partitionable)
+    # u == 0 maps to 1, as JAX does, to keep log(u) finite.
+    u = jnp.where(u == 0, 1, u)
+    log_one_minus_p = jnp.broadcast_to(lax.log1p(lax.neg(p)), shape)
+    g = lax.floor(lax.div(lax.log(u), log_one_minus_p)) + 1
+    return g.astype(dtype)
+
+
+_geometric_jit = jit(_geometric, static_argnums=(2, 3, 4))
