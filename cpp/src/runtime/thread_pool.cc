@@ -54,14 +54,6 @@ struct Job {
   }
 };
 
-// The cores this process may run on (its affinity mask: a container or taskset may allow
-// fewer than the machine has).
-unsigned usable_cores() {
-  cpu_set_t set;
-  if (sched_getaffinity(0, sizeof(set), &set) == 0) return unsigned(CPU_COUNT(&set));
-  return std::thread::hardware_concurrency();
-}
-
 class Pool {
  public:
   Pool() {
