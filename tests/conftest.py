@@ -25,6 +25,18 @@ def pytest_unconfigure(config):
         shutil.rmtree(cache, ignore_errors=True)
 
 
+@pytest.fixture
+def x64():
+    """Runs a test with jax_enable_x64 on, restoring the previous value after."""
+    import tinyxla
+    old = tinyxla.config.jax_enable_x64
+    tinyxla.config.update("jax_enable_x64", True)
+    try:
+        yield
+    finally:
+        tinyxla.config.update("jax_enable_x64", old)
+
+
 def _tool(name):
     """A build tool on PATH or in this interpreter's scripts folder (pip's cmake/ninja wheels
     land there, and a venv's scripts folder is not on PATH unless activated)."""

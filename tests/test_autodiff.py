@@ -17,14 +17,6 @@ from tinyxla._src.lax import slicing as lax_slicing
 from tinyxla.test_util import check_grads
 
 
-@pytest.fixture
-def x64():
-    prev = jax.config.jax_enable_x64
-    jax.config.update("jax_enable_x64", True)
-    yield
-    jax.config.update("jax_enable_x64", prev)
-
-
 _rng = np.random.RandomState(1)
 A = _rng.randn(3, 4)
 B = _rng.randn(3, 4)

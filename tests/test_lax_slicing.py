@@ -159,14 +159,6 @@ def test_dynamic_slice_in_a_jitted_loop():
     np.testing.assert_array_equal(x, X * 2)
 
 
-@pytest.fixture
-def x64():
-    prev = jax.config.jax_enable_x64
-    jax.config.update("jax_enable_x64", True)
-    yield
-    jax.config.update("jax_enable_x64", prev)
-
-
 @pytest.mark.parametrize("starts", [(1, 2), (4, -1)])
 def test_grads(starts, x64):
     u = np.random.default_rng(0).standard_normal((2, 3))

@@ -13,14 +13,6 @@ from tinyxla import nn
 from tinyxla.test_util import check_grads
 
 
-@pytest.fixture
-def x64():
-    prev = jax.config.jax_enable_x64
-    jax.config.update("jax_enable_x64", True)
-    yield
-    jax.config.update("jax_enable_x64", prev)
-
-
 def _x(shape=(3, 5), seed=0, scale=3.0):
     return (np.random.default_rng(seed).standard_normal(shape) * scale).astype(np.float32)
 

@@ -250,14 +250,6 @@ def test_grads(x64):
     np.testing.assert_array_equal(g[:, 0], [1, 0, 0, 2])
 
 
-@pytest.fixture
-def x64():
-    prev = jax.config.jax_enable_x64
-    jax.config.update("jax_enable_x64", True)
-    yield
-    jax.config.update("jax_enable_x64", prev)
-
-
 def test_vmap_matches_loops():
     x = np.arange(60.0, dtype=np.float32).reshape(3, 4, 5)
     i = np.array([[0, 2], [3, 3], [1, -1]])

@@ -21,16 +21,6 @@ def _np_dtype(name: str) -> np.dtype:
     return np.dtype(ml_dtypes.bfloat16) if name == "bfloat16" else np.dtype(name)
 
 
-@pytest.fixture
-def x64():
-    old = tinyxla.config.jax_enable_x64
-    tinyxla.config.update("jax_enable_x64", True)
-    try:
-        yield
-    finally:
-        tinyxla.config.update("jax_enable_x64", old)
-
-
 @pytest.mark.parametrize("shape", SHAPES)
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_asarray_numpy_roundtrip(dtype, shape):

@@ -10,14 +10,6 @@ import tinyxla.numpy as jnp
 from tinyxla.test_util import check_grads
 
 
-@pytest.fixture
-def x64():
-    prev = jax.config.jax_enable_x64
-    jax.config.update("jax_enable_x64", True)
-    yield
-    jax.config.update("jax_enable_x64", prev)
-
-
 def _x(*shape, seed=0):
     return (np.random.default_rng(seed).standard_normal(shape) * 2).astype(np.float32)
 

@@ -31,17 +31,6 @@ _RTOL = {"float16": 1e-3, "bfloat16": 1e-2, "float32": 2e-6, "complex64": 2e-6,
          "float64": 1e-12, "complex128": 1e-12}
 
 
-@pytest.fixture
-def x64():
-    """Runs a test with jax_enable_x64 on, restoring the previous value after."""
-    old = tinyxla.config.jax_enable_x64
-    tinyxla.config.update("jax_enable_x64", True)
-    try:
-        yield
-    finally:
-        tinyxla.config.update("jax_enable_x64", old)
-
-
 def _operands(x64: bool) -> dict:
     strong = ["bool", "int8", "int32", "uint8", "uint32", "float16", "bfloat16", "float32",
               "complex64"]

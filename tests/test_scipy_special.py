@@ -13,14 +13,6 @@ from tinyxla.scipy import special, stats
 from tinyxla.test_util import check_grads
 
 
-@pytest.fixture
-def x64():
-    prev = jax.config.jax_enable_x64
-    jax.config.update("jax_enable_x64", True)
-    yield
-    jax.config.update("jax_enable_x64", prev)
-
-
 def _rng(seed=0):
     return np.random.default_rng(seed)
 
