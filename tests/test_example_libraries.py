@@ -175,6 +175,54 @@ def test_optimizer_updates_match_numpy(name):
         assert got[k].dtype == np.float32
 
 
+# The same five jitted updates (numpy-generated params and grads, below) under jax 0.10.2.
+JAX_OPTIMIZER_RESULTS = {
+    "sm3_b": [1.3227663, 0.9415824],
+    "sm3_s": 0.5101871,
+    "sm3_w": [[0.1826671, -0.0774753], [0.65637, 0.0483283], [-0.5162447, 0.4287381]],
+    "rmsprop_momentum_b": [1.85952, 0.7240649],
+    "rmsprop_momentum_s": 0.7606316,
+    "rmsprop_momentum_w": [[2.2206788, 1.644527], [1.1244373, -1.7596439],
+                           [0.0339531, 3.2649283]],
+    "adam_sched_b": [1.4415778, 0.9907969],
+    "adam_sched_s": 0.6235269,
+    "adam_sched_w": [[0.3662783, 0.0689781], [0.7133257, -0.0169832], [-0.4096346, 0.6040239]],
+}
+
+
+@pytest.mark.parametrize("name,make", [
+    ("sm3", lambda: optimizers.sm3(0.1)),
+    ("rmsprop_momentum", lambda: optimizers.rmsprop_momentum(0.1)),
+    ("adam_sched", lambda: optimizers.adam(optimizers.exponential_decay(0.1, 2, 0.5)))])
+def test_optimizers_match_jax(name, make):
+    r = np.random.default_rng(0)
+    params = {"w": r.normal(size=(3, 2)).astype(np.float32),
+              "b": r.normal(size=(2,)).astype(np.float32), "s": np.float32(0.5)}
+    grads = [{"w": r.normal(size=(3, 2)).astype(np.float32),
+              "b": r.normal(size=(2,)).astype(np.float32), "s": np.float32(r.normal())}
+             for _ in range(5)]
+    opt_init, opt_update, get_params = make()
+    state = opt_init(params)
+    for i, g in enumerate(grads):
+        state = jax.jit(opt_update)(i, g, state)
+    got = get_params(state)
+    for k in params:
+        assert got[k].shape == np.shape(params[k])
+        np.testing.assert_allclose(np.asarray(got[k]), JAX_OPTIMIZER_RESULTS[f"{name}_{k}"],
+                                   rtol=2e-6, atol=1e-6, err_msg=k)
+
+
+def test_shape_dependent():
+    W = _f32(4, 3)
+
+    def make_layer(input_shape):
+        return stax.Dense(input_shape[-1] - 1)
+
+    init, apply = stax.shape_dependent(make_layer)
+    got = apply((W, np.zeros(3, np.float32)), _f32(2, 4, seed=1))
+    np.testing.assert_allclose(np.asarray(got), _f32(2, 4, seed=1) @ W, rtol=1e-5)
+
+
 def test_optimizer_state_is_a_pytree():
     params = [(_f32(2, 2), _f32(2)), ()]
     opt_init, opt_update, get_params = optimizers.adam(0.01)

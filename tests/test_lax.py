@@ -239,6 +239,31 @@ def test_shifts(dtype):
     np.testing.assert_array_equal(lax.shift_left(put(x[0, :2]), big), [0, 0])
 
 
+@pytest.mark.parametrize("dtype", [np.dtype(np.int32), np.dtype(np.uint32)], ids=str)
+@pytest.mark.parametrize("amount", [0, 13, 31, 32, 40])
+def test_shifts_by_one_amount(dtype, amount):
+    # One amount for a whole tile takes the vectorized kernel path; 1027 elements leave a
+    # ragged tail, and one differing amount sends its tile back to the generic path.
+    rng = np.random.RandomState(3)
+    x = rand((1027,), dtype, rng)
+    s = np.full((1027,), amount, dtype)
+    s[700] = 5
+    ux = x.view(np.uint32)
+    us = s.astype(np.int64)
+    keep = us < 32
+    want_l = np.where(keep, ux.astype(np.uint64) << np.minimum(us, 31).astype(np.uint64), 0).astype(np.uint32)
+    want_r = np.where(keep, ux >> np.minimum(us, 31).astype(np.uint32), 0).astype(np.uint32)
+    want_a = np.where(keep, x.view(np.int32) >> np.minimum(us, 31).astype(np.int32),
+                      np.where(x.view(np.int32) < 0, -1, 0)).astype(np.int32)
+    for jit in (False, True):
+        left = jax.jit(lax.shift_left) if jit else lax.shift_left
+        right = jax.jit(lax.shift_right_logical) if jit else lax.shift_right_logical
+        arith = jax.jit(lax.shift_right_arithmetic) if jit else lax.shift_right_arithmetic
+        np.testing.assert_array_equal(np.asarray(left(put(x), put(s))).view(np.uint32), want_l)
+        np.testing.assert_array_equal(np.asarray(right(put(x), put(s))).view(np.uint32), want_r)
+        np.testing.assert_array_equal(np.asarray(arith(put(x), put(s))).view(np.int32), want_a)
+
+
 def test_int_division_semantics():
     x, y = put(np.array([-5, 5, -5, 5], np.int32)), put(np.array([3, 3, -3, -3], np.int32))
     np.testing.assert_array_equal(lax.div(x, y), [-1, 1, 1, -1])

@@ -353,3 +353,48 @@ def test_initializers_match_jax():
                                JAX_INITIALIZER_VALUES["normal"], rtol=1e-6, atol=1e-6)
     np.testing.assert_allclose(np.asarray(init.uniform(2.0)(random.PRNGKey(3), (5,))),
                                JAX_INITIALIZER_VALUES["uniform"], rtol=1e-6, atol=1e-6)
+
+
+# (values, derivatives) of jax.nn.<name> at EXTRA_POINTS (log1mexp at EXTRA_POSITIVE), from
+# jax 0.10.2.
+EXTRA_POINTS = [-2.5, -1., -0.3, 0., 0.4, 1., 2.5]
+EXTRA_POSITIVE = [0.01, 0.3, 0.69, 0.7, 1., 3., 20.]
+JAX_EXTRA = {
+    "squareplus": ([0.35078108310699463, 0.6180340051651001, 0.8611874580383301, 1.0,
+                    1.2198039293289185, 1.6180340051651, 2.850780963897705],
+                   [0.10956558585166931, 0.27639320492744446, 0.42582976818084717, 0.5,
+                    0.5980580449104309, 0.7236068248748779, 0.8904343843460083]),
+    "sparse_plus": ([0.0, 0.0, 0.1224999949336052, 0.25, 0.4899999797344208, 1.0, 2.5],
+                    [0.0, 0.0, 0.3499999940395355, 0.5, 0.699999988079071, 1.0, 1.0]),
+    "sparse_sigmoid": ([0.0, 0.0, 0.3499999940395355, 0.5, 0.699999988079071, 1.0, 1.0],
+                       [0.0, 0.25, 0.5, 0.5, 0.5, 0.25, 0.0]),
+    "log1mexp": ([-4.610166072845459, -1.3502256870269775, -0.6963042616844177,
+                  -0.6863409876823425, -0.4586751461029053, -0.05106917768716812,
+                  -2.06115369216775e-09],
+                 [99.50083923339844, 2.8582961559295654, 1.0063241720199585, 0.9864338636398315,
+                  0.5819767117500305, 0.05239569768309593, 2.06115369216775e-09]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(JAX_EXTRA))
+def test_extra_activations_match_jax(name):
+    pts = np.array(EXTRA_POSITIVE if name == "log1mexp" else EXTRA_POINTS, np.float32)
+    f = getattr(nn, name)
+    values, grads = JAX_EXTRA[name]
+    np.testing.assert_allclose(np.asarray(f(pts)), values, rtol=2e-6, atol=1e-7)
+    np.testing.assert_allclose(np.asarray(jax.vmap(jax.grad(f))(pts)), grads, rtol=2e-6,
+                               atol=1e-7)
+
+
+def test_logmeanexp():
+    x = _x((3, 4))
+    xd = x.astype(np.float64)
+    np.testing.assert_allclose(np.asarray(nn.logmeanexp(x, axis=1)),
+                               ss.logsumexp(xd, axis=1) - np.log(4), rtol=1e-6)
+    np.testing.assert_allclose(float(nn.logmeanexp(x)), ss.logsumexp(xd) - np.log(12),
+                               rtol=1e-6)
+    mask = np.array([[True, False, True, True]] * 3)
+    got = nn.logmeanexp(x, axis=1, where=mask, keepdims=True)
+    want = ss.logsumexp(np.where(mask, xd, -np.inf), axis=1, keepdims=True) - np.log(3)
+    assert got.shape == (3, 1)
+    np.testing.assert_allclose(np.asarray(got), want, rtol=1e-6)

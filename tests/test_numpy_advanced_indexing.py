@@ -33,6 +33,8 @@ INDICES = [
     (slice(1, None), MASK[0, :, 0]),
     (np.array([], np.int32),),
     (np.array([1, 2]), Ellipsis, None),
+    # An Ellipsis of no dims still separates advanced indices (numpy and jax 0.10.2).
+    (None, np.array([1, 0]), np.array([0, 3]), Ellipsis, 2),
 ]
 
 
@@ -288,3 +290,59 @@ def test_nonzero_with_size_under_jit(size):
     with pytest.raises(errors.ConcretizationTypeError,
                        match="The size argument of jnp.nonzero must be statically specified"):
         jax.jit(jnp.nonzero)(np.ones(3))
+
+
+def _random_index(rng, shape):
+    """A random mix of ints, slices (any step), integer arrays, masks, None and Ellipsis."""
+    idx, dim, ellipsis = [], 0, False
+    bshape = tuple(int(s) for s in rng.integers(1, 4, rng.integers(0, 3)))
+    while dim < len(shape):
+        r, n = rng.random(), shape[dim]
+        if r < 0.25:
+            idx.append(int(rng.integers(-n, n)))
+            dim += 1
+        elif r < 0.5:
+            a, b = (int(v) if rng.random() < 0.7 else None for v in rng.integers(-n - 1, n + 2, 2))
+            idx.append(slice(a, b, int(rng.choice([1, 2, -1, -2, 3]))))
+            dim += 1
+        elif r < 0.75:
+            idx.append(rng.integers(-n, n, bshape))
+            dim += 1
+        elif r < 0.82:
+            idx.append(None)
+        elif r < 0.88 and not ellipsis:
+            idx.append(Ellipsis)
+            ellipsis = True
+            dim = len(shape) - int(rng.integers(0, len(shape) - dim + 1))
+        elif r < 0.94:
+            idx.append(rng.random(n) < 0.5)
+            dim += 1
+        else:
+            break
+    return tuple(idx)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_random_indices_match_numpy(seed):
+    """Reads, add-updates (np.add.at) and set-updates of random index mixes."""
+    rng = np.random.default_rng(seed)
+    checked = 0
+    while checked < 60:
+        shape = tuple(int(s) for s in rng.integers(1, 5, rng.integers(1, 5)))
+        xn = np.arange(int(np.prod(shape)), dtype=np.float32).reshape(shape)
+        idx = _random_index(rng, shape)
+        try:
+            want = xn[idx]
+        except IndexError:  # numpy rejects it (e.g. arrays that do not broadcast)
+            continue
+        x = jnp.asarray(xn)
+        got = np.asarray(x[idx])
+        assert got.shape == want.shape and np.array_equal(got, want), idx
+        y = np.arange(want.size, dtype=np.float32).reshape(want.shape) + 100
+        added = xn.copy()
+        np.add.at(added, idx, y)
+        np.testing.assert_array_equal(x.at[idx].add(y), added, err_msg=str(idx))
+        stored = xn.copy()
+        stored[idx] = y
+        np.testing.assert_array_equal(x.at[idx].set(y), stored, err_msg=str(idx))
+        checked += 1

@@ -115,6 +115,10 @@ SAMPLERS = [
     ("gumbel", lambda k: random.gumbel(k, (6,))),
     ("truncated_normal", lambda k: random.truncated_normal(k, -1., 1., (6,))),
     ("categorical", lambda k: random.categorical(k, jnp.array([0.1, 1.0, 2.0]), shape=(8,))),
+    ("permutation", lambda k: random.permutation(k, 9)),
+    ("categorical_noreplace", lambda k: random.categorical(k, jnp.arange(6.) / 3, shape=(3,), replace=False)),
+    ("choice_p", lambda k: random.choice(k, 5, (6,), p=jnp.array([0.1, 0.3, 0.2, 0.2, 0.2]))),
+    ("choice", lambda k: random.choice(k, jnp.arange(14.).reshape(7, 2), (3,), replace=False)),
 ]
 
 
@@ -221,3 +225,25 @@ def test_eager_sampler_compiles_once():
     for i in range(3):
         random.normal(random.fold_in(k, i), (5,))
     assert len(random_impl._normal_jit._cache) == before
+
+
+def test_permutation_is_a_uniform_permutation():
+    perms = np.stack([np.asarray(random.permutation(k, 5))
+                      for k in random.split(random.PRNGKey(0), 2000)])
+    assert all(sorted(p) == list(range(5)) for p in perms)
+    # Each value lands in each position about 2000 / 5 times.
+    counts = np.stack([(perms == v).sum(0) for v in range(5)])
+    assert np.all(np.abs(counts - 400) < 80)
+
+
+def test_stable_argsort_matches_numpy():
+    from tinyxla._src.random import _stable_argsort
+    rng = np.random.RandomState(0)
+    for n in (1, 2, 3, 8, 13, 64, 100):
+        keys = rng.randint(0, 6, size=(2, n)).astype(np.uint32)  # many ties
+        got = np.asarray(_stable_argsort(jnp.asarray(keys)))
+        np.testing.assert_array_equal(got, np.argsort(keys, axis=-1, kind="stable"))
+        fkeys = rng.randint(-3, 3, size=(3, n)).astype(np.float32)
+        fkeys[0, 0] = -np.inf
+        got = np.asarray(_stable_argsort(jnp.asarray(fkeys), descending=True))
+        np.testing.assert_array_equal(got, np.argsort(-fkeys, axis=-1, kind="stable"))

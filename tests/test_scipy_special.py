@@ -161,3 +161,14 @@ def test_norm_distribution():
     assert n.pdf(np.arange(3)).dtype == np.float32
     g = jax.grad(lambda x: n.logpdf(x, 1.0, 2.0))(3.0)
     np.testing.assert_allclose(float(g), -(3.0 - 1.0) / 4.0, rtol=1e-6)
+
+
+def test_ndtr_ndtri_dtypes():
+    # As in JAX: float32/float64 only, and a strongly typed result for a Python float.
+    with pytest.raises(TypeError, match="x.dtype=int32 is not supported"):
+        special.ndtr(np.arange(3))
+    with pytest.raises(TypeError, match="x.dtype=float16 is not supported"):
+        special.ndtri(np.array([0.5], np.float16))
+    assert not special.ndtr(0.7).weak_type
+    assert not stats.norm.cdf(2).weak_type
+    np.testing.assert_allclose(float(jax.grad(special.ndtr)(0.3)), sst.norm.pdf(0.3), rtol=1e-6)

@@ -183,6 +183,46 @@ void test_device_submit_order() {
   for (int i = 0; i < n; ++i) CHECK(order[size_t(i)] == i);
 }
 
+void test_waiting_thread_helps() {
+  // A waiting thread and the stream thread both take tasks: each runs once, in order.
+  std::mutex mu;
+  std::vector<int> order;
+  std::atomic<int> on_waiter{0};
+  const auto waiter = std::this_thread::get_id();
+  const int n = 2000;
+  auto done = std::make_shared<Event>();
+  for (int i = 0; i < n; ++i) {
+    device(0).submit({}, [&, i, done] {
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        order.push_back(i);
+      }
+      if (std::this_thread::get_id() == waiter) ++on_waiter;
+      if (i == n - 1) done->set_ready();
+    }, false);
+  }
+  device(0).help(*done);
+  done->wait();
+  device(0).synchronize();
+  CHECK(int(order.size()) == n);
+  for (int i = 0; i < n; ++i) CHECK(order[size_t(i)] == i);
+  std::printf("  (the waiting thread ran %d of %d tasks)\n", on_waiter.load(), n);
+
+  // A task whose inputs are pending is left to the stream.
+  auto gate = std::make_shared<Event>(), out = std::make_shared<Event>();
+  std::atomic<bool> ran{false};
+  device(0).submit({gate}, [&, out] {
+    ran = true;
+    out->set_ready();
+  }, false);
+  device(0).help(*out);
+  CHECK(!ran);
+  gate->set_ready();
+  out->wait();
+  device(0).synchronize();
+  CHECK(ran);
+}
+
 void test_device_dependencies() {
   CHECK(num_devices() == 2);
   std::mutex mu;
@@ -421,6 +461,7 @@ const Test kTests[] = {
     {"event_ready_and_callbacks", test_event_ready_and_callbacks},
     {"event_error_rethrown", test_event_error_rethrown},
     {"device_submit_order", test_device_submit_order},
+    {"waiting_thread_helps", test_waiting_thread_helps},
     {"device_dependencies", test_device_dependencies},
     {"kernel_error_propagates", test_kernel_error_propagates},
     {"elementwise_broadcast", test_elementwise_broadcast},

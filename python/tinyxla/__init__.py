@@ -1,9 +1,9 @@
 """tinyxla: a JAX-compatible array runtime. ``import tinyxla as jax`` gives the ``jax`` namespace.
 
-What is here so far: ``Array``, the ``numpy``, ``lax``, ``tree_util``, ``errors``, ``nn`` and
-``scipy`` (special, stats.norm) modules, ``config``, ``dtypes``, the device functions,
-``device_put``/``device_get``,
-``block_until_ready``, ``jit``, ``make_jaxpr``, ``eval_shape`` and ``vmap``.
+What is here so far: ``Array``, the ``numpy``, ``lax``, ``random``, ``tree_util``, ``errors``,
+``nn`` and ``scipy`` (special, stats.norm) modules, ``config``, ``dtypes``, the device
+functions, ``device_put``/``device_get``, ``block_until_ready``, ``jit``, ``make_jaxpr``,
+``eval_shape``, the autodiff transforms, ``vmap`` and ``pmap``.
 """
 from __future__ import annotations
 

@@ -422,6 +422,7 @@ struct ShiftLeft {
     U s = U(b);
     return s < kBits ? T(U(Wide<T>(U(a)) << (s & (kBits - 1)))) : T(0);
   }
+  static __m128i v32(__m128i a, __m128i count) { return _mm_sll_epi32(a, count); }
 };
 struct ShiftRightLogical {
   template <class T> static T f(T a, T b) {
@@ -430,6 +431,7 @@ struct ShiftRightLogical {
     U s = U(b);
     return s < kBits ? T(U(U(a) >> (s & (kBits - 1)))) : T(0);
   }
+  static __m128i v32(__m128i a, __m128i count) { return _mm_srl_epi32(a, count); }
 };
 struct ShiftRightArithmetic {
   template <class T> static T f(T a, T b) {
@@ -440,6 +442,7 @@ struct ShiftRightArithmetic {
     S v = S(a);
     return s < kBits ? T(S(v >> (s & (kBits - 1)))) : T(v < 0 ? S(-1) : S(0));
   }
+  static __m128i v32(__m128i a, __m128i count) { return _mm_sra_epi32(a, count); }
 };
 struct Eq { template <class T> static bool f(T a, T b) { return a == b; } };
 struct Ne { template <class T> static bool f(T a, T b) { return a != b; } };
@@ -512,6 +515,34 @@ void binary_tile(const void* in0, const void* in1, void* out, int64_t n) {
   const S* __restrict b = static_cast<const S*>(in1);
   O* __restrict o = static_cast<O*>(out);
   for (int64_t i = 0; i < n; ++i) o[i] = store<O>(Op::f(load(a[i]), load(b[i])));
+}
+
+// A shift by one amount for the whole tile (a constant operand, as in threefry's rotations):
+// the baseline ISA has no per-lane variable shifts, so the generic tile runs scalar (a
+// compare and a branch per element), while one amount shifts four 32-bit lanes at a time.
+// Checking that the amounts agree costs one vectorized pass. 32-bit types only.
+template <class Op, class S>
+void shift_tile(const void* in0, const void* in1, void* out, int64_t n) {
+  static_assert(sizeof(S) == 4);
+  const S* __restrict a = static_cast<const S*>(in0);
+  const S* __restrict b = static_cast<const S*>(in1);
+  S* __restrict o = static_cast<S*>(out);
+  const S s = n > 0 ? b[0] : S(0);
+  const __m128i amount = _mm_set1_epi32(int(s));
+  __m128i same = _mm_set1_epi32(-1);
+  int64_t i = 0;
+  for (; i + 4 <= n; i += 4)
+    same = _mm_and_si128(same, _mm_cmpeq_epi32(
+        _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + i)), amount));
+  bool uniform = _mm_movemask_epi8(same) == 0xFFFF;
+  for (; i < n; ++i) uniform &= b[i] == s;
+  if (!uniform || uint32_t(s) >= 32) return binary_tile<Op, S>(in0, in1, out, n);
+  const __m128i count = _mm_cvtsi32_si128(int(s));
+  for (i = 0; i + 4 <= n; i += 4) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(a + i));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(o + i), Op::v32(v, count));
+  }
+  for (; i < n; ++i) o[i] = Op::f(a[i], s);
 }
 
 // Tiles that call out to vmath or convert half data run in sub-tiles of this many elements
@@ -684,6 +715,15 @@ BinaryTileFn elem2(DType t) {
     else return nullptr;
   });
 }
+template <class Op>
+BinaryTileFn shift2(DType t) {
+  return visit_dtype(t, [](auto s) -> BinaryTileFn {
+    using S = decltype(s);
+    if constexpr ((kInt & bit(dtype_of<S>())) == 0) return nullptr;
+    else if constexpr (sizeof(S) == 4) return &shift_tile<Op, S>;
+    else return &binary_tile<Op, S>;
+  });
+}
 
 // A transcendental: vmath for real floats (half via float32), Cplx per element for complex
 // (void: complex not accepted).
@@ -799,9 +839,9 @@ BinaryTileFn binary_tile_fn(BinaryOp op, DType t) {
     case Op::and_: return elem2<And, kBool | kInt>(t);
     case Op::or_: return elem2<Or, kBool | kInt>(t);
     case Op::xor_: return elem2<Xor, kBool | kInt>(t);
-    case Op::shift_left: return elem2<ShiftLeft, kInt>(t);
-    case Op::shift_right_arithmetic: return elem2<ShiftRightArithmetic, kInt>(t);
-    case Op::shift_right_logical: return elem2<ShiftRightLogical, kInt>(t);
+    case Op::shift_left: return shift2<ShiftLeft>(t);
+    case Op::shift_right_arithmetic: return shift2<ShiftRightArithmetic>(t);
+    case Op::shift_right_logical: return shift2<ShiftRightLogical>(t);
     case Op::eq: return elem2<Eq, kAll>(t);
     case Op::ne: return elem2<Ne, kAll>(t);
     case Op::lt: return elem2<Lt, kBool | kInt | kFloat>(t);

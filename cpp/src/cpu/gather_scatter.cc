@@ -318,13 +318,19 @@ void scatter_rows(const Array& updates, const I* idx, const WindowPlan& p,
   }
   const T* upd = reinterpret_cast<const T*>(updates.data());
   T* o = reinterpret_cast<T*>(out.mutable_data());
-  bool leading = d.operand_batching_dims.empty() && updates.is_contiguous();
+  bool leading = d.operand_batching_dims.empty();
   for (size_t i = 0; i < scatter_pos.size(); ++i) leading = leading && scatter_pos[i] == int64_t(i);
-  if (leading) {
+  // Row r's updates are at r * row_stride: dense updates, or one scatter dim of any stride
+  // (a broadcast value has stride 0).
+  const int64_t window_elems = std::max<int64_t>(1, num_elements(wshape));
+  int64_t row_stride = -1;
+  if (updates.is_contiguous()) row_stride = window_elems;
+  else if (updates.ndim() == 1 && wshape.empty()) row_stride = updates.strides()[0];
+  if (leading && row_stride >= 0) {
     // The common case (x.at[idx]): row r's window is updates[r * window ...].
     FastRows f = fast_rows(p, out, d);
     f.base = 0;  // `o` already points at out's first element
-    const int64_t window = std::max<int64_t>(1, num_elements(wshape));
+    const int64_t window = window_elems;
     if (window == 1 && p.k == 1) {  // x.at[idx] of a vector: one tight loop
       const int64_t stride = f.stride[0], room = f.room[0];
       const bool clip = mode == IndexMode::clip;
@@ -335,7 +341,7 @@ void scatter_rows(const Array& updates, const I* idx, const WindowPlan& p,
           v = v < 0 ? 0 : room;
         }
         T& slot = o[v * stride];
-        slot = combine<T, op>(slot, upd[r]);
+        slot = combine<T, op>(slot, upd[r * row_stride]);
       }
       return;
     }
@@ -343,7 +349,7 @@ void scatter_rows(const Array& updates, const I* idx, const WindowPlan& p,
     for (int64_t r = 0; r < p.rows; ++r) {
       int64_t t = 0;
       if (!f.start(idx + r * p.k, mode, &t)) continue;
-      const T* from = upd + r * window;
+      const T* from = upd + r * row_stride;
       if (window == 1) {
         o[t] = combine<T, op>(o[t], from[0]);
       } else {

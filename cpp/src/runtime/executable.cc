@@ -334,8 +334,14 @@ std::shared_ptr<Executable> compile(const Graph& graph, const CompileOptions& op
       step.kind = StepKind::View;
     } else {
       impl->num_kernels += 1;
-      for (int r = 0; r < n.num_results; ++r)
-        impl->cost += double(num_elements(g.type(n.first_result + r).shape));
+      if (passes::is_update(n.kind)) {
+        // Mostly written in place: the work is the update (its operand is copied only
+        // when it is still live, which then runs wherever the graph runs).
+        impl->cost += double(num_elements(g.type(n.inputs[n.kind == OpKind::scatter ? 2 : 1]).shape));
+      } else {
+        for (int r = 0; r < n.num_results; ++r)
+          impl->cost += double(num_elements(g.type(n.first_result + r).shape));
+      }
       if (n.kind == OpKind::fused) {
         impl->cost += double(check_fused_body(*n.body).size);
         for (const Node& b : n.body->nodes())

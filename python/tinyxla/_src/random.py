@@ -1,16 +1,21 @@
 """``tinyxla.random``: mirrors ``jax.random`` (``jax/_src/random/core.py``) with the default
-threefry2x32 PRNG, bit-exact with JAX 0.10 for keys, ``bits``, ``uniform``, ``randint``,
-``bernoulli`` and (float32) ``normal``.
+threefry2x32 PRNG. Bit-exact with JAX 0.10 (both settings of ``jax_threefry_partitionable``,
+x32 and x64) for keys, ``split``, ``fold_in``, ``bits``, ``uniform``, ``randint``,
+``bernoulli``, ``permutation``, ``choice``, ``categorical``, ``rademacher`` and ``geometric``.
 
 Each sampler's body runs through ``jit`` (cached per shape, dtype and
 ``jax_threefry_partitionable``), as JAX's do, so an eager call is one compiled dispatch.
 
 Where it differs from JAX: typed keys are ``PRNGKeyArray`` pytrees rather than arrays of an
-extended dtype (see ``prng.py``); samplers needing sort, top_k or cumsum
-(``permutation``, ``choice`` with ``p`` or without replacement, ``categorical`` without
-replacement) are missing; float64 ``normal`` uses tinyxla's ``erf_inv`` (a few ulps from
-XLA's); samplers built on ``log``/``log1p``/``erf`` match JAX to the accuracy of those
-functions rather than bit for bit.
+extended dtype (see ``prng.py``). ``normal`` evaluates XLA's float32 erf_inv polynomial but
+tinyxla's ``log1p``, so about 5% of float32 samples differ from JAX's in the last bit or two;
+float64 ``normal`` uses tinyxla's ``erf_inv``. Samplers built on ``log``, ``log1p``, ``tan``
+or ``erf`` match to the accuracy of those functions. Sorting (``permutation``, ``choice``
+without replacement, ``categorical`` without replacement) runs a bitonic network in lax
+ops, O(n log^2 n), until lax has a sort. Missing: ``gumbel(mode='highest')``,
+``permutation(independent=True)`` on more than one dimension, and the samplers that need
+loops or linear algebra (``gamma``, ``beta``, ``dirichlet``, ``poisson``, ``binomial``,
+``t``, ``chisquare``, ``f``, ``multivariate_normal``, ``orthogonal``, ``ball``).
 """
 from __future__ import annotations
 
@@ -476,7 +481,7 @@ _gumbel_jit = jit(_gumbel, static_argnums=(1, 2, 3, 4))
 def categorical(key: Any, logits: Any, axis: int = -1, shape: Shape | None = None,
                 replace: bool = True, mode: str | None = None) -> Any:
     """Samples of category indices from unnormalized log-probabilities (mirrors
-    ``jax.random.categorical``; ``replace=False`` needs top_k and is missing)."""
+    ``jax.random.categorical``)."""
     _check_prng_key("categorical", key)
     if not _arraylike(logits):
         raise TypeError(f"categorical requires ndarray or scalar arguments, got {type(logits)} "
@@ -490,19 +495,158 @@ def categorical(key: Any, logits: Any, axis: int = -1, shape: Shape | None = Non
     else:
         shape = _canonical_shape(shape)
         _check_shape("categorical", shape, batch_shape)
-    if not replace:
-        raise NotImplementedError("tinyxla.random.categorical: replace=False is not implemented")
     shape_prefix = shape[:len(shape) - len(batch_shape)]
+    if not replace:
+        logits_arr = logits_arr + gumbel(key, logits_arr.shape, logits_arr.dtype, mode=mode)
+        k = int(np.prod(shape_prefix))
+        if k > logits_arr.shape[axis]:
+            raise ValueError(
+                f"Number of samples without replacement ({k}) cannot exceed number of "
+                f"categories ({logits_arr.shape[axis]}).")
+        # lax.top_k along axis: the k best of a stable descending sort.
+        order = _stable_argsort(jnp.moveaxis(logits_arr, axis, -1), descending=True)
+        indices = lax.slice(order, (0,) * order.ndim, (*order.shape[:-1], k))
+        dimensions = (indices.ndim - 1, *range(indices.ndim - 1))
+        return lax.reshape(indices, shape, dimensions)
     logits_shape = list(shape[len(shape) - len(batch_shape):])
     logits_shape.insert(axis % logits_arr.ndim, logits_arr.shape[axis])
     g = gumbel(key, (*shape_prefix, *logits_shape), logits_arr.dtype, mode=mode)
     return jnp.argmax(g + lax.expand_dims(logits_arr, tuple(range(len(shape_prefix)))), axis=axis)
 
 
+def _stable_argsort(keys: Any, descending: bool = False) -> Any:
+    """The int32 permutation that stably sorts ``keys`` along their last axis (ascending, or
+    descending as ``lax.top_k`` orders): a bitonic network over (key, position) pairs, which
+    orders like XLA's stable sort and top_k (ties keep the lower position first; NaN keys
+    are not ordered). lax has no sort primitive yet; the network costs O(n log^2 n)
+    compare-exchanges."""
+    *batch, n = keys.shape
+    m = 1 << max(0, (n - 1).bit_length())
+    pos = lax.broadcasted_iota(np.int32, (*batch, m), len(batch))
+    if m != n:  # padding sorts last: the last key in the order, then positions past n
+        if dtypes.issubdtype(keys.dtype, np.floating):
+            pad = -np.inf if descending else np.inf
+        else:
+            info = dtypes.iinfo(keys.dtype)
+            pad = info.min if descending else info.max
+        keys = lax.pad(keys, np.array(pad, keys.dtype), [(0, 0, 0)] * len(batch) + [(0, m - n, 0)])
+    before = lax.gt if descending else lax.lt
+    k = 2
+    while k <= m:
+        j = k // 2
+        while j >= 1:
+            rows = m // (2 * j)
+            shape = (*batch, rows, 2, j)
+            keys, pos = lax.reshape(keys, shape), lax.reshape(pos, shape)
+            ka, kb = keys[..., 0, :], keys[..., 1, :]
+            pa, pb = pos[..., 0, :], pos[..., 1, :]
+            b_first = lax.bitwise_or(before(kb, ka), lax.bitwise_and(lax.eq(kb, ka), lax.lt(pb, pa)))
+            # Rows whose first element has bit k clear sort ascending, the others descending.
+            ascending = (np.arange(rows) * 2 * j) & k == 0
+            asc = lax.broadcast_in_dim(jnp.asarray(ascending), (*batch, rows, j), (len(batch),))
+            swap = lax.select(asc, b_first, lax.bitwise_not(b_first))
+            keys = lax.concatenate([lax.expand_dims(lax.select(swap, kb, ka), (len(batch) + 1,)),
+                                    lax.expand_dims(lax.select(swap, ka, kb), (len(batch) + 1,))],
+                                   len(batch) + 1)
+            pos = lax.concatenate([lax.expand_dims(lax.select(swap, pb, pa), (len(batch) + 1,)),
+                                   lax.expand_dims(lax.select(swap, pa, pb), (len(batch) + 1,))],
+                                  len(batch) + 1)
+            keys, pos = lax.reshape(keys, (*batch, m)), lax.reshape(pos, (*batch, m))
+            j //= 2
+        k *= 2
+    return lax.slice(pos, (0,) * (len(batch) + 1), (*batch, n))
+
+
+def _take_first_axis(x: Any, ind: Any) -> Any:
+    """``x[ind]`` for an int vector ``ind``: one gather of whole slices along axis 0."""
+    rest = tuple(x.shape[1:])
+    dnums = slicing.GatherDimensionNumbers(offset_dims=tuple(range(1, 1 + len(rest))),
+                                           collapsed_slice_dims=(0,), start_index_map=(0,))
+    return slicing.gather(x, lax.reshape(ind, (ind.shape[0], 1)), dnums, (1, *rest))
+
+
+def _shuffle(data: Any, x: Any, partitionable: bool) -> Any:
+    """``x`` permuted along axis 0 (JAX's ``_shuffle``): stable sorts by fresh random 32-bit
+    keys, repeated enough rounds that key collisions leave no measurable bias."""
+    exponent = 3
+    uint32max = np.iinfo(np.uint32).max
+    num_rounds = int(np.ceil(exponent * np.log(max(1, x.shape[0])) / np.log(uint32max)))
+    for _ in range(num_rounds):
+        keys = prng.split_data(data, (2,), partitionable)
+        data, subkey = keys[0], keys[1]
+        sort_keys = prng.random_bits_data(subkey, 32, (x.shape[0],), partitionable)
+        x = _take_first_axis(x, _stable_argsort(sort_keys))
+    return x
+
+
+_shuffle_jit = jit(_shuffle, static_argnums=(2,))
+
+
+def permutation(key: Any, x: Any, axis: int = 0, independent: bool = False) -> Any:
+    """A random permutation of ``arange(x)`` or of ``x`` along ``axis`` (mirrors
+    ``jax.random.permutation``; ``independent=True`` on more than one dimension is missing)."""
+    data, _ = _check_prng_key("permutation", key)
+    if not _arraylike(x):
+        raise TypeError(f"permutation requires ndarray or scalar arguments, got {type(x)} "
+                        "at position 0.")
+    axis = lax._canonicalize_axis(axis, np.ndim(x) or 1)
+    if not np.ndim(x):
+        if not dtypes.issubdtype(dtypes.dtype(x), np.integer):
+            raise TypeError("x must be an integer or at least 1-dimensional")
+        r = int(x)
+        return _shuffle_jit(data, jnp.arange(r), prng.partitionable())
+    x = jnp.asarray(x)
+    if independent and x.ndim > 1:
+        raise NotImplementedError("tinyxla.random.permutation: independent=True on more than "
+                                  "one dimension is not implemented")
+    if x.ndim == 1:
+        return _shuffle_jit(data, x, prng.partitionable())
+    ind = _shuffle_jit(data, jnp.arange(x.shape[axis]), prng.partitionable())
+    return jnp.moveaxis(_take_first_axis(jnp.moveaxis(x, axis, 0), ind), 0, axis)
+
+
+def _cumsum(x: Any) -> Any:
+    """Inclusive prefix sums of a vector in log2(n) shifted adds (Hillis-Steele). XLA's
+    summation order differs, so the last bits may too."""
+    n = x.shape[0]
+    d = 1
+    while d < n:
+        shifted = lax.pad(lax.slice(x, (0,), (n - d,)), lax._zeros(lax.full((), 0, x.dtype)),
+                          [(d, 0, 0)])
+        x = lax.add(x, shifted)
+        d *= 2
+    return x
+
+
+def _searchsorted_left(sorted_arr: Any, query: Any) -> Any:
+    """For each query, the first index i with ``query <= sorted_arr[i]`` (JAX's
+    ``searchsorted(side='left')``, by bisection as its default 'scan' method)."""
+    n = sorted_arr.shape[0]
+    low = lax.full(query.shape, 0, np.int32)
+    high = lax.full(query.shape, n, np.int32)
+    for _ in range(int(np.ceil(np.log2(n + 1)))):
+        mid = lax.div(lax.add(low, high), np.int32(2))
+        flat_mid = lax.reshape(lax.min(mid, np.int32(n - 1)), (int(np.prod(query.shape)),))
+        at_mid = lax.reshape(_take_first_axis(sorted_arr, flat_mid), query.shape)
+        go_left = lax.le(query, at_mid)
+        low, high = lax.select(go_left, low, mid), lax.select(go_left, mid, high)
+    return high
+
+
+def _choice_p(data: Any, p: Any, shape: tuple[int, ...], partitionable: bool) -> Any:
+    p_cuml = _cumsum(p)
+    total = lax.reshape(lax.slice(p_cuml, (p.shape[0] - 1,), (p.shape[0],)), ())
+    u = _uniform(data, 0., 1., shape, p.dtype, partitionable)
+    r = lax.mul(total, lax.sub(p.dtype.type(1), u))
+    return lax.convert_element_type(_searchsorted_left(p_cuml, r), dtypes.default_int_dtype())
+
+
+_choice_p_jit = jit(_choice_p, static_argnums=(2, 3))
+
+
 def choice(key: Any, a: Any, shape: Shape = (), replace: bool = True, p: Any = None,
            axis: int = 0, mode: str | None = None) -> Any:
-    """A random sample of ``a`` (or of ``arange(a)``) (mirrors ``jax.random.choice``; only
-    uniform sampling with replacement is implemented: the others need sort, top_k or cumsum)."""
+    """A random sample of ``a`` (or of ``arange(a)``) (mirrors ``jax.random.choice``)."""
     _check_prng_key("choice", key)
     if not isinstance(shape, Sequence):
         raise TypeError("shape argument of jax.random.choice must be a sequence, "
@@ -522,17 +666,184 @@ def choice(key: Any, a: Any, shape: Shape = (), replace: bool = True, p: Any = N
         raise ValueError(
             f"Cannot take a larger sample (size {n_draws}) than "
             f"population (size {n_inputs}) when 'replace=False'")
-    if p is not None or not replace:
-        raise NotImplementedError("tinyxla.random.choice: only replace=True without p is "
-                                  "implemented (the others need sort, top_k or cumsum)")
-    ind = randint(key, shape, 0, n_inputs)
-    if arr.ndim == 0:
-        return ind
-    # jnp.take(arr, ind, axis) as one gather of whole slices along axis 0.
-    moved = jnp.moveaxis(arr, axis, 0)
-    rest = tuple(moved.shape[1:])
-    dnums = slicing.GatherDimensionNumbers(offset_dims=tuple(range(1, 1 + len(rest))),
-                                           collapsed_slice_dims=(0,), start_index_map=(0,))
-    taken = slicing.gather(moved, ind.reshape(-1, 1), dnums, (1, *rest))
-    result = jnp.moveaxis(taken, 0, axis)
-    return result.reshape(arr.shape[0:axis] + tuple(shape) + arr.shape[axis + 1:])
+    if p is not None:
+        p_arr = jnp.asarray(p)
+        if not dtypes.issubdtype(p_arr.dtype, np.inexact):
+            p_arr = p_arr.astype(dtypes.default_float_dtype())
+        if p_arr.shape != (n_inputs,):
+            raise ValueError(
+                "p must be None or a 1D vector with the same size as a.shape[axis]. "
+                f"p has shape {p_arr.shape} and a.shape[axis] is {n_inputs}.")
+        if replace:
+            ind = _choice_p_jit(_check_prng_key("choice", key)[0], p_arr, tuple(shape),
+                                prng.partitionable())
+        else:
+            # The Gumbel top-k trick: the n_draws largest of gumbel noise + log p.
+            g = gumbel(key, (n_inputs,), dtype=p_arr.dtype, mode=mode) + jnp.log(p_arr)
+            ind = lax.slice(_stable_argsort(g, descending=True), (0,), (n_draws,))
+            ind = ind.astype(dtypes.default_int_dtype())
+        if arr.ndim == 0:
+            return ind.reshape(tuple(shape))
+        result = jnp.moveaxis(_take_first_axis(jnp.moveaxis(arr, axis, 0), ind.reshape(-1)), 0, axis)
+    elif replace:
+        ind = randint(key, shape, 0, n_inputs)
+        if arr.ndim == 0:
+            return ind
+        result = jnp.moveaxis(_take_first_axis(jnp.moveaxis(arr, axis, 0), ind.reshape(-1)), 0, axis)
+    else:
+        perm = permutation(key, n_inputs if arr.ndim == 0 else arr, axis)
+        ax = axis if arr.ndim else 0
+        limit = tuple(n_draws if d == ax else perm.shape[d] for d in range(perm.ndim))
+        result = lax.slice(perm, (0,) * perm.ndim, limit)
+    return result.reshape(tuple(shape) if arr.ndim == 0 else
+                          arr.shape[0:axis] + tuple(shape) + arr.shape[axis + 1:])
+
+
+# ----------------------------------------------------------------------------- transformed samplers
+
+def _check_broadcast_shapes(name: str, shape: Any, *args: Any) -> tuple[int, ...]:
+    arg_shapes = [tuple(np.shape(a)) for a in args]
+    if shape is None:
+        return broadcast_shapes(*arg_shapes) if arg_shapes else ()
+    shape = _canonical_shape(shape)
+    _check_shape(name, shape, *arg_shapes)
+    return shape
+
+
+def _param_sampler(name: str, body: Any) -> Any:
+    """Runs a float sampler ``body(data, *params, shape, dtype, partitionable)`` through jit;
+    the result shape defaults to the broadcast of the parameters' shapes."""
+    nargs = body.__code__.co_argcount
+    body_jit = jit(body, static_argnums=(nargs - 3, nargs - 2, nargs - 1))
+
+    def run(key: Any, params: tuple[Any, ...], shape: Shape | None, dtype: Any) -> Any:
+        data, _ = _check_prng_key(name, key)
+        dtype = _float_dtype(name, dtype)
+        shape = _check_broadcast_shapes(name, shape, *params)
+        return body_jit(data, *params, shape, dtype, prng.partitionable())
+    return run
+
+
+def _cauchy(data: Any, shape: tuple[int, ...], dtype: np.dtype, partitionable: bool) -> Any:
+    u = _uniform(data, dtypes.finfo(dtype).eps, 1., shape, dtype, partitionable)
+    return lax.tan(lax.mul(dtype.type(np.pi), lax.sub(u, dtype.type(0.5))))
+
+
+def _maxwell(data: Any, shape: tuple[int, ...], dtype: np.dtype, partitionable: bool) -> Any:
+    norm_rvs = _normal(data, (*shape, 3), dtype, partitionable)
+    return lax.sqrt(lax.reduce_sum(lax.mul(norm_rvs, norm_rvs), (len(shape),)))
+
+
+cauchy = _one_param_sampler("cauchy", _cauchy)
+maxwell = _one_param_sampler("maxwell", _maxwell)
+
+
+def _lognormal(data: Any, sigma: Any, shape: tuple[int, ...], dtype: np.dtype,
+               partitionable: bool) -> Any:
+    sigma = jnp.broadcast_to(lax.convert_element_type(sigma, dtype), shape)
+    return lax.exp(lax.mul(_normal(data, shape, dtype, partitionable), sigma))
+
+
+def _pareto(data: Any, b: Any, shape: tuple[int, ...], dtype: np.dtype, partitionable: bool) -> Any:
+    b = jnp.broadcast_to(lax.convert_element_type(b, dtype), shape)
+    return lax.exp(lax.div(_exponential(data, shape, dtype, partitionable), b))
+
+
+def _rayleigh(data: Any, scale: Any, shape: tuple[int, ...], dtype: np.dtype,
+              partitionable: bool) -> Any:
+    u = _uniform(data, 0., 1., shape, dtype, partitionable)
+    scale = jnp.broadcast_to(lax.convert_element_type(scale, dtype), shape)
+    return lax.mul(scale, lax.sqrt(lax.mul(lax.log(u), dtype.type(-2))))
+
+
+def _triangular(data: Any, left: Any, mode: Any, right: Any, shape: tuple[int, ...],
+                dtype: np.dtype, partitionable: bool) -> Any:
+    left, mode, right = (jnp.broadcast_to(lax.convert_element_type(v, dtype), shape)
+                         for v in (left, mode, right))
+    fc = (mode - left) / (right - left)
+    u = _uniform(data, 0., 1., shape, dtype, partitionable)
+    out1 = left + lax.sqrt(u * (right - left) * (mode - left))
+    out2 = right - lax.sqrt((1 - u) * (right - left) * (right - mode))
+    return lax.select(u < fc, out1, out2)
+
+
+_lognormal_run = _param_sampler("lognormal", _lognormal)
+_pareto_run = _param_sampler("pareto", _pareto)
+_rayleigh_run = _param_sampler("rayleigh", _rayleigh)
+_triangular_run = _param_sampler("triangular", _triangular)
+
+
+def lognormal(key: Any, sigma: Any = np.float32(1), shape: Shape | None = None,
+              dtype: Any = None) -> Any:
+    """Log-normal samples (mirrors ``jax.random.lognormal``)."""
+    return _lognormal_run(key, (sigma,), shape, dtype)
+
+
+def pareto(key: Any, b: Any, shape: Shape | None = None, dtype: Any = None) -> Any:
+    """Pareto samples (mirrors ``jax.random.pareto``)."""
+    return _pareto_run(key, (b,), shape, dtype)
+
+
+def rayleigh(key: Any, scale: Any, shape: Shape | None = None, dtype: Any = None) -> Any:
+    """Rayleigh samples (mirrors ``jax.random.rayleigh``)."""
+    return _rayleigh_run(key, (scale,), shape, dtype)
+
+
+def triangular(key: Any, left: Any, mode: Any, right: Any, shape: Shape | None = None,
+               dtype: Any = None) -> Any:
+    """Triangular samples (mirrors ``jax.random.triangular``)."""
+    return _triangular_run(key, (left, mode, right), shape, dtype)
+
+
+def weibull_min(key: Any, scale: Any, concentration: Any, shape: Shape = (),
+                dtype: Any = None) -> Any:
+    """Weibull samples (mirrors ``jax.random.weibull_min``)."""
+    data, _ = _check_prng_key("weibull_min", key)
+    dtype = _float_dtype("weibull_min", dtype)
+    return _weibull_min_jit(data, scale, concentration, _canonical_shape(shape), dtype,
+                            prng.partitionable())
+
+
+def _weibull_min(data: Any, scale: Any, concentration: Any, shape: tuple[int, ...],
+                 dtype: np.dtype, partitionable: bool) -> Any:
+    u = _uniform(data, 0., 1., shape, dtype, partitionable)
+    # The inverse of Weibull's CDF.
+    return jnp.power(-jnp.log1p(-u), 1.0 / concentration) * scale
+
+
+_weibull_min_jit = jit(_weibull_min, static_argnums=(3, 4, 5))
+
+
+def rademacher(key: Any, shape: Shape = (), dtype: Any = None) -> Any:
+    """Uniform samples of -1 and 1 (mirrors ``jax.random.rademacher``)."""
+    data, _ = _check_prng_key("rademacher", key)
+    dtype = dtypes.check_user_dtype_supported(int if dtype is None else dtype, "rademacher")
+    b = _bernoulli_jit(data, lax.convert_element_type(0.5, dtypes.default_float_dtype()),
+                       _canonical_shape(shape), 'low', prng.partitionable()).astype(dtype)
+    return (2 * b - 1).astype(dtype)
+
+
+def geometric(key: Any, p: Any, shape: Shape | None = None, dtype: Any = None) -> Any:
+    """Geometric samples: trials until the first success (mirrors ``jax.random.geometric``)."""
+    data, _ = _check_prng_key("geometric", key)
+    dtype = dtypes.check_user_dtype_supported(int if dtype is None else dtype, "geometric")
+    if not dtypes.issubdtype(dtype, np.integer):
+        raise ValueError(f"dtype argument to `geometric` must be an int dtype, got {dtype}")
+    shape = _check_broadcast_shapes("geometric", shape, p)
+    p = jnp.asarray(p)
+    if not dtypes.issubdtype(p.dtype, np.inexact):
+        p = p.astype(dtypes.default_float_dtype())
+    return _geometric_jit(data, p, shape, dtype, prng.partitionable())
+
+
+def _geometric(data: Any, p: Any, shape: tuple[int, ...], dtype: np.dtype,
+               partitionable: bool) -> Any:
+    u = _uniform(data, 0., 1., shape, p.dtype, partitionable)
+    # u == 0 maps to 1, as JAX does, to keep log(u) finite.
+    u = jnp.where(u == 0, 1, u)
+    log_one_minus_p = jnp.broadcast_to(lax.log1p(lax.neg(p)), shape)
+    g = lax.floor(lax.div(lax.log(u), log_one_minus_p)) + 1
+    return g.astype(dtype)
+
+
+_geometric_jit = jit(_geometric, static_argnums=(2, 3, 4))

@@ -245,6 +245,43 @@ def adamax(step_size: float | Schedule, b1: float = 0.9, b2: float = 0.999,
     return init, update, get_params
 
 
+@optimizer
+def sm3(step_size: float | Schedule, momentum: float = 0.9) -> tuple:
+    """Mirrors ``optimizers.sm3``: per-axis accumulators of squared gradients (memory
+    linear in the sum of the dimensions), the step ``g / sqrt(min over axes)`` with momentum."""
+    step_size = make_schedule(step_size)
+
+    def splice(seq, i, x):
+        lst = list(seq)
+        lst[i:i + 1] = x
+        return lst
+
+    def broadcast_into(ndim, x, axis):
+        idx = splice([None] * ndim, axis, [slice(None)])
+        return x[tuple(idx)]
+
+    def init(x0):
+        x_shape = x0.shape
+        x0 = jnp.atleast_1d(x0)
+        vs = [jnp.zeros(sz, dtype=x0.dtype) for sz in x0.shape]
+        return x0, jnp.zeros_like(x0), vs, x_shape
+
+    def update(i, g, state):
+        x, m, vs, x_shape = state
+        vs = [broadcast_into(g.ndim, v, j) for j, v in enumerate(vs)]
+        accum = functools.reduce(jnp.minimum, vs) + jnp.square(g)
+        accum_inv_sqrt = jnp.where(accum > 0, 1. / jnp.sqrt(accum), 0)
+        m = (1. - momentum) * (g * accum_inv_sqrt) + momentum * m
+        x = x - step_size(i) * m
+        vs = [accum.max(splice(range(x.ndim), j, [])) for j in range(x.ndim)]
+        return x, m, vs, x_shape
+
+    def get_params(state):
+        x, _, _, x_shape = state
+        return x.reshape(x_shape)
+    return init, update, get_params
+
+
 def constant(step_size: Any) -> Schedule:
     """Mirrors ``optimizers.constant``: the schedule ``i -> step_size``."""
     def schedule(i):

@@ -14,13 +14,13 @@ from tinyxla._src.lax.lax import (  # noqa: F401
     reshape_p, rev, rev_p, round, rsqrt, select, select_n, select_n_p, shift_left,
     shift_right_arithmetic, shift_right_logical, sign, sin, sinh, slice, slice_p, sqrt,
     square, squeeze, squeeze_p, stop_gradient, sub, tan, tanh, transpose, transpose_p, xor_p)
+from tinyxla._src.lax.parallel import (  # noqa: F401
+    all_gather, all_gather_p, all_to_all, all_to_all_p, axis_index, axis_index_p, axis_size,
+    pmax, pmax_p, pmean, pmin, pmin_p, ppermute, ppermute_p, pshuffle, psum, psum_p,
+    psum_scatter, reduce_scatter_p)
 from tinyxla._src.lax.slicing import (  # noqa: F401
     GatherDimensionNumbers, GatherScatterMode, ScatterDimensionNumbers, dynamic_index_in_dim,
     dynamic_slice, dynamic_slice_in_dim, dynamic_slice_p, dynamic_update_index_in_dim,
     dynamic_update_slice, dynamic_update_slice_in_dim, dynamic_update_slice_p, gather, gather_p,
     scatter, scatter_add, scatter_add_p, scatter_max, scatter_max_p, scatter_min, scatter_min_p,
     scatter_mul, scatter_mul_p, scatter_p)
-from tinyxla._src.lax.parallel import (  # noqa: F401
-    all_gather, all_gather_p, all_to_all, all_to_all_p, axis_index, axis_index_p, axis_size,
-    pmax, pmax_p, pmean, pmin, pmin_p, ppermute, ppermute_p, pshuffle, psum, psum_p,
-    psum_scatter, reduce_scatter_p)

@@ -22,9 +22,10 @@ from tinyxla._src.scipy.logsumexp import logsumexp
 
 __all__ = [
     "celu", "elu", "gelu", "glu", "hard_sigmoid", "hard_silu", "hard_swish", "hard_tanh",
-    "identity", "leaky_relu", "log_sigmoid", "log_softmax", "logsumexp", "mish", "one_hot",
-    "relu", "relu6", "selu", "sigmoid", "silu", "soft_sign", "softmax", "softplus",
-    "standardize", "swish"]
+    "identity", "leaky_relu", "log1mexp", "log_sigmoid", "log_softmax", "logmeanexp",
+    "logsumexp", "mish", "one_hot", "relu", "relu6", "selu", "sigmoid", "silu", "soft_sign",
+    "softmax", "softplus", "sparse_plus", "sparse_sigmoid", "squareplus", "standardize",
+    "swish"]
 
 
 @jit
@@ -145,6 +146,39 @@ def gelu(x: Any, approximate: bool = True) -> Any:
     return creation.array(0.5 * x_arr * lax.erfc(-x_arr * sqrt_half), dtype=x_arr.dtype)
 
 
+@jit
+def squareplus(x: Any, b: Any = 4) -> Any:
+    """Mirrors ``jax.nn.squareplus``: ``(x + sqrt(x² + b)) / 2``."""
+    x, b = ensure_arraylike("squareplus", x, b)
+    return (x + ufuncs.sqrt(ufuncs.square(x) + b)) / 2
+
+
+@jit
+def sparse_plus(x: Any) -> Any:
+    """Mirrors ``jax.nn.sparse_plus``: 0 below -1, ``x`` above 1, ``(x + 1)² / 4`` between."""
+    x = ensure_arraylike("sparse_plus", x)
+    return selection.where(x <= -1.0, 0.0, selection.where(x >= 1.0, x, (x + 1.0) ** 2 / 4))
+
+
+@jit
+def sparse_sigmoid(x: Any) -> Any:
+    """Mirrors ``jax.nn.sparse_sigmoid``: ``clip(x + 1, 0, 2) / 2``."""
+    return 0.5 * ufuncs.clip(x + 1.0, 0.0, 2.0)
+
+
+@custom_jvp
+@jit
+def log1mexp(x: Any) -> Any:
+    """Mirrors ``jax.nn.log1mexp``: ``log(1 - exp(-x))``, through ``expm1`` below log 2 and
+    ``log1p`` above, with derivative ``1 / expm1(x)``."""
+    x = ensure_arraylike("log1mexp", x)
+    c = ufuncs.log(2.0)
+    return selection.where(x < c, ufuncs.log(-ufuncs.expm1(-x)), ufuncs.log1p(-ufuncs.exp(-x)))
+
+
+log1mexp.defjvps(lambda g, ans, x: g / ufuncs.expm1(x))
+
+
 @functools.partial(jit, static_argnames=("axis",))
 def glu(x: Any, axis: int = -1) -> Any:
     """Mirrors ``jax.nn.glu``: splits ``x`` in two halves along ``axis`` and returns
@@ -161,6 +195,14 @@ def glu(x: Any, axis: int = -1) -> Any:
     start[axis], limit[axis] = half, size
     x2 = lax.slice(x_arr, start, limit)
     return x1 * sigmoid(x2)
+
+
+@functools.partial(jit, static_argnames=("axis", "keepdims"))
+def logmeanexp(x: Any, axis: Any = None, where: Any = None, keepdims: bool = False) -> Any:
+    """Mirrors ``jax.nn.logmeanexp``: ``logsumexp(x) - log(n)``, n the count reduced over."""
+    lse = logsumexp(x, axis=axis, where=where, keepdims=keepdims)
+    count = reductions._count(ensure_array(x), axis, keepdims, where, lse.dtype)
+    return lse - ufuncs.log(count)
 
 
 @functools.partial(jit, static_argnames=("axis",))

@@ -26,6 +26,7 @@ _SLICE = "slice"
 _DYNAMIC = "dynamic"  # a traced integer scalar
 _ARRAY = "array"  # an integer array (advanced indexing)
 _MASK = "mask"  # a boolean array of one or more dims
+_GAP = "gap"  # an Ellipsis of no dims among advanced indices: it still separates them
 
 
 def _classify(e: Any) -> tuple[str, Any]:
@@ -92,6 +93,8 @@ def _expand(idx: Any, ndim: int) -> list[tuple[str, Any]]:
     fill = [(_SLICE, slice(None))] * (ndim - n_real)
     if n_ellipsis:
         i = next(i for i, (k, _) in enumerate(entries) if k == _ELLIPSIS)
+        if not fill and any(k in (_ARRAY, _MASK) for k, _ in entries):
+            fill = [(_GAP, None)]  # numpy: the advanced indices are not adjacent
         return entries[:i] + fill + entries[i + 1:]
     return entries + fill
 
@@ -226,7 +229,7 @@ def _masks_to_arrays(entries: list[tuple[str, Any]], shape: tuple[int, ...]
             dim += mask.ndim
             continue
         out.append((kind, v))
-        if kind not in (_NEWAXIS,):
+        if kind not in (_NEWAXIS, _GAP):
             dim += 1
     return out
 
@@ -274,7 +277,7 @@ def _index_to_gather(shape: tuple[int, ...], entries: list[tuple[str, Any]],
     dim = 0
     for k, _ in entries:
         x_dims.append(dim)
-        if k != _NEWAXIS:
+        if k not in (_NEWAXIS, _GAP):
             dim += 1
     offset_dims, collapsed, start_map = [], [], []
     gather_indices: list[tuple[Any, int]] = []  # (array, its first batch dim)
@@ -298,6 +301,8 @@ def _index_to_gather(shape: tuple[int, ...], entries: list[tuple[str, Any]],
             collapsed_y_axis += len(bshape)
         if pos in adv_pos:
             gather_slice_shape.append(1)
+            continue
+        if kind == _GAP:
             continue
         n = shape[x_dims[pos]] if kind != _NEWAXIS else 0
         if kind in (_INT, _DYNAMIC):

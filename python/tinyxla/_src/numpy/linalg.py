@@ -44,9 +44,11 @@ def vector_norm(x: Any, /, *, axis: Any = None, keepdims: bool = False, ord: Any
             msg += "Use '-jax.numpy.inf' instead."
         raise ValueError(msg)
     abs_x = ufuncs.abs(x)
-    ord_arr = lax._const(abs_x, ord)
-    ord_inv = lax._const(abs_x, 1. / ord_arr)
-    return ufuncs.power(reductions.sum(abs_x ** ord_arr, axis=axis, keepdims=keepdims), ord_inv)
+    # ord and its reciprocal rounded to the dtype, as JAX computes them.
+    ord_arr = np.asarray(ord, abs_x.dtype)[()]
+    ord_inv = np.asarray(1. / ord_arr, abs_x.dtype)[()]
+    out = reductions.sum(abs_x ** lax._const(abs_x, ord_arr), axis=axis, keepdims=keepdims)
+    return ufuncs.power(out, lax._const(abs_x, ord_inv))
 
 
 @functools.partial(jit, static_argnames=("ord", "axis", "keepdims"))

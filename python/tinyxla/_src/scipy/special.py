@@ -136,18 +136,21 @@ def ndtr(x: Any) -> Any:
     """Mirrors ``jax.scipy.special.ndtr``: the standard normal CDF, through ``erf`` near 0
     and ``erfc`` in the tails (float32/float64 only, as in JAX)."""
     x = _check_real_float("ndtr", x)
-    half_sqrt_2 = lax._const(x, 0.5 * np.sqrt(2.))
+    dtype = x.dtype.type
+    # numpy scalars of x's dtype, not weak constants: the result is strongly typed, as in JAX.
+    half_sqrt_2 = dtype(0.5) * np.sqrt(2., dtype=dtype)
     w = x * half_sqrt_2
     z = lax.abs(w)
-    y = lax.select(lax.lt(z, half_sqrt_2), 1. + lax.erf(w),
-                   lax.select(lax.gt(w, lax._const(x, 0)), 2. - lax.erfc(z), lax.erfc(z)))
-    return 0.5 * y
+    y = lax.select(lax.lt(z, half_sqrt_2), dtype(1.) + lax.erf(w),
+                   lax.select(lax.gt(w, dtype(0.)), dtype(2.) - lax.erfc(z), lax.erfc(z)))
+    return dtype(0.5) * y
 
 
 def ndtri(p: Any) -> Any:
-    """The standard normal quantile, as ``jax.scipy.special.ndtri``. Differs from JAX in
-    the method: ``sqrt(2) erfinv(2p - 1)`` rather than Cephes' rational approximation
-    (so relative accuracy in the far lower tail, p < 1e-6 in float32, is lower)."""
-    p, = promote_args_inexact("ndtri", p)
-    return lax._const(p, np.sqrt(2.)) * lax.erf_inv(2. * p - 1.)
-
+    """The standard normal quantile, as ``jax.scipy.special.ndtri`` (float32/float64 only).
+    Differs from JAX in the method: ``sqrt(2) erfinv(2p - 1)`` rather than Cephes' rational
+    approximation (so relative accuracy in the far lower tail, p < 1e-6 in float32, is
+    lower)."""
+    p = _check_real_float("ndtri", p)
+    dtype = p.dtype.type
+    return np.sqrt(2., dtype=dtype) * lax.erf_inv(dtype(2.) * p - dtype(1.))
