@@ -207,11 +207,22 @@ void Module::start() {
     if (state_ != State::Pending) return;
     state_ = State::Queued;
     status_ = "building";
+    queued_by_ = getpid();
   }
   Builder::get().push(weak_from_this());
 }
 
 void Module::wait() const {
+  bool requeue;
+  {
+    std::lock_guard<std::mutex> lock(m_);
+    if (state_ != State::Queued) return;
+    requeue = queued_by_ != getpid();
+    if (requeue) queued_by_ = getpid();
+  }
+  // Queued in the parent of this forked process, whose builder thread stayed behind (and
+  // may have been building it): queue it here.
+  if (requeue) Builder::get().push(std::const_pointer_cast<Module>(shared_from_this()));
   std::unique_lock<std::mutex> lock(m_);
   cv_.wait(lock, [&] { return state_ != State::Queued; });
 }
@@ -222,6 +233,10 @@ std::string Module::status() const {
 }
 
 void Module::build() {
+  {
+    std::lock_guard<std::mutex> lock(m_);
+    if (state_ == State::Done) return;  // queued twice across a fork
+  }
   std::string outcome;
   const std::string compiler = find_compiler();
   if (compiler.empty()) {

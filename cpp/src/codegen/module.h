@@ -61,6 +61,7 @@ class Module : public std::enable_shared_from_this<Module> {
   mutable std::condition_variable cv_;
   enum class State { Pending, Queued, Done } state_ = State::Pending;
   std::string status_ = "pending";
+  mutable int queued_by_ = 0;  // the process that queued the build
 };
 
 }  // namespace tinyxla::codegen
