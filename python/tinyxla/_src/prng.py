@@ -80,15 +80,16 @@ def threefry2x32(k1: Any, k2: Any, x1: Any, x2: Any) -> tuple[Any, Any]:
     x1, x2 = lax.asarray(x1), lax.asarray(x2)
     shape = lax._broadcast_shapes(x1, x2, k1, k2)
     x1, x2 = lax._brcast_to(x1, shape), lax._brcast_to(x2, shape)
-    k1, k2 = lax._brcast_to(k1, shape), lax._brcast_to(k2, shape)
+    # The key schedule is computed at the keys' shape (scalars, usually) and broadcast where
+    # it is added, so that the big arrays see one add per injection.
     ks = [k1, k2, lax.bitwise_xor(lax.bitwise_xor(k1, k2), _U32(0x1BD11BDA))]
-    x = [lax.add(x1, ks[0]), lax.add(x2, ks[1])]
+    x = [lax.add(x1, lax._brcast_to(ks[0], shape)), lax.add(x2, lax._brcast_to(ks[1], shape))]
     for i in range(5):
         for r in _ROTATIONS[i % 2]:
             x[0] = lax.add(x[0], x[1])
             x[1] = lax.bitwise_xor(_rotate_left(x[1], r), x[0])
-        x[0] = lax.add(x[0], ks[(i + 1) % 3])
-        x[1] = lax.add(x[1], lax.add(ks[(i + 2) % 3], _U32(i + 1)))
+        x[0] = lax.add(x[0], lax._brcast_to(ks[(i + 1) % 3], shape))
+        x[1] = lax.add(x[1], lax._brcast_to(lax.add(ks[(i + 2) % 3], _U32(i + 1)), shape))
     return x[0], x[1]
 
 
