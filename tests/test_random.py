@@ -116,6 +116,8 @@ SAMPLERS = [
     ("truncated_normal", lambda k: random.truncated_normal(k, -1., 1., (6,))),
     ("categorical", lambda k: random.categorical(k, jnp.array([0.1, 1.0, 2.0]), shape=(8,))),
     ("permutation", lambda k: random.permutation(k, 9)),
+    ("permutation_independent",
+     lambda k: random.permutation(k, jnp.arange(12).reshape(3, 4), axis=1, independent=True)),
     ("categorical_noreplace", lambda k: random.categorical(k, jnp.arange(6.) / 3, shape=(3,), replace=False)),
     ("choice_p", lambda k: random.choice(k, 5, (6,), p=jnp.array([0.1, 0.3, 0.2, 0.2, 0.2]))),
     ("choice", lambda k: random.choice(k, jnp.arange(14.).reshape(7, 2), (3,), replace=False)),

@@ -12,10 +12,10 @@ tinyxla's ``log1p``, so about 5% of float32 samples differ from JAX's in the las
 float64 ``normal`` uses tinyxla's ``erf_inv``. Samplers built on ``log``, ``log1p``, ``tan``
 or ``erf`` match to the accuracy of those functions. Sorting (``permutation``, ``choice``
 without replacement, ``categorical`` without replacement) runs a bitonic network in lax
-ops, O(n log^2 n), until lax has a sort. Missing: ``gumbel(mode='highest')``,
-``permutation(independent=True)`` on more than one dimension, and the samplers that need
-loops or linear algebra (``gamma``, ``beta``, ``dirichlet``, ``poisson``, ``binomial``,
-``t``, ``chisquare``, ``f``, ``multivariate_normal``, ``orthogonal``, ``ball``).
+ops, O(n log^2 n), until lax has a sort. Missing: ``gumbel(mode='highest')`` and the
+samplers that need loops or linear algebra (``gamma``, ``beta``, ``dirichlet``,
+``poisson``, ``binomial``, ``t``, ``chisquare``, ``f``, ``multivariate_normal``,
+``orthogonal``, ``ball``).
 """
 from __future__ import annotations
 
@@ -582,9 +582,34 @@ def _shuffle(data: Any, x: Any, partitionable: bool) -> Any:
 _shuffle_jit = jit(_shuffle, static_argnums=(2,))
 
 
+def _shuffle_independent(data: Any, x: Any, axis: int, partitionable: bool) -> Any:
+    """``x`` with each 1-d slice along ``axis`` permuted independently (JAX's ``_shuffle``
+    with an axis): sort keys are drawn at ``x``'s shape."""
+    num_rounds = int(np.ceil(3 * np.log(max(1, x.size)) / np.log(np.iinfo(np.uint32).max)))
+    nd = x.ndim
+    batch = tuple(range(nd - 1))
+    dnums = slicing.GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=(nd - 1,),
+                                           start_index_map=(nd - 1,), operand_batching_dims=batch,
+                                           start_indices_batching_dims=batch)
+    x = jnp.moveaxis(x, axis, -1)
+    for _ in range(num_rounds):
+        keys = prng.split_data(data, (2,), partitionable)
+        data, subkey = keys[0], keys[1]
+        shape = list(x.shape[:-1])
+        shape.insert(axis % nd, x.shape[-1])  # the shape before the axis moved last
+        shape = tuple(shape)
+        sort_keys = jnp.moveaxis(prng.random_bits_data(subkey, 32, shape, partitionable), axis, -1)
+        order = _stable_argsort(sort_keys)
+        x = slicing.gather(x, lax.expand_dims(order, (nd,)), dnums, (1,) * nd)
+    return jnp.moveaxis(x, -1, axis)
+
+
+_shuffle_independent_jit = jit(_shuffle_independent, static_argnums=(2, 3))
+
+
 def permutation(key: Any, x: Any, axis: int = 0, independent: bool = False) -> Any:
     """A random permutation of ``arange(x)`` or of ``x`` along ``axis`` (mirrors
-    ``jax.random.permutation``; ``independent=True`` on more than one dimension is missing)."""
+    ``jax.random.permutation``)."""
     data, _ = _check_prng_key("permutation", key)
     if not _arraylike(x):
         raise TypeError(f"permutation requires ndarray or scalar arguments, got {type(x)} "
@@ -597,8 +622,7 @@ def permutation(key: Any, x: Any, axis: int = 0, independent: bool = False) -> A
         return _shuffle_jit(data, jnp.arange(r), prng.partitionable())
     x = jnp.asarray(x)
     if independent and x.ndim > 1:
-        raise NotImplementedError("tinyxla.random.permutation: independent=True on more than "
-                                  "one dimension is not implemented")
+        return _shuffle_independent_jit(data, x, axis, prng.partitionable())
     if x.ndim == 1:
         return _shuffle_jit(data, x, prng.partitionable())
     ind = _shuffle_jit(data, jnp.arange(x.shape[axis]), prng.partitionable())
