@@ -47,7 +47,8 @@ threefry_prng_impl = PRNGImpl()
 
 
 class KeyTy:
-    """The dtype of typed key arrays, printed ``key<fry>`` (mirrors ``jax._src.random.prng.KeyTy``)."""
+    """The dtype of typed key arrays, printed ``key<fry>`` (mirrors
+    ``jax._src.random.prng.KeyTy``)."""
     _impl = threefry_prng_impl
     name = 'key<fry>'
     type = 'key'
@@ -103,7 +104,8 @@ def threefry_2x32(key: Any, count: Any) -> Any:
     if n % 2:
         flat = lax.concatenate([flat, lax.full((1,), 0, np.uint32)], 0)
     half = flat.shape[0] // 2
-    y1, y2 = threefry2x32(k1, k2, lax.slice(flat, (0,), (half,)), lax.slice(flat, (half,), (2 * half,)))
+    y1, y2 = threefry2x32(k1, k2, lax.slice(flat, (0,), (half,)),
+                          lax.slice(flat, (half,), (2 * half,)))
     out = lax.concatenate([y1, y2], 0)
     if n % 2:
         out = lax.slice(out, (0,), (n,))
@@ -125,7 +127,7 @@ def _iota_2x32_shape(shape: tuple[int, ...]) -> tuple[Any, Any]:
     return zeros, lax.reshape(lax.iota(np.uint32, math.prod(shape)), shape)
 
 
-# ----------------------------------------------------------------------------- key functions on key data
+# ----------------------------------------------------------------------------- key data functions
 
 def seed_data(seed: Any) -> Any:
     """The uint32[2] key data for an integer seed (JAX's ``threefry_seed``):
@@ -165,8 +167,8 @@ def random_bits_data(key: Any, bit_width: int, shape: tuple[int, ...], partition
         hi, lo = _iota_2x32_shape(shape)
         y1, y2 = threefry2x32(k1, k2, hi, lo)
         if bit_width == 64:
-            return lax.bitwise_or(lax.shift_left(lax.convert_element_type(y1, dtype), dtype.type(32)),
-                                  lax.convert_element_type(y2, dtype))
+            hi = lax.shift_left(lax.convert_element_type(y1, dtype), dtype.type(32))
+            return lax.bitwise_or(hi, lax.convert_element_type(y2, dtype))
         bits = lax.bitwise_xor(y1, y2)
         return bits if bit_width == 32 else lax.convert_element_type(bits, dtype)
     size = math.prod(shape)
@@ -181,8 +183,9 @@ def random_bits_data(key: Any, bit_width: int, shape: tuple[int, ...], partition
         # The little-endian view of the words as narrower integers.
         per_word = 32 // bit_width
         shifts = lax.mul(_U32(bit_width), lax.broadcasted_iota(np.uint32, (per_word, 1), 0))
-        parts = lax.bitwise_and(_U32(np.iinfo(dtype).max),
-                                lax.shift_right_logical(lax.broadcast(bits, (1,)), lax._brcast_to(shifts, (per_word, max_count))))
+        shifted = lax.shift_right_logical(lax.broadcast(bits, (1,)),
+                                          lax._brcast_to(shifts, (per_word, max_count)))
+        parts = lax.bitwise_and(_U32(np.iinfo(dtype).max), shifted)
         bits = lax.reshape(parts, (max_count * per_word,), (1, 0))
         bits = lax.slice(lax.convert_element_type(bits, dtype), (0,), (size,))
     return lax.reshape(bits, shape)
@@ -191,7 +194,8 @@ def random_bits_data(key: Any, bit_width: int, shape: tuple[int, ...], partition
 # ----------------------------------------------------------------------------- typed key arrays
 
 class PRNGKeyArray:
-    """An array of typed PRNG keys, dtype ``key<fry>`` (mirrors ``jax._src.random.prng.PRNGKeyArray``).
+    """An array of typed PRNG keys, dtype ``key<fry>`` (mirrors
+    ``jax._src.random.prng.PRNGKeyArray``).
 
     ``_base_array`` holds the ``uint32[*shape, 2]`` key data (an Array or a tracer).
     """

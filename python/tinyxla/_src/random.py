@@ -92,7 +92,8 @@ def _seed_array(seed: Any) -> Any:
 
 
 def _key(ctor_name: str, seed: Any, impl: Any) -> Any:
-    if impl is not None and impl not in ('threefry2x32', prng.threefry_prng_impl, prng.key_dtype_fry):
+    known = ('threefry2x32', prng.threefry_prng_impl, prng.key_dtype_fry)
+    if impl is not None and impl not in known:
         raise ValueError(f'unrecognized PRNG implementation "{impl}". '
                          'Did you mean one of: "threefry2x32"?')
     if isinstance(seed, PRNGKeyArray):
@@ -127,7 +128,8 @@ def key_data(keys: Any) -> Any:
 
 
 def wrap_key_data(key_bits_array: Any, *, impl: Any = None, dtype: Any = None) -> PRNGKeyArray:
-    """A typed key array over uint32 key data of shape ``(..., 2)`` (mirrors ``jax.random.wrap_key_data``)."""
+    """A typed key array over uint32 key data of shape ``(..., 2)`` (mirrors
+    ``jax.random.wrap_key_data``)."""
     if dtype is not None:
         if impl is not None:
             raise ValueError("Cannot specify both `impl` and `dtype` arguments to"
@@ -181,7 +183,8 @@ def _random_bits(data: Any, bit_width: int, shape: tuple[int, ...]) -> Any:
 def bits(key: Any, shape: Shape = (), dtype: Any = None) -> Any:
     """Uniform random unsigned integers (mirrors ``jax.random.bits``)."""
     data, _ = _check_prng_key("bits", key)
-    dtype = dtypes.default_uint_dtype() if dtype is None else dtypes.check_user_dtype_supported(dtype)
+    dtype = (dtypes.default_uint_dtype() if dtype is None
+             else dtypes.check_user_dtype_supported(dtype))
     if not dtypes.issubdtype(dtype, np.unsignedinteger):
         raise ValueError("dtype argument to `bits` must be an unsigned int dtype, "
                          f"got {dtype}")
@@ -235,7 +238,8 @@ def _convert_and_clip_integer(val: Any, dtype: np.dtype) -> Any:
     """``val`` converted to the integer ``dtype``, clipped to its range instead of wrapping."""
     lo = max(dtypes.iinfo(dtype).min, dtypes.iinfo(val.dtype).min)
     hi = min(dtypes.iinfo(dtype).max, dtypes.iinfo(val.dtype).max)
-    return lax.convert_element_type(jnp.clip(val, np.array(lo, val.dtype), np.array(hi, val.dtype)), dtype)
+    clipped = jnp.clip(val, np.array(lo, val.dtype), np.array(hi, val.dtype))
+    return lax.convert_element_type(clipped, dtype)
 
 
 def randint(key: Any, shape: Shape, minval: Any, maxval: Any, dtype: Any = None) -> Any:
@@ -373,8 +377,9 @@ def _truncated_normal(data: Any, lower: Any, upper: Any, shape: tuple[int, ...] 
     u = _uniform(data, a, b, shape, dtype, partitionable)
     out = lax.mul(sqrt2, _erf_inv(u))
     # Clamp into the open interval: rounding (or u == a) must not leave it.
-    lo = jnp.broadcast_to(lax.nextafter(lax.stop_gradient(lower), lax.full_like(lower, np.inf)), shape)
-    hi = jnp.broadcast_to(lax.nextafter(lax.stop_gradient(upper), lax.full_like(upper, -np.inf)), shape)
+    lower, upper = lax.stop_gradient(lower), lax.stop_gradient(upper)
+    lo = jnp.broadcast_to(lax.nextafter(lower, lax.full_like(lower, np.inf)), shape)
+    hi = jnp.broadcast_to(lax.nextafter(upper, lax.full_like(upper, -np.inf)), shape)
     return jnp.clip(out, lo, hi)
 
 
@@ -540,7 +545,8 @@ def _stable_argsort(keys: Any, descending: bool = False) -> Any:
             keys, pos = lax.reshape(keys, shape), lax.reshape(pos, shape)
             ka, kb = keys[..., 0, :], keys[..., 1, :]
             pa, pb = pos[..., 0, :], pos[..., 1, :]
-            b_first = lax.bitwise_or(before(kb, ka), lax.bitwise_and(lax.eq(kb, ka), lax.lt(pb, pa)))
+            tie_b_first = lax.bitwise_and(lax.eq(kb, ka), lax.lt(pb, pa))
+            b_first = lax.bitwise_or(before(kb, ka), tie_b_first)
             # Rows whose first element has bit k clear sort ascending, the others descending.
             ascending = (np.arange(rows) * 2 * j) & k == 0
             asc = lax.broadcast_in_dim(jnp.asarray(ascending), (*batch, rows, j), (len(batch),))
@@ -563,6 +569,11 @@ def _take_first_axis(x: Any, ind: Any) -> Any:
     dnums = slicing.GatherDimensionNumbers(offset_dims=tuple(range(1, 1 + len(rest))),
                                            collapsed_slice_dims=(0,), start_index_map=(0,))
     return slicing.gather(x, lax.reshape(ind, (ind.shape[0], 1)), dnums, (1, *rest))
+
+
+def _take(x: Any, ind: Any, axis: int) -> Any:
+    """``jnp.take(x, ind, axis)`` for an int vector ``ind``."""
+    return jnp.moveaxis(_take_first_axis(jnp.moveaxis(x, axis, 0), ind), 0, axis)
 
 
 def _shuffle(data: Any, x: Any, partitionable: bool) -> Any:
@@ -626,7 +637,7 @@ def permutation(key: Any, x: Any, axis: int = 0, independent: bool = False) -> A
     if x.ndim == 1:
         return _shuffle_jit(data, x, prng.partitionable())
     ind = _shuffle_jit(data, jnp.arange(x.shape[axis]), prng.partitionable())
-    return jnp.moveaxis(_take_first_axis(jnp.moveaxis(x, axis, 0), ind), 0, axis)
+    return _take(x, ind, axis)
 
 
 def _cumsum(x: Any) -> Any:
@@ -708,12 +719,12 @@ def choice(key: Any, a: Any, shape: Shape = (), replace: bool = True, p: Any = N
             ind = ind.astype(dtypes.default_int_dtype())
         if arr.ndim == 0:
             return ind.reshape(tuple(shape))
-        result = jnp.moveaxis(_take_first_axis(jnp.moveaxis(arr, axis, 0), ind.reshape(-1)), 0, axis)
+        result = _take(arr, ind.reshape(-1), axis)
     elif replace:
         ind = randint(key, shape, 0, n_inputs)
         if arr.ndim == 0:
             return ind
-        result = jnp.moveaxis(_take_first_axis(jnp.moveaxis(arr, axis, 0), ind.reshape(-1)), 0, axis)
+        result = _take(arr, ind.reshape(-1), axis)
     else:
         perm = permutation(key, n_inputs if arr.ndim == 0 else arr, axis)
         ax = axis if arr.ndim else 0
