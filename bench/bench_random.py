@@ -68,7 +68,8 @@ def main():
     rows.append((("numpy", "uniform 1e6 f32, eager"), lambda: gen.random(n, dtype=np.float32)))
     res = measure(rows, args.quick)
     metrics = [m for m, _ in library_rows(tinyxla, 1)]
-    print(f"{'metric':26s} {'tinyxla':>10s} {'jax':>10s} {'numpy':>10s} {'jax/tx':>7s} {'np/tx':>7s}")
+    header = ("metric", "tinyxla", "jax", "numpy", "jax/tx", "np/tx")
+    print("{:26s} {:>10s} {:>10s} {:>10s} {:>7s} {:>7s}".format(*header))
     for m in metrics:
         tx = res[("tinyxla", m)]
         jx = res.get(("jax", m))

@@ -12,7 +12,7 @@ import tinyxla as jax
 import tinyxla.numpy as jnp
 from tinyxla import random
 
-REF = json.loads(pathlib.Path(__file__).with_name("data").joinpath("random_reference.json").read_text())
+REF = json.loads((pathlib.Path(__file__).parent / "data" / "random_reference.json").read_text())
 CASES = {name: (expr, kind) for name, expr, kind in REF["cases"]}
 
 # Relative tolerances of the samplers computed through log/log1p/erf, whose last bits
@@ -73,7 +73,8 @@ def test_matches_jax(mode, m, key):
     want = _decode(res)
     assert got.dtype == want.dtype and got.shape == want.shape
     if kind == "exact":
-        np.testing.assert_array_equal(got.reshape(-1).view(np.uint8), want.reshape(-1).view(np.uint8))
+        np.testing.assert_array_equal(got.reshape(-1).view(np.uint8),
+                                      want.reshape(-1).view(np.uint8))
     else:
         rtol = CLOSE_RTOL[np.empty(0, want.dtype).real.dtype.name]
         np.testing.assert_allclose(got, want, rtol=rtol, atol=rtol)
@@ -87,11 +88,15 @@ def test_reference_covers_both_prng_modes():
 def test_pinned_notes_values():
     # The table in notes/jax-semantics.md, independent of the JSON.
     k = random.PRNGKey(0)
-    np.testing.assert_array_equal(random.split(k), [[1797259609, 2579123966], [928981903, 3453687069]])
+    np.testing.assert_array_equal(random.split(k),
+                                  [[1797259609, 2579123966], [928981903, 3453687069]])
     np.testing.assert_array_equal(random.fold_in(k, 4), [2285895361, 433833334])
-    np.testing.assert_array_equal(random.uniform(k, (3,)), np.float32([0.947667, 0.9785799, 0.33229148]))
-    np.testing.assert_allclose(random.normal(k, (3,)), np.float32([1.6226422, 2.0252647, -0.43359444]), rtol=2e-7)
-    np.testing.assert_array_equal(random.randint(k, (3, 3), 0, 8), [[5, 0, 0], [5, 3, 3], [0, 7, 5]])
+    np.testing.assert_array_equal(random.uniform(k, (3,)),
+                                  np.float32([0.947667, 0.9785799, 0.33229148]))
+    np.testing.assert_allclose(random.normal(k, (3,)),
+                               np.float32([1.6226422, 2.0252647, -0.43359444]), rtol=2e-7)
+    np.testing.assert_array_equal(random.randint(k, (3, 3), 0, 8),
+                                  [[5, 0, 0], [5, 3, 3], [0, 7, 5]])
     np.testing.assert_array_equal(random.bits(random.PRNGKey(1701), (3,)),
                                   [1111271205, 2679469115, 974515252])
 
@@ -116,7 +121,10 @@ SAMPLERS = [
     ("truncated_normal", lambda k: random.truncated_normal(k, -1., 1., (6,))),
     ("categorical", lambda k: random.categorical(k, jnp.array([0.1, 1.0, 2.0]), shape=(8,))),
     ("permutation", lambda k: random.permutation(k, 9)),
-    ("categorical_noreplace", lambda k: random.categorical(k, jnp.arange(6.) / 3, shape=(3,), replace=False)),
+    ("permutation_independent",
+     lambda k: random.permutation(k, jnp.arange(12).reshape(3, 4), axis=1, independent=True)),
+    ("categorical_noreplace",
+     lambda k: random.categorical(k, jnp.arange(6.) / 3, shape=(3,), replace=False)),
     ("choice_p", lambda k: random.choice(k, 5, (6,), p=jnp.array([0.1, 0.3, 0.2, 0.2, 0.2]))),
     ("choice", lambda k: random.choice(k, jnp.arange(14.).reshape(7, 2), (3,), replace=False)),
 ]
@@ -149,7 +157,8 @@ def test_vmap_over_typed_keys():
     new = jax.vmap(lambda k: random.split(k)[0])(keys)
     assert isinstance(new, random.PRNGKeyArray) and new.shape == (5,)
     for i in range(5):
-        np.testing.assert_array_equal(random.key_data(new[i]), random.key_data(random.split(keys[i])[0]))
+        np.testing.assert_array_equal(random.key_data(new[i]),
+                                      random.key_data(random.split(keys[i])[0]))
 
 
 def test_vmap_over_seeds():

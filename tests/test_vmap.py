@@ -882,3 +882,13 @@ def test_content_key_distinguishes_literals():
     j2 = jax.make_jaxpr(lambda x: x * -0.0)(1.0).jaxpr
     j3 = jax.make_jaxpr(lambda x: x * 0.0)(2.0).jaxpr
     assert k(j1) != k(j2) and k(j1) == k(j3)
+
+
+@pytest.mark.parametrize("dtype", [np.uint32, np.int8, np.float16], ids=str)
+def test_vmap_of_jit_keeps_weak_literal_dtypes(dtype):
+    # x + 1 traces the 1 as a weak literal of x's dtype; batching the jitted jaxpr
+    # re-evaluates it, which must not turn it into an int32/float32 Python scalar.
+    x = np.arange(6, dtype=dtype).reshape(2, 3)
+    out = jax.vmap(jax.jit(lambda v: v + 1))(jnp.asarray(x))
+    assert out.dtype == np.dtype(dtype)
+    np.testing.assert_array_equal(out, x + dtype(1))

@@ -73,6 +73,8 @@ CASES = [
     ("permutation_arr", "random.permutation(random.key(1), jnp.arange(7.) * 3)", "exact"),
     ("permutation_axis1", "random.permutation(random.PRNGKey(1), jnp.arange(12).reshape(3, 4), axis=1)", "exact"),
     ("permutation_indep_1d", "random.permutation(random.PRNGKey(2), jnp.arange(9), independent=True)", "exact"),
+    ("permutation_indep_2d", "random.permutation(random.PRNGKey(4), jnp.arange(24).reshape(2, 3, 4), axis=1, independent=True)", "exact"),
+    ("permutation_indep_last", "random.permutation(random.key(4), jnp.arange(60.).reshape(3, 20), axis=-1, independent=True)", "exact"),
     ("choice_noreplace", "random.choice(random.PRNGKey(2), 10, (4,), replace=False)", "exact"),
     ("choice_noreplace_arr", "random.choice(random.PRNGKey(2), jnp.arange(20.).reshape(5, 4), (2,), replace=False)", "exact"),
     ("choice_p", "random.choice(random.PRNGKey(3), 4, (50,), p=jnp.array([0.1, 0.2, 0.3, 0.4]))", "exact"),

@@ -47,7 +47,8 @@ threefry_prng_impl = PRNGImpl()
 
 
 class KeyTy:
-    """The dtype of typed key arrays, printed ``key<fry>`` (mirrors ``jax._src.random.prng.KeyTy``)."""
+    """The dtype of typed key arrays, printed ``key<fry>`` (mirrors
+    ``jax._src.random.prng.KeyTy``)."""
     _impl = threefry_prng_impl
     name = 'key<fry>'
     type = 'key'
@@ -80,15 +81,16 @@ def threefry2x32(k1: Any, k2: Any, x1: Any, x2: Any) -> tuple[Any, Any]:
     x1, x2 = lax.asarray(x1), lax.asarray(x2)
     shape = lax._broadcast_shapes(x1, x2, k1, k2)
     x1, x2 = lax._brcast_to(x1, shape), lax._brcast_to(x2, shape)
-    k1, k2 = lax._brcast_to(k1, shape), lax._brcast_to(k2, shape)
+    # The key schedule is computed at the keys' shape (scalars, usually) and broadcast where
+    # it is added, so that the big arrays see one add per injection.
     ks = [k1, k2, lax.bitwise_xor(lax.bitwise_xor(k1, k2), _U32(0x1BD11BDA))]
-    x = [lax.add(x1, ks[0]), lax.add(x2, ks[1])]
+    x = [lax.add(x1, lax._brcast_to(ks[0], shape)), lax.add(x2, lax._brcast_to(ks[1], shape))]
     for i in range(5):
         for r in _ROTATIONS[i % 2]:
             x[0] = lax.add(x[0], x[1])
             x[1] = lax.bitwise_xor(_rotate_left(x[1], r), x[0])
-        x[0] = lax.add(x[0], ks[(i + 1) % 3])
-        x[1] = lax.add(x[1], lax.add(ks[(i + 2) % 3], _U32(i + 1)))
+        x[0] = lax.add(x[0], lax._brcast_to(ks[(i + 1) % 3], shape))
+        x[1] = lax.add(x[1], lax._brcast_to(lax.add(ks[(i + 2) % 3], _U32(i + 1)), shape))
     return x[0], x[1]
 
 
@@ -102,7 +104,8 @@ def threefry_2x32(key: Any, count: Any) -> Any:
     if n % 2:
         flat = lax.concatenate([flat, lax.full((1,), 0, np.uint32)], 0)
     half = flat.shape[0] // 2
-    y1, y2 = threefry2x32(k1, k2, lax.slice(flat, (0,), (half,)), lax.slice(flat, (half,), (2 * half,)))
+    y1, y2 = threefry2x32(k1, k2, lax.slice(flat, (0,), (half,)),
+                          lax.slice(flat, (half,), (2 * half,)))
     out = lax.concatenate([y1, y2], 0)
     if n % 2:
         out = lax.slice(out, (0,), (n,))
@@ -124,7 +127,7 @@ def _iota_2x32_shape(shape: tuple[int, ...]) -> tuple[Any, Any]:
     return zeros, lax.reshape(lax.iota(np.uint32, math.prod(shape)), shape)
 
 
-# ----------------------------------------------------------------------------- key functions on key data
+# ----------------------------------------------------------------------------- key data functions
 
 def seed_data(seed: Any) -> Any:
     """The uint32[2] key data for an integer seed (JAX's ``threefry_seed``):
@@ -164,8 +167,8 @@ def random_bits_data(key: Any, bit_width: int, shape: tuple[int, ...], partition
         hi, lo = _iota_2x32_shape(shape)
         y1, y2 = threefry2x32(k1, k2, hi, lo)
         if bit_width == 64:
-            return lax.bitwise_or(lax.shift_left(lax.convert_element_type(y1, dtype), dtype.type(32)),
-                                  lax.convert_element_type(y2, dtype))
+            hi = lax.shift_left(lax.convert_element_type(y1, dtype), dtype.type(32))
+            return lax.bitwise_or(hi, lax.convert_element_type(y2, dtype))
         bits = lax.bitwise_xor(y1, y2)
         return bits if bit_width == 32 else lax.convert_element_type(bits, dtype)
     size = math.prod(shape)
@@ -180,8 +183,9 @@ def random_bits_data(key: Any, bit_width: int, shape: tuple[int, ...], partition
         # The little-endian view of the words as narrower integers.
         per_word = 32 // bit_width
         shifts = lax.mul(_U32(bit_width), lax.broadcasted_iota(np.uint32, (per_word, 1), 0))
-        parts = lax.bitwise_and(_U32(np.iinfo(dtype).max),
-                                lax.shift_right_logical(lax.broadcast(bits, (1,)), lax._brcast_to(shifts, (per_word, max_count))))
+        shifted = lax.shift_right_logical(lax.broadcast(bits, (1,)),
+                                          lax._brcast_to(shifts, (per_word, max_count)))
+        parts = lax.bitwise_and(_U32(np.iinfo(dtype).max), shifted)
         bits = lax.reshape(parts, (max_count * per_word,), (1, 0))
         bits = lax.slice(lax.convert_element_type(bits, dtype), (0,), (size,))
     return lax.reshape(bits, shape)
@@ -190,7 +194,8 @@ def random_bits_data(key: Any, bit_width: int, shape: tuple[int, ...], partition
 # ----------------------------------------------------------------------------- typed key arrays
 
 class PRNGKeyArray:
-    """An array of typed PRNG keys, dtype ``key<fry>`` (mirrors ``jax._src.random.prng.PRNGKeyArray``).
+    """An array of typed PRNG keys, dtype ``key<fry>`` (mirrors
+    ``jax._src.random.prng.PRNGKeyArray``).
 
     ``_base_array`` holds the ``uint32[*shape, 2]`` key data (an Array or a tracer).
     """

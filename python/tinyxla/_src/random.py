@@ -12,10 +12,10 @@ tinyxla's ``log1p``, so about 5% of float32 samples differ from JAX's in the las
 float64 ``normal`` uses tinyxla's ``erf_inv``. Samplers built on ``log``, ``log1p``, ``tan``
 or ``erf`` match to the accuracy of those functions. Sorting (``permutation``, ``choice``
 without replacement, ``categorical`` without replacement) runs a bitonic network in lax
-ops, O(n log^2 n), until lax has a sort. Missing: ``gumbel(mode='highest')``,
-``permutation(independent=True)`` on more than one dimension, and the samplers that need
-loops or linear algebra (``gamma``, ``beta``, ``dirichlet``, ``poisson``, ``binomial``,
-``t``, ``chisquare``, ``f``, ``multivariate_normal``, ``orthogonal``, ``ball``).
+ops, O(n log^2 n), until lax has a sort. Missing: ``gumbel(mode='highest')`` and the
+samplers that need loops or linear algebra (``gamma``, ``beta``, ``dirichlet``,
+``poisson``, ``binomial``, ``t``, ``chisquare``, ``f``, ``multivariate_normal``,
+``orthogonal``, ``ball``).
 """
 from __future__ import annotations
 
@@ -92,7 +92,8 @@ def _seed_array(seed: Any) -> Any:
 
 
 def _key(ctor_name: str, seed: Any, impl: Any) -> Any:
-    if impl is not None and impl not in ('threefry2x32', prng.threefry_prng_impl, prng.key_dtype_fry):
+    known = ('threefry2x32', prng.threefry_prng_impl, prng.key_dtype_fry)
+    if impl is not None and impl not in known:
         raise ValueError(f'unrecognized PRNG implementation "{impl}". '
                          'Did you mean one of: "threefry2x32"?')
     if isinstance(seed, PRNGKeyArray):
@@ -127,7 +128,8 @@ def key_data(keys: Any) -> Any:
 
 
 def wrap_key_data(key_bits_array: Any, *, impl: Any = None, dtype: Any = None) -> PRNGKeyArray:
-    """A typed key array over uint32 key data of shape ``(..., 2)`` (mirrors ``jax.random.wrap_key_data``)."""
+    """A typed key array over uint32 key data of shape ``(..., 2)`` (mirrors
+    ``jax.random.wrap_key_data``)."""
     if dtype is not None:
         if impl is not None:
             raise ValueError("Cannot specify both `impl` and `dtype` arguments to"
@@ -181,7 +183,8 @@ def _random_bits(data: Any, bit_width: int, shape: tuple[int, ...]) -> Any:
 def bits(key: Any, shape: Shape = (), dtype: Any = None) -> Any:
     """Uniform random unsigned integers (mirrors ``jax.random.bits``)."""
     data, _ = _check_prng_key("bits", key)
-    dtype = dtypes.default_uint_dtype() if dtype is None else dtypes.check_user_dtype_supported(dtype)
+    dtype = (dtypes.default_uint_dtype() if dtype is None
+             else dtypes.check_user_dtype_supported(dtype))
     if not dtypes.issubdtype(dtype, np.unsignedinteger):
         raise ValueError("dtype argument to `bits` must be an unsigned int dtype, "
                          f"got {dtype}")
@@ -235,7 +238,8 @@ def _convert_and_clip_integer(val: Any, dtype: np.dtype) -> Any:
     """``val`` converted to the integer ``dtype``, clipped to its range instead of wrapping."""
     lo = max(dtypes.iinfo(dtype).min, dtypes.iinfo(val.dtype).min)
     hi = min(dtypes.iinfo(dtype).max, dtypes.iinfo(val.dtype).max)
-    return lax.convert_element_type(jnp.clip(val, np.array(lo, val.dtype), np.array(hi, val.dtype)), dtype)
+    clipped = jnp.clip(val, np.array(lo, val.dtype), np.array(hi, val.dtype))
+    return lax.convert_element_type(clipped, dtype)
 
 
 def randint(key: Any, shape: Shape, minval: Any, maxval: Any, dtype: Any = None) -> Any:
@@ -373,8 +377,9 @@ def _truncated_normal(data: Any, lower: Any, upper: Any, shape: tuple[int, ...] 
     u = _uniform(data, a, b, shape, dtype, partitionable)
     out = lax.mul(sqrt2, _erf_inv(u))
     # Clamp into the open interval: rounding (or u == a) must not leave it.
-    lo = jnp.broadcast_to(lax.nextafter(lax.stop_gradient(lower), lax.full_like(lower, np.inf)), shape)
-    hi = jnp.broadcast_to(lax.nextafter(lax.stop_gradient(upper), lax.full_like(upper, -np.inf)), shape)
+    lower, upper = lax.stop_gradient(lower), lax.stop_gradient(upper)
+    lo = jnp.broadcast_to(lax.nextafter(lower, lax.full_like(lower, np.inf)), shape)
+    hi = jnp.broadcast_to(lax.nextafter(upper, lax.full_like(upper, -np.inf)), shape)
     return jnp.clip(out, lo, hi)
 
 
@@ -540,7 +545,8 @@ def _stable_argsort(keys: Any, descending: bool = False) -> Any:
             keys, pos = lax.reshape(keys, shape), lax.reshape(pos, shape)
             ka, kb = keys[..., 0, :], keys[..., 1, :]
             pa, pb = pos[..., 0, :], pos[..., 1, :]
-            b_first = lax.bitwise_or(before(kb, ka), lax.bitwise_and(lax.eq(kb, ka), lax.lt(pb, pa)))
+            tie_b_first = lax.bitwise_and(lax.eq(kb, ka), lax.lt(pb, pa))
+            b_first = lax.bitwise_or(before(kb, ka), tie_b_first)
             # Rows whose first element has bit k clear sort ascending, the others descending.
             ascending = (np.arange(rows) * 2 * j) & k == 0
             asc = lax.broadcast_in_dim(jnp.asarray(ascending), (*batch, rows, j), (len(batch),))
@@ -565,6 +571,11 @@ def _take_first_axis(x: Any, ind: Any) -> Any:
     return slicing.gather(x, lax.reshape(ind, (ind.shape[0], 1)), dnums, (1, *rest))
 
 
+def _take(x: Any, ind: Any, axis: int) -> Any:
+    """``jnp.take(x, ind, axis)`` for an int vector ``ind``."""
+    return jnp.moveaxis(_take_first_axis(jnp.moveaxis(x, axis, 0), ind), 0, axis)
+
+
 def _shuffle(data: Any, x: Any, partitionable: bool) -> Any:
     """``x`` permuted along axis 0 (JAX's ``_shuffle``): stable sorts by fresh random 32-bit
     keys, repeated enough rounds that key collisions leave no measurable bias."""
@@ -582,9 +593,34 @@ def _shuffle(data: Any, x: Any, partitionable: bool) -> Any:
 _shuffle_jit = jit(_shuffle, static_argnums=(2,))
 
 
+def _shuffle_independent(data: Any, x: Any, axis: int, partitionable: bool) -> Any:
+    """``x`` with each 1-d slice along ``axis`` permuted independently (JAX's ``_shuffle``
+    with an axis): sort keys are drawn at ``x``'s shape."""
+    num_rounds = int(np.ceil(3 * np.log(max(1, x.size)) / np.log(np.iinfo(np.uint32).max)))
+    nd = x.ndim
+    batch = tuple(range(nd - 1))
+    dnums = slicing.GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=(nd - 1,),
+                                           start_index_map=(nd - 1,), operand_batching_dims=batch,
+                                           start_indices_batching_dims=batch)
+    x = jnp.moveaxis(x, axis, -1)
+    for _ in range(num_rounds):
+        keys = prng.split_data(data, (2,), partitionable)
+        data, subkey = keys[0], keys[1]
+        shape = list(x.shape[:-1])
+        shape.insert(axis % nd, x.shape[-1])  # the shape before the axis moved last
+        shape = tuple(shape)
+        sort_keys = jnp.moveaxis(prng.random_bits_data(subkey, 32, shape, partitionable), axis, -1)
+        order = _stable_argsort(sort_keys)
+        x = slicing.gather(x, lax.expand_dims(order, (nd,)), dnums, (1,) * nd)
+    return jnp.moveaxis(x, -1, axis)
+
+
+_shuffle_independent_jit = jit(_shuffle_independent, static_argnums=(2, 3))
+
+
 def permutation(key: Any, x: Any, axis: int = 0, independent: bool = False) -> Any:
     """A random permutation of ``arange(x)`` or of ``x`` along ``axis`` (mirrors
-    ``jax.random.permutation``; ``independent=True`` on more than one dimension is missing)."""
+    ``jax.random.permutation``)."""
     data, _ = _check_prng_key("permutation", key)
     if not _arraylike(x):
         raise TypeError(f"permutation requires ndarray or scalar arguments, got {type(x)} "
@@ -597,12 +633,11 @@ def permutation(key: Any, x: Any, axis: int = 0, independent: bool = False) -> A
         return _shuffle_jit(data, jnp.arange(r), prng.partitionable())
     x = jnp.asarray(x)
     if independent and x.ndim > 1:
-        raise NotImplementedError("tinyxla.random.permutation: independent=True on more than "
-                                  "one dimension is not implemented")
+        return _shuffle_independent_jit(data, x, axis, prng.partitionable())
     if x.ndim == 1:
         return _shuffle_jit(data, x, prng.partitionable())
     ind = _shuffle_jit(data, jnp.arange(x.shape[axis]), prng.partitionable())
-    return jnp.moveaxis(_take_first_axis(jnp.moveaxis(x, axis, 0), ind), 0, axis)
+    return _take(x, ind, axis)
 
 
 def _cumsum(x: Any) -> Any:
@@ -684,12 +719,12 @@ def choice(key: Any, a: Any, shape: Shape = (), replace: bool = True, p: Any = N
             ind = ind.astype(dtypes.default_int_dtype())
         if arr.ndim == 0:
             return ind.reshape(tuple(shape))
-        result = jnp.moveaxis(_take_first_axis(jnp.moveaxis(arr, axis, 0), ind.reshape(-1)), 0, axis)
+        result = _take(arr, ind.reshape(-1), axis)
     elif replace:
         ind = randint(key, shape, 0, n_inputs)
         if arr.ndim == 0:
             return ind
-        result = jnp.moveaxis(_take_first_axis(jnp.moveaxis(arr, axis, 0), ind.reshape(-1)), 0, axis)
+        result = _take(arr, ind.reshape(-1), axis)
     else:
         perm = permutation(key, n_inputs if arr.ndim == 0 else arr, axis)
         ax = axis if arr.ndim else 0

@@ -10,7 +10,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from tinyxla._src import core, errors
+from tinyxla._src import core, dtypes, errors
 from tinyxla._src.core import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, ShapedArray, Var
 
 
@@ -100,12 +100,20 @@ class DynamicJaxprTrace(core.Trace):
 
 def _cast(val: Any, aval: ShapedArray) -> Any:
     """``val`` converted to ``aval``'s dtype: a numpy scalar, or for a weak type a Python
-    scalar of the same kind, so evaluating the jaxpr keeps the weak type."""
+    scalar of the same kind, so evaluating the jaxpr keeps the weak type. A weak type that
+    is not its Python type's default (a weak uint32 1) is a weak 0-d Array instead: as a
+    Python scalar, re-evaluating the jaxpr (under vmap of jit) would make it int32."""
     v = np.asarray(val).astype(aval.dtype)[()]
     if not aval.weak_type:
         return v
     kind = aval.dtype.kind
-    return bool(v) if kind == "b" else int(v) if kind in "iu" else complex(v) if kind == "c" else float(v)
+    py = bool(v) if kind == "b" else int(v) if kind in "iu" else complex(v) if kind == "c" else float(v)
+    if dtypes.scalar_type_to_dtype(type(py), py) == aval.dtype:
+        return py
+    from tinyxla._src.array import _from_numpy  # array imports the tracing machinery
+    out = _from_numpy(v)
+    out.weak_type = True
+    return out
 
 
 def trace_to_jaxpr(fun: Callable[..., Sequence[Any]], in_avals: Sequence[ShapedArray],
