@@ -161,10 +161,11 @@ bool core_idle(int cores) {
 
 }  // namespace
 
-void parallel_for(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn) {
+void parallel_for(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn,
+                  bool long_chunks) {
   if (n <= 0) return;
   grain = std::max<int64_t>(grain, 1);
-  if (n <= grain || pool().size() == 1 || !core_idle(pool().size())) {
+  if (n <= grain || pool().size() == 1 || (!long_chunks && !core_idle(pool().size()))) {
     fn(0, n);
     return;
   }
