@@ -27,6 +27,8 @@ namespace {
 constexpr double kGemmSingleThread = 65536.0 * 4;
 // Flops worth one pool hand-out.
 constexpr double kParallelWork = 1 << 16;
+// m*n*k of a gemm work item (about 0.5 ms) from which waking a worker pays on a busy machine.
+constexpr double kLongChunkWork = double(1 << 24);
 // Rows (or columns) per gemm work item: a multiple of OpenBLAS's register blocking.
 constexpr int64_t kGemmBlock = 64;
 
@@ -302,7 +304,7 @@ void blocked_gemm(const View& a, const View& b, int64_t M, int64_t N, int64_t K,
       }
       u += last - first;
     }
-  });
+  }, /*long_chunks=*/unit_work * double(grain) >= kLongChunkWork);
 }
 
 template <typename T>

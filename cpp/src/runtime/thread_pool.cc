@@ -163,13 +163,15 @@ bool core_idle(int cores) {
 
 }  // namespace
 
-void parallel_for(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn) {
+void parallel_for(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn,
+                  bool long_chunks) {
   if (n <= 0) return;
   grain = std::max<int64_t>(grain, 1);
-  // Every core already runs a device's task (or anything else): helpers would only
-  // oversubscribe them.
-  if (n <= grain || pool().size() <= busy_devices.load(std::memory_order_relaxed) ||
-      !core_idle(pool().size())) {
+  // Every core already runs a device's task: helpers would only oversubscribe them. Other
+  // busy cores are skipped too, unless each chunk is long enough to be worth a wake-up.
+  if (n <= grain || pool().size() == 1 ||
+      pool().size() <= busy_devices.load(std::memory_order_relaxed) ||
+      (!long_chunks && !core_idle(pool().size()))) {
     fn(0, n);
     return;
   }

@@ -9,8 +9,12 @@ namespace tinyxla {
 // out dynamically and the calling thread takes chunks too, so a descheduled worker never
 // holds the others at a barrier. Small n runs inline, and so does all work while no core is
 // idle (other processes or devices busy): a woken worker would only take the caller's core.
-// Safe to call from several threads.
-void parallel_for(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn);
+// Safe to call from several threads. `long_chunks`: each chunk computes for milliseconds
+// (large gemm blocks), so a worker is woken even with no core idle: the caller's lost
+// time slice is small next to the work, and busy-waiting BLAS threads of other libraries
+// that count as running then yield to it.
+void parallel_for(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn,
+                  bool long_chunks = false);
 int pool_size();  // threads that can work at once, the caller included
 
 // Marks the calling device stream thread as running a task. parallel_for hands work to
