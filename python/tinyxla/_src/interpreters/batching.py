@@ -331,8 +331,8 @@ class BatchTrace(core.Trace):
                 elif isinstance(x, core.Tracer):
                     return None
                 else:
-                    a = core.get_aval(x)
                     var = stage.to_var(x)  # a concrete value: a constant
+                    a = var.aval
             invars.append(var)
             avals.append(a)
             key.append(a)
