@@ -268,13 +268,21 @@ def jaxpr_content_key(jaxpr: Jaxpr) -> tuple:
         head.append(v.aval)
     parts: list[Any] = [len(jaxpr.constvars), tuple(head)]
     append = parts.append
-    for eqn in jaxpr.eqns:  # the hot loop of a vmap call: kept plain
-        ins = [index[v] if type(v) is Var else _literal_key(v) for v in eqn.invars]
+    # The hot loop of a vmap call, kept plain (no comprehension frames): one flat list,
+    # each equation as primitive, params, operand count, operands.
+    for eqn in jaxpr.eqns:
         params = eqn.params
-        append((eqn.primitive, _params_key(params) if params else (), *ins))
+        invars = eqn.invars
+        append(eqn.primitive)
+        append(_params_key(params) if params else ())
+        append(len(invars))
+        for v in invars:
+            append(index[v] if type(v) is Var else _literal_key(v))
         for v in eqn.outvars:
             index[v] = len(index)
-    append(tuple(index[v] if type(v) is Var else _literal_key(v) for v in jaxpr.outvars))
+    append(len(jaxpr.outvars))
+    for v in jaxpr.outvars:
+        append(index[v] if type(v) is Var else _literal_key(v))
     return tuple(parts)
 
 
@@ -284,7 +292,11 @@ def _literal_key(lit: Literal) -> tuple:
 
 
 def _params_key(params: dict) -> tuple:
-    return tuple((k, _param_key(v)) for k, v in params.items())
+    items = tuple(params.items())
+    for _, v in items:
+        if isinstance(v, (ClosedJaxpr, Jaxpr)):  # sub-jaxprs are keyed by content
+            return tuple((k, _param_key(v)) for k, v in items)
+    return items
 
 
 def _param_key(v: Any) -> Any:
