@@ -183,13 +183,17 @@ class _Vmapped:
             out_axes = self._out_axes_for(out_tree, outs)
             results: list[Any] = []
             staged: list[int] = []
-            with core.set_current_trace(stage):
-                for i, (x, dst) in enumerate(zip(out_leaves, out_axes)):
-                    val, src = btrace.to_batch_info(x)
-                    if (src is None and dst is None and _is_jax_value(val)
-                            and not _is_staged(val, stage)):
-                        results.append(val)  # unmapped and concrete: returned as it is
-                        continue
+            for i, (x, dst) in enumerate(zip(out_leaves, out_axes)):
+                val, src = btrace.to_batch_info(x)
+                if src == dst and type(val) is pe.DynamicJaxprTracer and val._trace is stage:
+                    staged.append(i)  # staged and batched where asked: the common case
+                    results.append(val.var)
+                    continue
+                if (src is None and dst is None and _is_jax_value(val)
+                        and not _is_staged(val, stage)):
+                    results.append(val)  # unmapped and concrete: returned as it is
+                    continue
+                with core.set_current_trace(stage):
                     val = self._match_out_axis(axis_data, src, dst, val, outs, i)
                     staged.append(i)
                     results.append(stage.to_var(val))
@@ -200,7 +204,10 @@ class _Vmapped:
             return tree_unflatten(out_tree, results)
         jaxpr = Jaxpr(stage.constvars, stage.args, [results[i] for i in staged], stage.eqns)
         exe = executable_for_content(jaxpr)
-        for i, y in zip(staged, exe([*stage.consts, *mapped])):
+        ys = exe([*stage.consts, *mapped])
+        if out_tree is _LEAF_TREE:
+            return ys[0]
+        for i, y in zip(staged, ys):
             results[i] = y
         return tree_unflatten(out_tree, results)
 
