@@ -112,9 +112,13 @@ class _Vmapped:
         if axes is None:
             axes = self._in_axes_flat[in_tree] = tuple(
                 _flatten_axes("vmap in_axes", (args, kwargs), (in_axes, 0), kws=True))
-        size = _mapped_axis_size(self._fun, in_tree, leaves, axes, self._axis_size)
-        dims = [None if d is None else batching.canonicalize_axis(d, len(_shape(x)))
-                for x, d in zip(leaves, axes)]
+        dims = _array_dims(leaves, axes, self._axis_size)
+        if dims is None:  # the general case, with JAX's errors
+            size = _mapped_axis_size(self._fun, in_tree, leaves, axes, self._axis_size)
+            dims = [None if d is None else batching.canonicalize_axis(d, len(_shape(x)))
+                    for x, d in zip(leaves, axes)]
+        else:
+            size = dims.pop()
         axis_data = AxisData(self._axis_name, size, self._spmd_axis_name)
         trace = core.current_trace()
         if trace is core.EVAL_TRACE:
@@ -210,6 +214,29 @@ class _Vmapped:
         for i, y in zip(staged, ys):
             results[i] = y
         return tree_unflatten(out_tree, results)
+
+
+def _array_dims(leaves: list, axes: tuple, axis_size: int | None) -> list | None:
+    """The common case of the prelude, quickly: every leaf an Array mapped along an axis
+    in range, all of one size (= ``axis_size`` when given). The canonical axes, then the
+    size, in one list; None for anything else (``_mapped_axis_size`` then says why)."""
+    dims: list[Any] = []
+    size = axis_size
+    for x, d in zip(leaves, axes):
+        if type(x) is not Array or d is None:
+            return None
+        shape = x.shape
+        n = len(shape)
+        if d < 0:
+            d += n
+        if not 0 <= d < n or (size is not None and shape[d] != size):
+            return None
+        size = shape[d]
+        dims.append(d)
+    if size is None:
+        return None
+    dims.append(size)
+    return dims
 
 
 _LEAF_TREE = tree_flatten(0)[1]
