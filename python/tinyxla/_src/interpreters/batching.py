@@ -145,6 +145,12 @@ class BatchTracer(core.Tracer):
             self._aval = aval
         return aval
 
+    # Read per op by jnp's promotion: straight from the memoized aval.
+    shape = property(lambda self: (self._aval or self.aval).shape)
+    dtype = property(lambda self: (self._aval or self.aval).dtype)
+    ndim = property(lambda self: len((self._aval or self.aval).shape))
+    weak_type = property(lambda self: (self._aval or self.aval).weak_type)
+
     def __repr__(self):
         return f"VmapTracer(aval={_long(self.aval)}, batched={_long(core.get_aval(self.val))})"
 
