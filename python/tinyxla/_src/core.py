@@ -20,12 +20,14 @@ from tinyxla._src import dtypes
 class ShapedArray:
     """The abstract value of an array: shape, dtype and weak type (``jax.core.ShapedArray``)."""
 
-    __slots__ = ("shape", "dtype", "weak_type")
+    __slots__ = ("shape", "dtype", "weak_type", "_hash")
 
     def __init__(self, shape: tuple[int, ...], dtype: Any, weak_type: bool = False):
-        self.shape = tuple(shape)
-        self.dtype = np.dtype(dtype)
-        self.weak_type = bool(weak_type)
+        # Conversions skipped for values already of the right type: avals are made per op.
+        self.shape = shape if type(shape) is tuple else tuple(shape)
+        self.dtype = dtype if isinstance(dtype, np.dtype) else np.dtype(dtype)
+        self.weak_type = weak_type if type(weak_type) is bool else bool(weak_type)
+        self._hash = None  # computed once: avals key the tracing memos, hashed per op
 
     @property
     def ndim(self) -> int:
@@ -49,7 +51,10 @@ class ShapedArray:
                 and self.dtype == other.dtype and self.weak_type == other.weak_type)
 
     def __hash__(self):
-        return hash((self.shape, self.dtype, self.weak_type))
+        h = self._hash
+        if h is None:
+            h = self._hash = hash((self.shape, self.dtype, self.weak_type))
+        return h
 
     def __repr__(self):
         weak = ", weak_type=True" if self.weak_type else ""

@@ -112,9 +112,13 @@ class _Vmapped:
         if axes is None:
             axes = self._in_axes_flat[in_tree] = tuple(
                 _flatten_axes("vmap in_axes", (args, kwargs), (in_axes, 0), kws=True))
-        size = _mapped_axis_size(self._fun, in_tree, leaves, axes, self._axis_size)
-        dims = [None if d is None else batching.canonicalize_axis(d, len(_shape(x)))
-                for x, d in zip(leaves, axes)]
+        dims = _array_dims(leaves, axes, self._axis_size)
+        if dims is None:  # the general case, with JAX's errors
+            size = _mapped_axis_size(self._fun, in_tree, leaves, axes, self._axis_size)
+            dims = [None if d is None else batching.canonicalize_axis(d, len(_shape(x)))
+                    for x, d in zip(leaves, axes)]
+        else:
+            size = dims.pop()
         axis_data = AxisData(self._axis_name, size, self._spmd_axis_name)
         trace = core.current_trace()
         if trace is core.EVAL_TRACE:
@@ -183,13 +187,17 @@ class _Vmapped:
             out_axes = self._out_axes_for(out_tree, outs)
             results: list[Any] = []
             staged: list[int] = []
-            with core.set_current_trace(stage):
-                for i, (x, dst) in enumerate(zip(out_leaves, out_axes)):
-                    val, src = btrace.to_batch_info(x)
-                    if (src is None and dst is None and _is_jax_value(val)
-                            and not _is_staged(val, stage)):
-                        results.append(val)  # unmapped and concrete: returned as it is
-                        continue
+            for i, (x, dst) in enumerate(zip(out_leaves, out_axes)):
+                val, src = btrace.to_batch_info(x)
+                if src == dst and type(val) is pe.DynamicJaxprTracer and val._trace is stage:
+                    staged.append(i)  # staged and batched where asked: the common case
+                    results.append(val.var)
+                    continue
+                if (src is None and dst is None and _is_jax_value(val)
+                        and not _is_staged(val, stage)):
+                    results.append(val)  # unmapped and concrete: returned as it is
+                    continue
+                with core.set_current_trace(stage):
                     val = self._match_out_axis(axis_data, src, dst, val, outs, i)
                     staged.append(i)
                     results.append(stage.to_var(val))
@@ -200,9 +208,35 @@ class _Vmapped:
             return tree_unflatten(out_tree, results)
         jaxpr = Jaxpr(stage.constvars, stage.args, [results[i] for i in staged], stage.eqns)
         exe = executable_for_content(jaxpr)
-        for i, y in zip(staged, exe([*stage.consts, *mapped])):
+        ys = exe([*stage.consts, *mapped])
+        if out_tree is _LEAF_TREE:
+            return ys[0]
+        for i, y in zip(staged, ys):
             results[i] = y
         return tree_unflatten(out_tree, results)
+
+
+def _array_dims(leaves: list, axes: tuple, axis_size: int | None) -> list | None:
+    """The common case of the prelude, quickly: every leaf an Array mapped along an axis
+    in range, all of one size (= ``axis_size`` when given). The canonical axes, then the
+    size, in one list; None for anything else (``_mapped_axis_size`` then says why)."""
+    dims: list[Any] = []
+    size = axis_size
+    for x, d in zip(leaves, axes):
+        if type(x) is not Array or d is None:
+            return None
+        shape = x.shape
+        n = len(shape)
+        if d < 0:
+            d += n
+        if not 0 <= d < n or (size is not None and shape[d] != size):
+            return None
+        size = shape[d]
+        dims.append(d)
+    if size is None:
+        return None
+    dims.append(size)
+    return dims
 
 
 _LEAF_TREE = tree_flatten(0)[1]
@@ -268,13 +302,21 @@ def jaxpr_content_key(jaxpr: Jaxpr) -> tuple:
         head.append(v.aval)
     parts: list[Any] = [len(jaxpr.constvars), tuple(head)]
     append = parts.append
-    for eqn in jaxpr.eqns:  # the hot loop of a vmap call: kept plain
-        ins = [index[v] if type(v) is Var else _literal_key(v) for v in eqn.invars]
+    # The hot loop of a vmap call, kept plain (no comprehension frames): one flat list,
+    # each equation as primitive, params, operand count, operands.
+    for eqn in jaxpr.eqns:
         params = eqn.params
-        append((eqn.primitive, _params_key(params) if params else (), *ins))
+        invars = eqn.invars
+        append(eqn.primitive)
+        append(_params_key(params) if params else ())
+        append(len(invars))
+        for v in invars:
+            append(index[v] if type(v) is Var else _literal_key(v))
         for v in eqn.outvars:
             index[v] = len(index)
-    append(tuple(index[v] if type(v) is Var else _literal_key(v) for v in jaxpr.outvars))
+    append(len(jaxpr.outvars))
+    for v in jaxpr.outvars:
+        append(index[v] if type(v) is Var else _literal_key(v))
     return tuple(parts)
 
 
@@ -284,7 +326,11 @@ def _literal_key(lit: Literal) -> tuple:
 
 
 def _params_key(params: dict) -> tuple:
-    return tuple((k, _param_key(v)) for k, v in params.items())
+    items = tuple(params.items())
+    for _, v in items:
+        if isinstance(v, (ClosedJaxpr, Jaxpr)):  # sub-jaxprs are keyed by content
+            return tuple((k, _param_key(v)) for k, v in items)
+    return items
 
 
 def _param_key(v: Any) -> Any:

@@ -129,10 +129,27 @@ class BatchTracer(core.Tracer):
         if aval is None:
             full = core.get_aval(self.val)
             d = self.batch_dim
-            aval = full if d is None else ShapedArray(
-                full.shape[:d] + full.shape[d + 1:], full.dtype, full.weak_type)
+            if d is None:
+                aval = full
+            else:
+                # Staged values share their avals (memoized abstract evaluation): so
+                # can their one-example avals.
+                key = (full, d)
+                aval = _example_avals.get(key)
+                if aval is None:
+                    aval = ShapedArray(full.shape[:d] + full.shape[d + 1:], full.dtype,
+                                       full.weak_type)
+                    if len(_example_avals) >= _AVAL_MEMO_SIZE:
+                        _example_avals.clear()
+                    _example_avals[key] = aval
             self._aval = aval
         return aval
+
+    # Read per op by jnp's promotion: straight from the memoized aval.
+    shape = property(lambda self: (self._aval or self.aval).shape)
+    dtype = property(lambda self: (self._aval or self.aval).dtype)
+    ndim = property(lambda self: len((self._aval or self.aval).shape))
+    weak_type = property(lambda self: (self._aval or self.aval).weak_type)
 
     def __repr__(self):
         return f"VmapTracer(aval={_long(self.aval)}, batched={_long(core.get_aval(self.val))})"
@@ -331,8 +348,8 @@ class BatchTrace(core.Trace):
                 elif isinstance(x, core.Tracer):
                     return None
                 else:
-                    a = core.get_aval(x)
                     var = stage.to_var(x)  # a concrete value: a constant
+                    a = var.aval
             invars.append(var)
             avals.append(a)
             key.append(a)
@@ -403,6 +420,7 @@ _PY_SCALARS = frozenset({bool, int, float, complex})
 _AVAL_MEMO_SIZE = 8192
 _rule_templates: dict[tuple, _RuleTemplate] = {}
 _aval_memo: dict[tuple, ShapedArray] = {}  # (primitive, *in avals, *params) -> out aval
+_example_avals: dict[tuple, ShapedArray] = {}  # (batched aval, batch dim) -> one example's
 _py_avals: dict[type, ShapedArray] = {}
 
 
@@ -417,6 +435,7 @@ def _clear_memos(*_: Any) -> None:
     # Python scalars' dtypes, and some abstract evaluations, follow the x64 flag.
     _py_avals.clear()
     _aval_memo.clear()
+    _example_avals.clear()
     _rule_templates.clear()
 
 

@@ -28,6 +28,12 @@ class DynamicJaxprTracer(core.Tracer):
     def aval(self) -> ShapedArray:
         return self._aval
 
+    # Read per op by jnp's promotion: straight from the aval.
+    shape = property(lambda self: self._aval.shape)
+    dtype = property(lambda self: self._aval.dtype)
+    ndim = property(lambda self: len(self._aval.shape))
+    weak_type = property(lambda self: self._aval.weak_type)
+
     def __repr__(self):
         return f"JitTracer({self._aval.str_short()})"
 

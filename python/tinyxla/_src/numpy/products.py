@@ -13,6 +13,8 @@ from typing import Any, Sequence
 import numpy as np
 
 from tinyxla._src import dtypes
+from tinyxla._src.array import Array
+from tinyxla._src.core import Tracer
 from tinyxla._src.lax import lax
 from tinyxla._src.numpy import promotion
 from tinyxla._src.numpy.creation import astype
@@ -41,6 +43,19 @@ def _dot_general(a: Any, b: Any, contract: tuple[Sequence[int], Sequence[int]],
 def dot(a: ArrayLike, b: ArrayLike, *, precision: Any = None,
         preferred_element_type: Any = None) -> Any:
     """Mirrors ``jax.numpy.dot``: contracts a's last axis with b's second-to-last (or only) one."""
+    if (precision is None and preferred_element_type is None
+            and (type(a) is Array or isinstance(a, Tracer))
+            and (type(b) is Array or isinstance(b, Tracer))):
+        # The common case, quickly (vmap traces at every call): strong operands of one
+        # dtype, whose result type is that dtype; lax.dot's checks are the bind's.
+        dt = a.dtype
+        an, bn = a.ndim, b.ndim
+        if (dt is b.dtype and not a.weak_type and not b.weak_type and 1 <= an <= 2
+                and 1 <= bn <= 2):
+            dims = (((an - 1,), (0 if bn == 1 else bn - 2,)), ((), ()))
+            return lax.dot_general_p.bind(a, b, dimension_numbers=dims,
+                                          precision=lax.canonicalize_precision(None),
+                                          preferred_element_type=dt)
     a, b = ensure_arraylike("dot", a, b)
     dt, weak = _result("dot", a, b, preferred_element_type)
     if a.ndim == 0 or b.ndim == 0:
