@@ -120,6 +120,10 @@ Array gather(const Array& x, const Array& indices, const GatherDims& dims,
 Array scatter(ScatterOp op, const Array& x, const Array& indices, const Array& updates,
               const GatherDims& dims, IndexMode mode);
 
+// lax.sort: the operands (one shape) sorted together along `dimension` by their first
+// `num_keys` operands, lexicographically and stably; NaNs last, -0.0 equal to 0.0.
+std::vector<Array> sort(const std::vector<Array>& operands, int64_t dimension, int num_keys);
+
 Array dot_general(const Array& lhs, const Array& rhs, const DotDims& dims,
                   std::optional<DType> preferred = std::nullopt);
 

@@ -144,6 +144,16 @@ std::vector<ValueType> infer_types(Node& n, const Graph& g) {
       DType t = required_dtype(n);
       return {{infer::argreduce(n.kind == OpKind::argmax, in(0).shape, &n.dimension, t), t}};
     }
+    case OpKind::sort: {
+      std::vector<infer::TypeRef> xs;
+      std::vector<ValueType> types;
+      for (size_t i = 0; i < n.inputs.size(); ++i) {
+        xs.push_back(ref(in(i)));
+        types.push_back(in(i));
+      }
+      infer::sort(xs, &n.dimension, n.op);
+      return types;
+    }
     case OpKind::reshape:
       need(1);
       infer::reshape(in(0).shape, n.shape);
@@ -409,6 +419,15 @@ ValueId GraphBuilder::argreduce(bool is_max, ValueId x, int64_t axis, DType inde
   n.inputs = {x};
   n.dimension = axis;
   n.dtype = index_dtype;
+  return add(std::move(n));
+}
+
+ValueId GraphBuilder::sort(const std::vector<ValueId>& xs, int64_t dimension, int num_keys) {
+  Node n;
+  n.kind = OpKind::sort;
+  n.inputs = xs;
+  n.dimension = dimension;
+  n.op = num_keys;
   return add(std::move(n));
 }
 

@@ -163,6 +163,8 @@ std::string attrs(const Node& n) {
     case OpKind::reduce: return "{axes=" + ints(n.axes) + "}";
     case OpKind::argmax:
     case OpKind::argmin: return "{axis=" + std::to_string(n.dimension) + "}";
+    case OpKind::sort:
+      return "{dimension=" + std::to_string(n.dimension) + ", num_keys=" + std::to_string(n.op) + "}";
     case OpKind::transpose: return "{perm=" + ints(n.axes) + "}";
     case OpKind::broadcast_in_dim:
     case OpKind::rev: return "{dims=" + ints(n.axes) + "}";
@@ -427,6 +429,8 @@ class Parser {
         }
       } else if (key == "axis" || key == "dimension" || key == "mode") {
         n.dimension = integer();
+      } else if (key == "num_keys") {
+        n.op = int(integer());
       } else {
         std::vector<int64_t> v = int_list();
         if (key == "axes" || key == "perm" || key == "dims") n.axes = v;

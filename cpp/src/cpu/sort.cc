@@ -1,0 +1,130 @@
+// lax.sort: operands sorted together along one dimension by their first `num_keys` operands
+// (lexicographically), stably. Floats order as JAX's total order for sorting: -0.0 and 0.0
+// compare equal (stability keeps their order), every NaN is equal to every other and last.
+// Complex values order by real part, then imaginary part, each as a float.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <numeric>
+#include <type_traits>
+
+#include "../runtime/thread_pool.h"
+#include "kernels.h"
+#include "tinyxla/error.h"
+
+namespace tinyxla::cpu {
+namespace {
+
+template <typename F>
+bool float_less(F a, F b) {
+  return !std::isnan(a) && (std::isnan(b) || a < b);
+}
+
+template <typename T>
+bool key_less(const T& a, const T& b) {
+  if constexpr (std::is_same_v<T, half> || std::is_same_v<T, bfloat16>) {
+    return float_less(to_float(a), to_float(b));
+  } else if constexpr (std::is_same_v<T, complex64> || std::is_same_v<T, complex128>) {
+    if (float_less(a.real(), b.real())) return true;
+    if (float_less(b.real(), a.real())) return false;
+    return float_less(a.imag(), b.imag());
+  } else if constexpr (std::is_floating_point_v<T>) {
+    return float_less(a, b);
+  } else {
+    return a < b;
+  }
+}
+
+// Three-way comparison of elements i and j of one key row (dense, stride `inner`).
+using KeyCompare = int (*)(const char* row, int64_t inner, int64_t i, int64_t j);
+
+template <typename T>
+int compare_key(const char* row, int64_t inner, int64_t i, int64_t j) {
+  const T* p = reinterpret_cast<const T*>(row);
+  const T& a = p[i * inner];
+  const T& b = p[j * inner];
+  return key_less(a, b) ? -1 : key_less(b, a) ? 1 : 0;
+}
+
+KeyCompare key_compare(DType t) {
+  return visit_dtype(t, [](auto zero) -> KeyCompare { return &compare_key<decltype(zero)>; });
+}
+
+// out[k] = in[perm[k]] along a row of stride `inner`, for elements of `size` bytes.
+void permute_row(const char* in, char* out, size_t size, int64_t inner,
+                 const std::vector<int64_t>& perm) {
+  const int64_t step = inner * int64_t(size);
+  for (size_t k = 0; k < perm.size(); ++k)
+    std::memcpy(out + int64_t(k) * step, in + perm[k] * step, size);
+}
+
+// One operand, one key, rows contiguous: sort the values themselves.
+template <typename T>
+void sort_values(const Array& x, const Array& out, int64_t rows, int64_t n) {
+  const T* in = reinterpret_cast<const T*>(x.data());
+  T* o = reinterpret_cast<T*>(out.mutable_data());
+  parallel_for(rows, std::max<int64_t>(1, (1 << 16) / std::max<int64_t>(n, 1)),
+               [&](int64_t b, int64_t e) {
+                 for (int64_t r = b; r < e; ++r) {
+                   std::copy(in + r * n, in + (r + 1) * n, o + r * n);
+                   std::stable_sort(o + r * n, o + (r + 1) * n, key_less<T>);
+                 }
+               });
+}
+
+}  // namespace
+
+void sort(const std::vector<Array>& operands, int64_t dimension, int num_keys,
+          const std::vector<Array>& outs) {
+  const Array& first = outs[0];
+  if (first.size() == 0) return;
+  // Dense operands: each row then is (outer, inner) with elements `inner` apart.
+  std::vector<Array> xs;
+  xs.reserve(operands.size());
+  for (const Array& x : operands) {
+    if (x.is_contiguous()) {
+      xs.push_back(x);
+    } else {
+      Array dense(x.shape(), x.dtype(), x.device(), Event::ready());
+      copy(x, dense);
+      xs.push_back(std::move(dense));
+    }
+  }
+  const Shape& shape = first.shape();
+  const int64_t n = shape[size_t(dimension)];
+  int64_t inner = 1;
+  for (size_t d = size_t(dimension) + 1; d < shape.size(); ++d) inner *= shape[d];
+  const int64_t rows = first.size() / n;
+  if (xs.size() == 1 && inner == 1) {
+    visit_dtype(xs[0].dtype(), [&](auto zero) {
+      sort_values<decltype(zero)>(xs[0], outs[0], rows, n);
+    });
+    return;
+  }
+  std::vector<KeyCompare> compares;
+  for (int k = 0; k < num_keys; ++k) compares.push_back(key_compare(xs[size_t(k)].dtype()));
+  parallel_for(rows, std::max<int64_t>(1, (1 << 14) / n), [&](int64_t b, int64_t e) {
+    std::vector<int64_t> perm(static_cast<size_t>(n));
+    std::vector<const char*> keys(static_cast<size_t>(num_keys));
+    for (int64_t r = b; r < e; ++r) {
+      const int64_t start = (r / inner) * n * inner + r % inner;  // element offset of the row
+      for (int k = 0; k < num_keys; ++k)
+        keys[size_t(k)] = xs[size_t(k)].data() + start * int64_t(itemsize(xs[size_t(k)].dtype()));
+      std::iota(perm.begin(), perm.end(), 0);
+      std::stable_sort(perm.begin(), perm.end(), [&](int64_t i, int64_t j) {
+        for (int k = 0; k < num_keys; ++k) {
+          const int c = compares[size_t(k)](keys[size_t(k)], inner, i, j);
+          if (c) return c < 0;
+        }
+        return false;
+      });
+      for (size_t o = 0; o < xs.size(); ++o) {
+        const size_t size = itemsize(xs[o].dtype());
+        const int64_t off = start * int64_t(size);
+        permute_row(xs[o].data() + off, outs[o].mutable_data() + off, size, inner, perm);
+      }
+    }
+  });
+}
+
+}  // namespace tinyxla::cpu
