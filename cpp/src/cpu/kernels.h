@@ -49,6 +49,9 @@ void scatter(ScatterOp op, const Array& x, const Array& indices, const Array& up
 void sort(const std::vector<Array>& operands, int64_t dimension, int num_keys,
           const std::vector<Array>& outs);
 
+// lax.cumsum etc. along `axis` (from the end when `reverse`).
+void cumulative(CumulativeOp op, const Array& x, int64_t axis, bool reverse, const Array& out);
+
 // out has shape batch + lhs free + rhs free; inputs keep their dtype, out may be wider.
 void dot_general(const Array& lhs, const Array& rhs, const DotDims& dims, const Array& out);
 

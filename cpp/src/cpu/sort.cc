@@ -58,6 +58,59 @@ void permute_row(const char* in, char* out, size_t size, int64_t inner,
     std::memcpy(out + int64_t(k) * step, in + perm[k] * step, size);
 }
 
+// Radix keys: unsigned integers whose order is key_less's (floats: -0.0 and 0.0 one key,
+// every NaN one key above +inf), so a stable LSD radix sort by key sorts stably.
+template <typename T>
+auto radix_key(T v) {
+  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+    using K = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
+    constexpr K sign = K(1) << (sizeof(K) * 8 - 1);
+    if (std::isnan(v)) return ~K(0);
+    if (v == 0) return sign;
+    K u;
+    std::memcpy(&u, &v, sizeof(K));
+    return (u & sign) ? K(~u) : K(u | sign);
+  } else if constexpr (std::is_signed_v<T>) {
+    using K = std::make_unsigned_t<T>;
+    return K(K(v) ^ (K(1) << (sizeof(K) * 8 - 1)));
+  } else {
+    return v;
+  }
+}
+
+template <typename T>
+constexpr bool has_radix_key_v =
+    std::is_same_v<T, float> || std::is_same_v<T, double> ||
+    (std::is_integral_v<T> && !std::is_same_v<T, bool> && sizeof(T) >= 2);
+
+// Stable LSD radix sort of `n` values by radix_key, one byte a pass; passes whose byte is
+// the same for every value are skipped. `tmp` holds n values of scratch.
+template <typename T>
+void radix_sort(T* v, T* tmp, int64_t n) {
+  using K = decltype(radix_key(T{}));
+  constexpr int kPasses = int(sizeof(K));
+  std::vector<int64_t> counts(size_t(kPasses) * 256, 0);
+  for (int64_t i = 0; i < n; ++i) {
+    const K k = radix_key(v[i]);
+    for (int p = 0; p < kPasses; ++p) ++counts[size_t(p * 256 + int((k >> (8 * p)) & 0xff))];
+  }
+  T* src = v;
+  T* dst = tmp;
+  for (int p = 0; p < kPasses; ++p) {
+    int64_t* c = &counts[size_t(p * 256)];
+    if (*std::max_element(c, c + 256) == n) continue;  // one bucket: order unchanged
+    int64_t sum = 0;
+    for (int b = 0; b < 256; ++b) {
+      const int64_t t = c[b];
+      c[b] = sum;
+      sum += t;
+    }
+    for (int64_t i = 0; i < n; ++i) dst[c[int((radix_key(src[i]) >> (8 * p)) & 0xff)]++] = src[i];
+    std::swap(src, dst);
+  }
+  if (src != v) std::copy(src, src + n, v);
+}
+
 // One operand, one key, rows contiguous: sort the values themselves.
 template <typename T>
 void sort_values(const Array& x, const Array& out, int64_t rows, int64_t n) {
@@ -65,8 +118,16 @@ void sort_values(const Array& x, const Array& out, int64_t rows, int64_t n) {
   T* o = reinterpret_cast<T*>(out.mutable_data());
   parallel_for(rows, std::max<int64_t>(1, (1 << 16) / std::max<int64_t>(n, 1)),
                [&](int64_t b, int64_t e) {
+                 std::vector<T> tmp;
                  for (int64_t r = b; r < e; ++r) {
                    std::copy(in + r * n, in + (r + 1) * n, o + r * n);
+                   if constexpr (has_radix_key_v<T>) {
+                     if (n >= 256) {
+                       tmp.resize(size_t(n));
+                       radix_sort(o + r * n, tmp.data(), n);
+                       continue;
+                     }
+                   }
                    std::stable_sort(o + r * n, o + (r + 1) * n, key_less<T>);
                  }
                });

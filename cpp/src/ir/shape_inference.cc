@@ -144,6 +144,15 @@ void sort(const std::vector<TypeRef>& xs, int64_t* dimension, int num_keys) {
                         std::to_string(num_keys));
 }
 
+void cumulative(CumulativeOp op, const TypeRef& x, int64_t* axis) {
+  const std::string name = std::string("cum") + op_name(op);
+  *axis = canonical_axis(*axis, int64_t(x.shape->size()), name.c_str());
+  if (op == CumulativeOp::logsumexp && !is_floating(x.dtype))
+    throw_error(ErrorKind::TypeError, name, name + " requires a floating-point operand");
+  if ((op == CumulativeOp::max || op == CumulativeOp::min) && is_complex(x.dtype))
+    throw_error(ErrorKind::TypeError, name, name + " does not accept complex operands");
+}
+
 void reshape(const Shape& x, const Shape& shape) {
   for (int64_t d : shape)
     if (d < 0) invalid("reshape", "negative dimensions are not allowed: " + shape_str(shape));

@@ -101,6 +101,9 @@ void bind_graph(py::module_& m) {
       .def("pad", &B::pad)
       .def("concatenate", &B::concatenate)
       .def("rev", &B::rev)
+      .def("cumulative", [](B& b, int op, V x, int64_t axis, bool reverse) {
+        return b.cumulative(static_cast<CumulativeOp>(op), x, axis, reverse);
+      })
       .def("sort", [](B& b, const std::vector<V>& xs, int64_t dimension, int num_keys) {
         const V first = b.sort(xs, dimension, num_keys);
         std::vector<V> results;

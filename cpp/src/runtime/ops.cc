@@ -32,6 +32,11 @@ const char* op_name(ReduceOp op) {
   switch (op) { TINYXLA_REDUCE_OPS(TINYXLA_NAME_CASE) }
   return "?";
 }
+const char* op_name(CumulativeOp op) {
+  using Op = CumulativeOp;
+  switch (op) { TINYXLA_CUMULATIVE_OPS(TINYXLA_NAME_CASE) }
+  return "?";
+}
 const char* op_name(ScatterOp op) {
   using Op = ScatterOp;
   switch (op) { TINYXLA_SCATTER_OPS(TINYXLA_NAME_CASE) }
@@ -330,6 +335,14 @@ std::vector<Array> sort(const std::vector<Array>& operands, int64_t dimension, i
   };
   device(dev).submit(std::move(deps), std::move(task), cost < kInlineCost);
   return outs;
+}
+
+Array cumulative(CumulativeOp op, const Array& x, int64_t axis, bool reverse) {
+  infer::cumulative(op, type_of(x), &axis);
+  return launch({x}, x.shape(), x.dtype(), x.device(), double(x.size()),
+                [op, x, axis, reverse](const Array& out) {
+                  cpu::cumulative(op, x, axis, reverse, out);
+                });
 }
 
 Array scatter(ScatterOp op, const Array& x, const Array& indices, const Array& updates,
