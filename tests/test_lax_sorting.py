@@ -148,3 +148,35 @@ def test_sort_jit_matches_eager():
         np.testing.assert_array_equal(g, w)
     gr = jax.jit(jax.grad(lambda x: jnp.sum(lax.sort(x)[:, :2] ** 2)))(x)
     np.testing.assert_allclose(gr, jax.grad(lambda x: jnp.sum(lax.sort(x)[:, :2] ** 2))(x))
+
+
+@pytest.mark.parametrize("dtype", [np.int16, np.uint16, np.int32, np.uint32, np.float32])
+def test_long_rows_radix_path(dtype):
+    # Rows of >= 256 elements sort by radix keys: same order as the comparison sort.
+    x = (_rng.randn(3, 3000) * 1000).astype(dtype)
+    if dtype == np.float32:
+        x[0, ::7] = np.nan
+        x[1, ::5] = -0.0
+        x[1, 1::5] = 0.0
+        x[2, ::11] = -np.inf
+    got = np.asarray(lax.sort(x, dimension=1))
+    np.testing.assert_array_equal(got, np.sort(x, axis=1))
+    if dtype == np.float32:
+        # -0.0 / 0.0 keep their input order (stable among equal keys).
+        zeros = x[1][x[1] == 0]
+        np.testing.assert_array_equal(np.signbit(got[1][got[1] == 0]), np.signbit(zeros))
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.float32, np.uint16])
+def test_long_rows_radix_order_of_several_operands(dtype):
+    # argsort-style (key, iota) sorts of long rows and columns order by radix keys.
+    x = (_rng.randn(4, 2000) * 50).astype(dtype)
+    if dtype == np.float32:
+        x[0, ::9] = np.nan
+        x[1, ::4] = -0.0
+    idx = lax.broadcasted_iota(np.int32, x.shape, 1)
+    _, got = lax.sort((x, idx), dimension=1)
+    np.testing.assert_array_equal(got, np.argsort(x, axis=1, kind="stable"))
+    xt = np.ascontiguousarray(x.T)
+    _, got = lax.sort((xt, lax.broadcasted_iota(np.int32, xt.shape, 0)), dimension=0)
+    np.testing.assert_array_equal(got, np.argsort(xt, axis=0, kind="stable"))

@@ -83,19 +83,20 @@ constexpr bool has_radix_key_v =
     std::is_same_v<T, float> || std::is_same_v<T, double> ||
     (std::is_integral_v<T> && !std::is_same_v<T, bool> && sizeof(T) >= 2);
 
-// Stable LSD radix sort of `n` values by radix_key, one byte a pass; passes whose byte is
-// the same for every value are skipped. `tmp` holds n values of scratch.
-template <typename T>
-void radix_sort(T* v, T* tmp, int64_t n) {
-  using K = decltype(radix_key(T{}));
+// Stable LSD radix sort of `n` elements by key_of(element) (an unsigned integer), one
+// byte a pass; passes whose byte is the same for every element are skipped. `tmp` holds n
+// elements of scratch.
+template <typename E, typename KeyOf>
+void radix_sort(E* v, E* tmp, int64_t n, KeyOf key_of) {
+  using K = decltype(key_of(*v));
   constexpr int kPasses = int(sizeof(K));
   std::vector<int64_t> counts(size_t(kPasses) * 256, 0);
   for (int64_t i = 0; i < n; ++i) {
-    const K k = radix_key(v[i]);
+    const K k = key_of(v[i]);
     for (int p = 0; p < kPasses; ++p) ++counts[size_t(p * 256 + int((k >> (8 * p)) & 0xff))];
   }
-  T* src = v;
-  T* dst = tmp;
+  E* src = v;
+  E* dst = tmp;
   for (int p = 0; p < kPasses; ++p) {
     int64_t* c = &counts[size_t(p * 256)];
     if (*std::max_element(c, c + 256) == n) continue;  // one bucket: order unchanged
@@ -105,10 +106,38 @@ void radix_sort(T* v, T* tmp, int64_t n) {
       c[b] = sum;
       sum += t;
     }
-    for (int64_t i = 0; i < n; ++i) dst[c[int((radix_key(src[i]) >> (8 * p)) & 0xff)]++] = src[i];
+    for (int64_t i = 0; i < n; ++i) dst[c[int((key_of(src[i]) >> (8 * p)) & 0xff)]++] = src[i];
     std::swap(src, dst);
   }
   if (src != v) std::copy(src, src + n, v);
+}
+
+// The stable order of one key row (stride `inner`) by radix: perm[k] = source index.
+template <typename T>
+void radix_order(const T* row, int64_t inner, int64_t n, std::vector<int64_t>& perm) {
+  using K = decltype(radix_key(T{}));
+  struct Item {
+    K key;
+    int64_t index;
+  };
+  std::vector<Item> items(static_cast<size_t>(n)), tmp(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) items[size_t(i)] = {radix_key(row[i * inner]), i};
+  radix_sort(items.data(), tmp.data(), n, [](const Item& it) { return it.key; });
+  for (int64_t i = 0; i < n; ++i) perm[size_t(i)] = items[size_t(i)].index;
+}
+
+// A row's stable order by one key of dtype `t` via radix, when that dtype has radix keys.
+bool radix_order_of(DType t, const char* row, int64_t inner, int64_t n,
+                    std::vector<int64_t>& perm) {
+  return visit_dtype(t, [&](auto zero) {
+    using T = decltype(zero);
+    if constexpr (has_radix_key_v<T>) {
+      radix_order(reinterpret_cast<const T*>(row), inner, n, perm);
+      return true;
+    } else {
+      return false;
+    }
+  });
 }
 
 // One operand, one key, rows contiguous: sort the values themselves.
@@ -124,7 +153,7 @@ void sort_values(const Array& x, const Array& out, int64_t rows, int64_t n) {
                    if constexpr (has_radix_key_v<T>) {
                      if (n >= 256) {
                        tmp.resize(size_t(n));
-                       radix_sort(o + r * n, tmp.data(), n);
+                       radix_sort(o + r * n, tmp.data(), n, [](T v) { return radix_key(v); });
                        continue;
                      }
                    }
@@ -171,14 +200,18 @@ void sort(const std::vector<Array>& operands, int64_t dimension, int num_keys,
       const int64_t start = (r / inner) * n * inner + r % inner;  // element offset of the row
       for (int k = 0; k < num_keys; ++k)
         keys[size_t(k)] = xs[size_t(k)].data() + start * int64_t(itemsize(xs[size_t(k)].dtype()));
-      std::iota(perm.begin(), perm.end(), 0);
-      std::stable_sort(perm.begin(), perm.end(), [&](int64_t i, int64_t j) {
+      const bool by_radix =
+          num_keys == 1 && n >= 256 && radix_order_of(xs[0].dtype(), keys[0], inner, n, perm);
+      if (!by_radix) {
+        std::iota(perm.begin(), perm.end(), 0);
+        std::stable_sort(perm.begin(), perm.end(), [&](int64_t i, int64_t j) {
         for (int k = 0; k < num_keys; ++k) {
           const int c = compares[size_t(k)](keys[size_t(k)], inner, i, j);
           if (c) return c < 0;
         }
         return false;
-      });
+        });
+      }
       for (size_t o = 0; o < xs.size(); ++o) {
         const size_t size = itemsize(xs[o].dtype());
         const int64_t off = start * int64_t(size);
