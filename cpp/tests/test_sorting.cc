@@ -1,6 +1,7 @@
-// Tests of lax.sort: the eager op against std::stable_sort orders (NaNs last, -0.0 equal
-// to 0.0), several operands and keys, validation errors, and the graph node's text round
-// trip and run.
+// Tests of lax.sort and the cumulative ops: sort against std::stable_sort orders (NaNs
+// last, -0.0 equal to 0.0), several operands and keys, validation errors, the graph
+// node's text round trip and run; cumsum/cumprod/cummax/cummin/cumlogsumexp forward and
+// reversed, and their graph node.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -143,6 +144,45 @@ void test_sort_large_rows_in_parallel() {
   }
 }
 
+void test_cumulative_ops_and_reverse() {
+  std::vector<float> x{1, 2, 3, 4, 5, 6};  // 2 x 3
+  auto sum0 = host<float>(cumulative(CumulativeOp::sum, from(x, {2, 3}, DType::F32), 0, false));
+  CHECK((sum0 == std::vector<float>{1, 2, 3, 5, 7, 9}));
+  auto sum1r = host<float>(cumulative(CumulativeOp::sum, from(x, {2, 3}, DType::F32), -1, true));
+  CHECK((sum1r == std::vector<float>{6, 5, 3, 15, 11, 6}));
+  auto prod = host<float>(cumulative(CumulativeOp::prod, from(x, {6}, DType::F32), 0, false));
+  CHECK(prod[5] == 720);
+  std::vector<int32_t> y{3, 1, 4, 1, 5, 9, 2, 6};
+  CHECK((host<int32_t>(cumulative(CumulativeOp::max, from(y, {8}, DType::I32), 0, false)) ==
+         std::vector<int32_t>{3, 3, 4, 4, 5, 9, 9, 9}));
+  CHECK((host<int32_t>(cumulative(CumulativeOp::min, from(y, {8}, DType::I32), 0, true)) ==
+         std::vector<int32_t>{1, 1, 1, 1, 2, 2, 2, 6}));
+  auto lse = host<float>(cumulative(CumulativeOp::logsumexp, from(x, {6}, DType::F32), 0, false));
+  CHECK(std::abs(lse[1] - std::log(std::exp(1.0f) + std::exp(2.0f))) < 1e-5f);
+  CHECK_THROWS(cumulative(CumulativeOp::logsumexp, from(y, {8}, DType::I32), 0, false),
+               "cumlogsumexp requires a floating-point operand");
+  CHECK_THROWS(cumulative(CumulativeOp::sum, from(y, {8}, DType::I32), 1, false), "cumsum");
+}
+
+void test_cumulative_graph_text_round_trip_and_run() {
+  GraphBuilder b;
+  ValueId x = b.parameter({2, 3}, DType::F32);
+  ValueId c = b.cumulative(CumulativeOp::max, x, 1, true);
+  ValueId d = b.cumulative(CumulativeOp::sum, c, 0, false);
+  b.set_outputs({d});
+  const std::string text = b.graph().to_text();
+  CHECK(text.find("cummax(%0) {dimension=1, reverse=1} : f32[2,3]") != std::string::npos);
+  CHECK(text.find("cumsum(%1) {dimension=0, reverse=0}") != std::string::npos);
+  Graph parsed = parse_graph(text);
+  CHECK(parsed.identical_to(b.graph()));
+  CHECK(parsed.to_text() == text);
+  auto exe = compile(b.graph());
+  auto out = host<float>(exe->run({from(std::vector<float>{1, 5, 2, 7, 0, 3}, {2, 3},
+                                         DType::F32)})[0]);
+  // cummax reversed along rows: [5,5,2], [7,3,3]; then cumsum down the columns.
+  CHECK((out == std::vector<float>{5, 5, 2, 12, 8, 5}));
+}
+
 }  // namespace
 
 int main() {
@@ -156,6 +196,8 @@ int main() {
       {"sort_two_keys_and_validation", test_sort_two_keys_and_validation},
       {"sort_graph_text_round_trip_and_run", test_sort_graph_text_round_trip_and_run},
       {"sort_large_rows_in_parallel", test_sort_large_rows_in_parallel},
+      {"cumulative_ops_and_reverse", test_cumulative_ops_and_reverse},
+      {"cumulative_graph_text_round_trip_and_run", test_cumulative_graph_text_round_trip_and_run},
   };
   int passed = 0, failed = 0;
   for (const Test& t : tests) {
