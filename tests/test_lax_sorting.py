@@ -180,3 +180,9 @@ def test_long_rows_radix_order_of_several_operands(dtype):
     xt = np.ascontiguousarray(x.T)
     _, got = lax.sort((xt, lax.broadcasted_iota(np.int32, xt.shape, 0)), dimension=0)
     np.testing.assert_array_equal(got, np.argsort(xt, axis=0, kind="stable"))
+
+
+def test_top_k_total_order_pinned_from_jax():
+    # jax.lax.top_k(x, 6)[1] in JAX 0.10.2: +NaN first, -NaN last, 0.0 before -0.0.
+    x = np.array([1, -np.nan, np.nan, -0.0, 0.0, -np.inf], np.float32)
+    np.testing.assert_array_equal(lax.top_k(x, 6)[1], [2, 0, 4, 3, 5, 1])

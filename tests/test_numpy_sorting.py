@@ -51,6 +51,25 @@ def test_partition(kth):
     np.testing.assert_array_equal(np.sort(got, axis=-1), want)
 
 
+@pytest.mark.parametrize("kth", [0, 2, 6])
+@pytest.mark.parametrize("axis", [0, -1])
+def test_argpartition(kth, axis):
+    x = _rng.randn(7, 7).astype(np.float32)
+    idx = np.asarray(jnp.argpartition(x, kth, axis=axis))
+    got = np.take_along_axis(x, idx, axis=axis)
+    np.testing.assert_array_equal(np.sort(idx, axis=axis),
+                                  np.broadcast_to(np.arange(7)[:, None] if axis == 0
+                                                  else np.arange(7), (7, 7)))
+    want = np.partition(x, kth, axis=axis)
+    np.testing.assert_array_equal(np.take(got, kth, axis=axis), np.take(want, kth, axis=axis))
+    # The bottom part comes ascending, as JAX's top_k construction orders it.
+    bottom = np.take(got, np.arange(kth + 1), axis=axis)
+    np.testing.assert_array_equal(bottom, np.sort(bottom, axis=axis))
+    if kth < 6:
+        assert (np.take(got, np.arange(kth + 1, 7), axis=axis).min(axis=axis) >=
+                np.take(want, kth, axis=axis)).all()
+
+
 @pytest.mark.parametrize("side", ["left", "right"])
 def test_searchsorted(side):
     a = np.sort(_rng.randint(0, 10, size=13)).astype(np.float32)

@@ -27,7 +27,7 @@ from tinyxla._src.numpy.cumulative import (
     cumprod, cumsum, cumulative_prod, cumulative_sum, diff, ediff1d, nancumprod, nancumsum)
 from tinyxla._src.numpy.indexing import take, take_along_axis
 from tinyxla._src.numpy.sorting import (
-    argsort, digitize, lexsort, median, partition, percentile, quantile, searchsorted, sort,
+    argpartition, argsort, digitize, lexsort, median, partition, percentile, quantile, searchsorted, sort,
     unique)
 from tinyxla._src.numpy.selection import argwhere, flatnonzero, nonzero, where
 from tinyxla._src.numpy.shape import (

@@ -13,11 +13,12 @@ import numpy as np
 
 from tinyxla import _core
 from tinyxla._src.array import Array
-from tinyxla._src.core import Primitive, ShapedArray
+from tinyxla._src.core import Primitive, ShapedArray, Tracer
 from tinyxla._src.interpreters import ad, batching
 from tinyxla._src.interpreters.lowering import register_lowering
 from tinyxla._src.lax.lax import (
-    _colocated, _operand, _reject, _result, bitwise_not, broadcast_in_dim, broadcasted_iota, eq, neg, slice)
+    _colocated, _operand, _reject, _result, bitcast_convert_type, bitwise_not, bitwise_xor,
+    broadcast_in_dim, broadcasted_iota, full, lt, select, slice)
 from tinyxla._src.lax.slicing import GatherDimensionNumbers, gather
 
 
@@ -140,6 +141,8 @@ def top_k(operand: Any, k: int) -> tuple[Any, Any]:
     if k > shape[-1]:
         raise ValueError(f"k argument to top_k must be no larger than minor dimension "
                          f"{shape[-1]}, got {k}")
+    if not isinstance(operand, (Array, Tracer)):
+        operand = _operand(sort_p, 0, operand)  # canonical dtype, for the bitcast keys
     dim = len(shape) - 1
     iota = broadcasted_iota(np.int32, shape, dim)
     keys = _descending_keys(operand)
@@ -150,12 +153,17 @@ def top_k(operand: Any, k: int) -> tuple[Any, Any]:
 
 
 def _descending_keys(x: Any) -> list[Any]:
-    """Keys whose ascending stable order is ``x``'s descending order with NaNs first (as
-    XLA's TopK): for floats "is a number" then the negation, for integers the bitwise
-    complement (order-reversing without overflow)."""
+    """Keys whose ascending stable order is ``x``'s descending order in XLA TopK's total
+    order (floats by their bits: -NaN < -inf < ... < -0.0 < 0.0 < ... < inf < NaN): the
+    bitwise complement of an order-preserving integer (no overflow)."""
     dtype = np.dtype(x.dtype)
     if dtype == np.bool_ or np.issubdtype(dtype, np.integer):
         return [bitwise_not(x)]
-    if np.issubdtype(dtype, np.floating):
-        return [eq(x, x), neg(x)]
+    if np.issubdtype(dtype, np.floating) or dtype.name == "bfloat16":
+        int_dtype = {2: np.int16, 4: np.int32, 8: np.int64}[dtype.itemsize]
+        bits = bitcast_convert_type(x, int_dtype)
+        # Negative floats order backwards as integers: flip all but the sign bit.
+        flipped = bitwise_xor(bits, full(bits.shape, np.iinfo(int_dtype).max, int_dtype))
+        key = select(lt(bits, full(bits.shape, 0, int_dtype)), flipped, bits)
+        return [bitwise_not(key)]
     raise TypeError(f"top_k is not implemented for {dtype.name} operands")

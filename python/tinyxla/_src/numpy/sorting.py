@@ -1,5 +1,5 @@
-"""Sorting and order statistics: sort, argsort, lexsort, partition, searchsorted, digitize,
-unique, median, quantile and percentile.
+"""Sorting and order statistics: sort, argsort, lexsort, partition, argpartition,
+searchsorted, digitize, unique, median, quantile and percentile.
 
 Mirrors ``jax._src.numpy.sorting`` / ``jax.numpy.searchsorted`` / ``jax.numpy.quantile``,
 all built on ``lax.sort`` (NaNs last, -0.0 equal to 0.0). ``searchsorted`` is an unrolled
@@ -16,6 +16,7 @@ import numpy as np
 from tinyxla._src import core, dtypes, errors
 from tinyxla._src.lax import cumulative as lax_cumulative
 from tinyxla._src.lax import lax
+from tinyxla._src.lax import slicing
 from tinyxla._src.lax import sorting as lax_sorting
 from tinyxla._src.numpy import promotion
 from tinyxla._src.numpy.indexing import take
@@ -88,6 +89,31 @@ def partition(a: ArrayLike, kth: int, axis: int = -1) -> Any:
     top = lax_sorting.top_k(arr, arr.shape[-1] - kth - 1)[0]
     out = lax.concatenate([bottom, top], arr.ndim - 1)
     return _swap(out, axis, arr.ndim - 1)
+
+
+def argpartition(a: ArrayLike, kth: int, axis: int = -1) -> Any:
+    """Mirrors ``jax.numpy.argpartition``: the indices of the kth+1 smallest (ascending)
+    first, then the others in index order, as JAX's top_k construction gives."""
+    arr = ensure_arraylike("argpartition", a)
+    if dtypes.issubdtype(arr.dtype, np.unsignedinteger):
+        raise NotImplementedError("jnp.argpartition for unsigned dtypes")
+    axis = canonicalize_axis(axis, arr.ndim)
+    kth = canonicalize_axis(kth, arr.shape[axis])
+    arr = _swap(arr, axis, arr.ndim - 1)
+    last = arr.ndim - 1
+    bottom_ind = lax_sorting.top_k(lax.neg(arr), kth + 1)[1]
+    # The others: top_k of a proxy that is 0 at the bottom indices and 1 elsewhere.
+    others = tuple(range(last))
+    dnums = slicing.ScatterDimensionNumbers(
+        update_window_dims=(), inserted_window_dims=(last,), scatter_dims_to_operand_dims=(last,),
+        operand_batching_dims=others, scatter_indices_batching_dims=others)
+    proxy = slicing.scatter(lax.full(arr.shape, 1, np.int32),
+                            lax.broadcast_in_dim(bottom_ind, (*bottom_ind.shape, 1),
+                                                 tuple(range(bottom_ind.ndim))),
+                            lax.full(bottom_ind.shape, 0, np.int32), dnums)
+    top_ind = lax_sorting.top_k(proxy, arr.shape[-1] - kth - 1)[1]
+    out = lax.concatenate([bottom_ind, top_ind], last)
+    return _swap(out, axis, last)
 
 
 def _swap(x: Any, a: int, b: int) -> Any:
