@@ -132,6 +132,27 @@ def test_quantile_median_percentile(axis, keepdims):
     np.testing.assert_allclose(jnp.median(xn, axis=axis), np.median(xn, axis=axis), rtol=1e-5)
 
 
+@pytest.mark.parametrize("axis", [None, 0, 1])
+def test_nan_quantiles(axis):
+    x = _rng.randn(5, 8).astype(np.float32)
+    x[1, 3] = x[0, 0] = np.nan
+    x[2, :] = np.nan  # an all-NaN row
+    x[:, 5] = np.nan  # an all-NaN column
+    q = np.array([0.0, 0.25, 1.0], np.float32)
+    close = lambda got, want: np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+    close(jnp.nanquantile(x, q, axis=axis), _quiet(np.nanquantile, x, q, axis=axis))
+    close(jnp.nanmedian(x, axis=axis), _quiet(np.nanmedian, x, axis=axis))
+    close(jnp.nanpercentile(x, 40.0, axis=axis, keepdims=True),
+          _quiet(np.nanpercentile, x, 40.0, axis=axis, keepdims=True))
+
+
+def _quiet(f, *args, **kwargs):
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return f(*args, **kwargs)
+
+
 def test_quantile_3d_middle_axis():
     x = _rng.randn(3, 4, 5)
     np.testing.assert_allclose(jnp.quantile(x, 0.25, axis=1), np.quantile(x, 0.25, axis=1),

@@ -27,8 +27,8 @@ from tinyxla._src.numpy.cumulative import (
     cumprod, cumsum, cumulative_prod, cumulative_sum, diff, ediff1d, nancumprod, nancumsum)
 from tinyxla._src.numpy.indexing import take, take_along_axis
 from tinyxla._src.numpy.sorting import (
-    argpartition, argsort, digitize, lexsort, median, partition, percentile, quantile, searchsorted, sort,
-    unique)
+    argpartition, argsort, digitize, lexsort, median, nanmedian, nanpercentile, nanquantile,
+    partition, percentile, quantile, searchsorted, sort, unique)
 from tinyxla._src.numpy.selection import argwhere, flatnonzero, nonzero, where
 from tinyxla._src.numpy.shape import (
     atleast_1d, atleast_2d, atleast_3d, broadcast_arrays, broadcast_shapes, broadcast_to,

@@ -1,5 +1,5 @@
 """Sorting and order statistics: sort, argsort, lexsort, partition, argpartition,
-searchsorted, digitize, unique, median, quantile and percentile.
+searchsorted, digitize, unique, median, quantile and percentile (and their nan forms).
 
 Mirrors ``jax._src.numpy.sorting`` / ``jax.numpy.searchsorted`` / ``jax.numpy.quantile``,
 all built on ``lax.sort`` (NaNs last, -0.0 equal to 0.0). ``searchsorted`` is an unrolled
@@ -19,7 +19,7 @@ from tinyxla._src.lax import lax
 from tinyxla._src.lax import slicing
 from tinyxla._src.lax import sorting as lax_sorting
 from tinyxla._src.numpy import promotion
-from tinyxla._src.numpy.indexing import take
+from tinyxla._src.numpy.indexing import take, take_along_axis
 from tinyxla._src.numpy.promotion import canonicalize_axis, ensure_arraylike
 
 ArrayLike = Any
@@ -244,12 +244,25 @@ def quantile(a: ArrayLike, q: ArrayLike, axis: int | tuple[int, ...] | None = No
              keepdims: bool = False) -> Any:
     """Mirrors ``jax.numpy.quantile`` with method='linear': q (scalar or array) leads the
     result's shape; any NaN in a slice makes its result NaN."""
+    return _quantile("quantile", a, q, axis, out, overwrite_input, method, keepdims, False)
+
+
+def nanquantile(a: ArrayLike, q: ArrayLike, axis: int | tuple[int, ...] | None = None,
+                out: None = None, overwrite_input: bool = False, method: str = "linear",
+                keepdims: bool = False) -> Any:
+    """Mirrors ``jax.numpy.nanquantile`` (method='linear'): NaNs are ignored; an all-NaN
+    slice gives NaN."""
+    return _quantile("nanquantile", a, q, axis, out, overwrite_input, method, keepdims, True)
+
+
+def _quantile(name: str, a: ArrayLike, q: ArrayLike, axis: int | None, out: None,
+              overwrite_input: bool, method: str, keepdims: bool, ignore_nan: bool) -> Any:
     if method != "linear":
-        raise NotImplementedError(f"jnp.quantile method {method!r} is not implemented")
+        raise NotImplementedError(f"jnp.{name} method {method!r} is not implemented")
     if overwrite_input or out is not None:
-        raise ValueError("jax.numpy.quantile does not support overwrite_input=True or "
+        raise ValueError(f"jax.numpy.{name} does not support overwrite_input=True or "
                          "out != None")
-    a, q = ensure_arraylike("quantile", a, q)
+    a, q = ensure_arraylike(name, a, q)
     a, q = promotion.promote_dtypes_inexact(a, q)
     if axis is None:
         reduced_shape = (1,) * a.ndim
@@ -258,29 +271,40 @@ def quantile(a: ArrayLike, q: ArrayLike, axis: int | tuple[int, ...] | None = No
     else:
         axis = canonicalize_axis(axis, a.ndim)
         reduced_shape = tuple(1 if d == axis else s for d, s in enumerate(a.shape))
-    # The reduced axis goes last, the kept ones keep their order.
+    # The reduced axis goes last, the kept ones keep their order; q is flattened to Q.
     a = lax.transpose(a, (*(d for d in range(a.ndim) if d != axis), axis))
-    batch = a.shape[:-1]
-    n = a.shape[-1]
-    s = lax_sorting.sort(a, dimension=a.ndim - 1)
-    pos = lax.mul(q, lax.full(q.shape, n - 1, q.dtype))
+    batch, n = a.shape[:-1], a.shape[-1]
+    s = lax_sorting.sort(a, dimension=a.ndim - 1)   # NaNs last
+    nq = int(np.prod(q.shape))
+    bq = (*batch, nq)
+    bdims = tuple(range(len(batch)))
+    if ignore_nan:
+        count = lax.reduce_sum(lax.convert_element_type(lax.eq(s, s), q.dtype), (len(batch),))
+    else:
+        count = lax.full(batch, n, q.dtype)
+    last = lax.sub(count, lax.full(batch, 1, q.dtype))
+    pos = lax.mul(lax.broadcast_in_dim(lax.reshape(q, (nq,)), bq, (len(batch),)),
+                  lax.broadcast_in_dim(last, bq, bdims))
     low = lax.floor(pos)
     high_weight = lax.sub(pos, low)
-    low_weight = lax.sub(lax.full(q.shape, 1, q.dtype), high_weight)
-    low_i = lax.clamp(0, lax.convert_element_type(low, np.int32), n - 1)
-    high_i = lax.clamp(0, lax.add(low_i, lax.full(q.shape, 1, np.int32)), n - 1)
-    low_v = take(s, low_i, axis=-1)    # batch + q.shape
-    high_v = take(s, high_i, axis=-1)
-    bq = (*batch, *q.shape)
-    qdims = tuple(range(len(batch), len(bq)))
-    lw = lax.broadcast_in_dim(low_weight, bq, qdims)
-    hw = lax.broadcast_in_dim(high_weight, bq, qdims)
-    result = lax.add(lax.mul(low_v, lw), lax.mul(high_v, hw))
-    has_nan = lax.ne(s[..., -1], s[..., -1])
-    result = lax.select(lax.broadcast_in_dim(has_nan, bq, tuple(range(len(batch)))),
+    low_weight = lax.sub(lax.full(bq, 1, q.dtype), high_weight)
+    # Indices stay among the slice's numbers (a NaN times a zero weight would be NaN).
+    top = lax.broadcast_in_dim(lax.max(lax.convert_element_type(last, np.int32),
+                                       lax.full(batch, 0, np.int32)), bq, bdims)
+    low_i = lax.clamp(0, lax.convert_element_type(low, np.int32), top)
+    high_i = lax.min(lax.add(low_i, lax.full(bq, 1, np.int32)), top)
+    result = lax.add(lax.mul(take_along_axis(s, low_i, axis=-1), low_weight),
+                     lax.mul(take_along_axis(s, high_i, axis=-1), high_weight))
+    if ignore_nan:
+        undefined = lax.eq(count, lax.full(batch, 0, q.dtype))
+    else:
+        undefined = lax.ne(s[..., -1], s[..., -1]) if n else lax.full(batch, True, np.bool_)
+    result = lax.select(lax.broadcast_in_dim(undefined, bq, bdims),
                         lax.full(bq, np.nan, result.dtype), result)
     # q's dims first, then the kept dims.
-    result = lax.transpose(result, (*qdims, *range(len(batch))))
+    result = lax.reshape(result, (*batch, *q.shape))
+    qdims = tuple(range(len(batch), len(batch) + q.ndim))
+    result = lax.transpose(result, (*qdims, *bdims))
     if keepdims:
         result = lax.reshape(result, (*q.shape, *reduced_shape))
     return result
@@ -302,3 +326,21 @@ def median(a: ArrayLike, axis: int | tuple[int, ...] | None = None, out: None = 
     """Mirrors ``jax.numpy.median``: the 0.5 quantile."""
     return quantile(a, 0.5, axis=axis, out=out, overwrite_input=overwrite_input,
                     keepdims=keepdims)
+
+
+def nanpercentile(a: ArrayLike, q: ArrayLike, axis: int | tuple[int, ...] | None = None,
+                  out: None = None, overwrite_input: bool = False, method: str = "linear",
+                  keepdims: bool = False) -> Any:
+    """Mirrors ``jax.numpy.nanpercentile``: nanquantile of q / 100."""
+    a, q = ensure_arraylike("nanpercentile", a, q)
+    q, = promotion.promote_dtypes_inexact(q)
+    q = lax.div(q, lax.full(q.shape, 100, q.dtype))
+    return nanquantile(a, q, axis=axis, out=out, overwrite_input=overwrite_input,
+                       method=method, keepdims=keepdims)
+
+
+def nanmedian(a: ArrayLike, axis: int | tuple[int, ...] | None = None, out: None = None,
+              overwrite_input: bool = False, keepdims: bool = False) -> Any:
+    """Mirrors ``jax.numpy.nanmedian``: the 0.5 quantile of the non-NaN elements."""
+    return nanquantile(a, 0.5, axis=axis, out=out, overwrite_input=overwrite_input,
+                       keepdims=keepdims)
