@@ -264,6 +264,8 @@ def _quantile(name: str, a: ArrayLike, q: ArrayLike, axis: int | None, out: None
                          "out != None")
     a, q = ensure_arraylike(name, a, q)
     a, q = promotion.promote_dtypes_inexact(a, q)
+    if q.ndim > 1:
+        raise ValueError(f"q must be have rank <= 1, got shape {q.shape}")
     if axis is None:
         reduced_shape = (1,) * a.ndim
         a = lax.reshape(a, (int(np.prod(a.shape)),))
