@@ -24,7 +24,8 @@ from tinyxla._src.numpy.scalar_types import (
     float32, float64, float_, int8, int16, int32, int64, int_, single, uint, uint8, uint16,
     uint32, uint64)
 from tinyxla._src.numpy.cumulative import (
-    cumprod, cumsum, cumulative_prod, cumulative_sum, diff, ediff1d, nancumprod, nancumsum)
+    cumprod, cumsum, cumulative_prod, cumulative_sum, diff, ediff1d, nancumprod, nancumsum,
+    trapezoid)
 from tinyxla._src.numpy.indexing import take, take_along_axis
 from tinyxla._src.numpy.sorting import (
     argpartition, argsort, digitize, lexsort, median, nanmedian, nanpercentile, nanquantile,

@@ -1,5 +1,5 @@
 """Cumulative reductions and differences: cumsum, cumprod, nancumsum, nancumprod,
-cumulative_sum, cumulative_prod, diff and ediff1d.
+cumulative_sum, cumulative_prod, diff, ediff1d and trapezoid.
 
 Mirrors ``jax._src.numpy.reductions``' cumulative functions: a flattened operand when
 ``axis`` is None, and booleans and integers narrower than the default integer promoted
@@ -170,3 +170,20 @@ def ediff1d(ary: ArrayLike, to_end: ArrayLike | None = None,
 def _ravel_as(value: ArrayLike, dtype: np.dtype) -> Any:
     v = asarray(value, dtype=dtype)
     return lax.reshape(v, (int(np.prod(v.shape)),))
+
+
+def trapezoid(y: ArrayLike, x: ArrayLike | None = None, dx: ArrayLike = 1.0,
+              axis: int = -1) -> Any:
+    """Mirrors ``jax.numpy.trapezoid``: the trapezoidal rule along ``axis``, with sample
+    points ``x`` (1-d, or shaped like ``y``) or a constant spacing ``dx``."""
+    from tinyxla._src.numpy.reductions import sum as jnp_sum
+    from tinyxla._src.numpy.shape import moveaxis
+    if x is None:
+        y_arr, = promotion.promote_dtypes_inexact(ensure_arraylike("trapezoid", y))
+        spacing = asarray(dx)
+    else:
+        y_arr, x_arr = promotion.promote_dtypes_inexact(*ensure_arraylike("trapezoid", y, x))
+        spacing = diff(x_arr) if x_arr.ndim == 1 else moveaxis(diff(x_arr, axis=axis), axis, -1)
+    y_arr = moveaxis(y_arr, axis, -1)
+    pairs = lax.add(y_arr[..., 1:], y_arr[..., :-1])
+    return lax.mul(jnp_sum(spacing * pairs, axis=-1), lax.full((), 0.5, pairs.dtype))

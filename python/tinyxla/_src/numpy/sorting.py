@@ -293,7 +293,7 @@ def _quantile(name: str, a: ArrayLike, q: ArrayLike, axis: int | None, out: None
     # Indices stay among the slice's numbers (a NaN times a zero weight would be NaN).
     top = lax.broadcast_in_dim(lax.max(lax.convert_element_type(last, np.int32),
                                        lax.full(batch, 0, np.int32)), bq, bdims)
-    low_i = lax.clamp(0, lax.convert_element_type(low, np.int32), top)
+    low_i = lax.clamp(lax.full(bq, 0, np.int32), lax.convert_element_type(low, np.int32), top)
     high_i = lax.min(lax.add(low_i, lax.full(bq, 1, np.int32)), top)
     result = lax.add(lax.mul(take_along_axis(s, low_i, axis=-1), low_weight),
                      lax.mul(take_along_axis(s, high_i, axis=-1), high_weight))
