@@ -14,6 +14,8 @@ from tinyxla._src import core
 from tinyxla._src.interpreters import ad
 from tinyxla._src.lax import lax as lax_internal
 from tinyxla._src.lax import slicing as lax_slicing
+from tinyxla._src.lax import cumulative as lax_cumulative
+from tinyxla._src.lax import sorting as lax_sorting
 from tinyxla.test_util import check_grads
 
 
@@ -130,6 +132,12 @@ LAX_CASES = {
                                          mode="clip"), (A,)),
     "gather_fill": (lambda x: lax.gather(x, np.array([[1, 0], [2, 3], [5, 0]]), _ELEMS, (1, 2),
                                          mode="fill", fill_value=0.5), (A,)),
+    "cumsum": (lambda x: lax.cumsum(x, axis=1, reverse=True), (A,)),
+    "cumprod": (lambda x: lax.cumprod(x, axis=0), (P,)),
+    "cummax": (lambda x: lax.cummax(x, axis=1), (A,)),
+    "cummin": (lambda x: lax.cummin(x, axis=0, reverse=True), (A,)),
+    "cumlogsumexp": (lambda x: lax.cumlogsumexp(x, axis=1), (A,)),
+    "sort": (lambda x, y: lax.sort((x, y), dimension=0, num_keys=1)[1], (A, B)),
     "scatter_add": (lambda x, u: lax.scatter_add(x, np.array([[2], [0], [2]]), u, _ROWS_S),
                     (A, B)),
     "scatter_dup": (lambda x, u: lax.scatter(x, np.array([[2], [0], [2]]), u, _ROWS_S), (A, B)),
@@ -255,7 +263,7 @@ def test_every_primitive_has_a_jvp_rule():
     assert not missing, f"primitives without a JVP rule: {missing}"
 
 
-LINEAR = ["neg", "add", "sub", "mul", "div", "convert_element_type", "reduce_sum", "reshape",
+LINEAR = ["cumsum", "neg", "add", "sub", "mul", "div", "convert_element_type", "reduce_sum", "reshape",
           "transpose", "broadcast_in_dim", "squeeze", "slice", "dynamic_slice",
           "dynamic_update_slice", "gather", "scatter-add", "rev", "pad",
           "concatenate", "select_n", "copy", "real", "imag", "complex", "conj", "dot_general",
@@ -303,7 +311,8 @@ def test_every_lax_primitive_has_a_numerical_check(x64):
     covered = set()
     for fun, args in LAX_CASES.values():
         covered |= {p.name for p in _jaxpr_primitives(jax.make_jaxpr(fun)(*args).jaxpr)}
-    lax_prims = {v.name for mod in (lax_internal, lax_slicing) for v in vars(mod).values()
+    lax_prims = {v.name for mod in (lax_internal, lax_slicing, lax_sorting, lax_cumulative)
+                 for v in vars(mod).values()
                  if isinstance(v, core.Primitive)}
     missing = sorted(lax_prims - covered - NOT_DIFFERENTIABLE)
     assert not missing, f"lax primitives without a check_grads case: {missing}"

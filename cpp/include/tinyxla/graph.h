@@ -18,7 +18,7 @@ namespace tinyxla {
   X(parameter) X(constant) X(unary) X(binary) X(select_n) X(clamp) X(convert)              \
   X(bitcast_convert) X(iota) X(reduce) X(argmax) X(argmin) X(reshape) X(transpose)         \
   X(broadcast_in_dim) X(slice) X(pad) X(concatenate) X(rev) X(dot_general) X(fused)        \
-  X(dynamic_slice) X(dynamic_update_slice) X(gather) X(scatter)
+  X(dynamic_slice) X(dynamic_update_slice) X(gather) X(scatter) X(sort) X(cumulative)
 
 #define TINYXLA_ENUM_ITEM(name) name,
 enum class OpKind : uint8_t { TINYXLA_GRAPH_OPS(TINYXLA_ENUM_ITEM) };
@@ -40,15 +40,17 @@ class Graph;
 // One operation. Attributes not used by a kind stay empty.
 struct Node {
   OpKind kind = OpKind::parameter;
-  int op = 0;              // UnaryOp / BinaryOp / ReduceOp / ScatterOp code; a parameter's index
-  int64_t dimension = 0;   // concatenate, iota, argmax/argmin axis; gather/scatter IndexMode
+  // UnaryOp / BinaryOp / ReduceOp / ScatterOp / CumulativeOp code; a parameter's index; sort's num_keys.
+  int op = 0;
+  int64_t dimension = 0;   // concatenate, iota, sort, argmax/argmin axis; gather/scatter IndexMode
   std::vector<ValueId> inputs;
   // The result shape of parameter, iota, reshape, broadcast_in_dim, dynamic_slice (its
   // slice sizes); the result dtype of
   // parameter, iota, convert, bitcast_convert, argmax/argmin, dot_general (when set).
   Shape shape;
   std::optional<DType> dtype;
-  std::vector<int64_t> axes;  // reduce axes, transpose perm, broadcast dims, rev dims
+  // reduce axes, transpose perm, broadcast dims, rev dims; cumulative: {1} reversed, {0} not.
+  std::vector<int64_t> axes;
   // slice: start, limit, strides; pad: low, high, interior; gather: slice sizes in lo.
   std::vector<int64_t> lo, hi, step;
   DotDims dot;
@@ -138,6 +140,11 @@ class GraphBuilder {
                  const std::vector<int64_t>& slice_sizes, IndexMode mode, ValueId fill_value);
   ValueId scatter(ScatterOp op, ValueId x, ValueId indices, ValueId updates,
                   const GatherDims& dims, IndexMode mode);
+  // lax.sort: `xs` sorted together along `dimension` by their first `num_keys` (stably);
+  // returns the first of its xs.size() results.
+  ValueId sort(const std::vector<ValueId>& xs, int64_t dimension, int num_keys);
+  // lax.cumsum etc. along `axis`, from the end when `reverse`.
+  ValueId cumulative(CumulativeOp op, ValueId x, int64_t axis, bool reverse);
   ValueId dot_general(ValueId lhs, ValueId rhs, const DotDims& dims,
                       std::optional<DType> preferred = std::nullopt);
   // A fused region: `body`'s parameters take `inputs`; returns the first of its results.

@@ -29,17 +29,22 @@ namespace tinyxla {
 // scatter_add, scatter_mul, scatter_min, scatter_max).
 #define TINYXLA_SCATTER_OPS(X) X(set) X(add) X(mul) X(min) X(max)
 
+// The running combination of lax.cumsum, cumprod, cummax, cummin and cumlogsumexp.
+#define TINYXLA_CUMULATIVE_OPS(X) X(sum) X(prod) X(max) X(min) X(logsumexp)
+
 #define TINYXLA_ENUM_ITEM(name) name,
 enum class UnaryOp { TINYXLA_UNARY_OPS(TINYXLA_ENUM_ITEM) };
 enum class BinaryOp { TINYXLA_BINARY_OPS(TINYXLA_ENUM_ITEM) };
 enum class ReduceOp { TINYXLA_REDUCE_OPS(TINYXLA_ENUM_ITEM) };
 enum class ScatterOp { TINYXLA_SCATTER_OPS(TINYXLA_ENUM_ITEM) };
+enum class CumulativeOp { TINYXLA_CUMULATIVE_OPS(TINYXLA_ENUM_ITEM) };
 #undef TINYXLA_ENUM_ITEM
 
 const char* op_name(UnaryOp op);
 const char* op_name(BinaryOp op);
 const char* op_name(ReduceOp op);
 const char* op_name(ScatterOp op);
+const char* op_name(CumulativeOp op);
 
 // A host scalar of any dtype (Python numbers cross the binding as one of these).
 struct Scalar {
@@ -119,6 +124,13 @@ Array gather(const Array& x, const Array& indices, const GatherDims& dims,
 // (duplicates accumulate; for `set` the last one wins).
 Array scatter(ScatterOp op, const Array& x, const Array& indices, const Array& updates,
               const GatherDims& dims, IndexMode mode);
+
+// lax.sort: the operands (one shape) sorted together along `dimension` by their first
+// `num_keys` operands, lexicographically and stably; NaNs last, -0.0 equal to 0.0.
+std::vector<Array> sort(const std::vector<Array>& operands, int64_t dimension, int num_keys);
+// lax.cumsum etc.: out[..., k, ...] combines x's elements up to k along `axis` (from the
+// end when `reverse`).
+Array cumulative(CumulativeOp op, const Array& x, int64_t axis, bool reverse);
 
 Array dot_general(const Array& lhs, const Array& rhs, const DotDims& dims,
                   std::optional<DType> preferred = std::nullopt);

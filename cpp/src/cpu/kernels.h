@@ -44,6 +44,14 @@ void gather(const Array& x, const Array& indices, const GatherDims& dims,
 void scatter(ScatterOp op, const Array& x, const Array& indices, const Array& updates,
              const GatherDims& dims, IndexMode mode, const Array& out);
 
+// lax.sort: outs[i] = operands[i] permuted along `dimension` by a stable sort on the first
+// `num_keys` operands (JAX's total order: NaNs last, -0.0 equal to 0.0).
+void sort(const std::vector<Array>& operands, int64_t dimension, int num_keys,
+          const std::vector<Array>& outs);
+
+// lax.cumsum etc. along `axis` (from the end when `reverse`).
+void cumulative(CumulativeOp op, const Array& x, int64_t axis, bool reverse, const Array& out);
+
 // out has shape batch + lhs free + rhs free; inputs keep their dtype, out may be wider.
 void dot_general(const Array& lhs, const Array& rhs, const DotDims& dims, const Array& out);
 

@@ -17,6 +17,7 @@ constexpr int kNumUnary = 0 TINYXLA_UNARY_OPS(TINYXLA_COUNT);
 constexpr int kNumBinary = 0 TINYXLA_BINARY_OPS(TINYXLA_COUNT);
 constexpr int kNumReduce = 0 TINYXLA_REDUCE_OPS(TINYXLA_COUNT);
 constexpr int kNumScatter = 0 TINYXLA_SCATTER_OPS(TINYXLA_COUNT);
+constexpr int kNumCumulative = 0 TINYXLA_CUMULATIVE_OPS(TINYXLA_COUNT);
 #undef TINYXLA_COUNT
 
 [[noreturn]] void invalid(const std::string& op, const std::string& msg) {
@@ -144,6 +145,24 @@ std::vector<ValueType> infer_types(Node& n, const Graph& g) {
       DType t = required_dtype(n);
       return {{infer::argreduce(n.kind == OpKind::argmax, in(0).shape, &n.dimension, t), t}};
     }
+    case OpKind::sort: {
+      std::vector<infer::TypeRef> xs;
+      std::vector<ValueType> types;
+      for (size_t i = 0; i < n.inputs.size(); ++i) {
+        xs.push_back(ref(in(i)));
+        types.push_back(in(i));
+      }
+      infer::sort(xs, &n.dimension, n.op);
+      return types;
+    }
+    case OpKind::cumulative:
+      need(1);
+      if (n.op < 0 || n.op >= kNumCumulative)
+        invalid(name, "unknown cumulative op " + std::to_string(n.op));
+      if (n.axes.size() != 1 || (n.axes[0] != 0 && n.axes[0] != 1))
+        invalid(name, "cumulative needs reverse=0 or reverse=1");
+      infer::cumulative(CumulativeOp(n.op), ref(in(0)), &n.dimension);
+      return {in(0)};
     case OpKind::reshape:
       need(1);
       infer::reshape(in(0).shape, n.shape);
@@ -409,6 +428,25 @@ ValueId GraphBuilder::argreduce(bool is_max, ValueId x, int64_t axis, DType inde
   n.inputs = {x};
   n.dimension = axis;
   n.dtype = index_dtype;
+  return add(std::move(n));
+}
+
+ValueId GraphBuilder::sort(const std::vector<ValueId>& xs, int64_t dimension, int num_keys) {
+  Node n;
+  n.kind = OpKind::sort;
+  n.inputs = xs;
+  n.dimension = dimension;
+  n.op = num_keys;
+  return add(std::move(n));
+}
+
+ValueId GraphBuilder::cumulative(CumulativeOp op, ValueId x, int64_t axis, bool reverse) {
+  Node n;
+  n.kind = OpKind::cumulative;
+  n.op = int(op);
+  n.inputs = {x};
+  n.dimension = axis;
+  n.axes = {reverse ? 1 : 0};
   return add(std::move(n));
 }
 

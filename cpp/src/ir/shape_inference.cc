@@ -130,6 +130,29 @@ Shape argreduce(bool is_max, const Shape& x, int64_t* axis, DType index_dtype) {
   return shape;
 }
 
+void sort(const std::vector<TypeRef>& xs, int64_t* dimension, int num_keys) {
+  if (xs.empty()) invalid("sort", "sort requires at least one operand");
+  const Shape& shape = *xs[0].shape;
+  for (const TypeRef& x : xs)
+    if (*x.shape != shape)
+      throw_error(ErrorKind::TypeError, "sort", "sort requires all operands to have the same shape, got " +
+                             shape_str(shape) + " and " + shape_str(*x.shape));
+  if (shape.empty()) invalid("sort", "sort requires an operand of rank at least 1");
+  *dimension = canonical_axis(*dimension, int64_t(shape.size()), "sort");
+  if (num_keys < 1 || size_t(num_keys) > xs.size())
+    invalid("sort", "num_keys must be in [1, " + std::to_string(xs.size()) + "], got " +
+                        std::to_string(num_keys));
+}
+
+void cumulative(CumulativeOp op, const TypeRef& x, int64_t* axis) {
+  const std::string name = std::string("cum") + op_name(op);
+  *axis = canonical_axis(*axis, int64_t(x.shape->size()), name.c_str());
+  if (op == CumulativeOp::logsumexp && !is_floating(x.dtype))
+    throw_error(ErrorKind::TypeError, name, name + " requires a floating-point operand");
+  if ((op == CumulativeOp::max || op == CumulativeOp::min) && is_complex(x.dtype))
+    throw_error(ErrorKind::TypeError, name, name + " does not accept complex operands");
+}
+
 void reshape(const Shape& x, const Shape& shape) {
   for (int64_t d : shape)
     if (d < 0) invalid("reshape", "negative dimensions are not allowed: " + shape_str(shape));

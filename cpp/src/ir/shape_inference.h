@@ -34,6 +34,11 @@ Shape reduce(ReduceOp op, const Shape& x, const std::vector<int64_t>& axes,
              std::vector<int64_t>* canon);
 // Returns the result shape; `axis` is made non-negative.
 Shape argreduce(bool is_max, const Shape& x, int64_t* axis, DType index_dtype);
+// Checks a lax.sort (operands of one shape, the dimension, num_keys) and canonicalizes
+// the dimension.
+void sort(const std::vector<TypeRef>& xs, int64_t* dimension, int num_keys);
+// Checks a cumulative op's axis (canonicalized) and dtype.
+void cumulative(CumulativeOp op, const TypeRef& x, int64_t* axis);
 void reshape(const Shape& x, const Shape& shape);
 Shape transpose(const Shape& x, const std::vector<int64_t>& perm);
 void broadcast_in_dim(const Shape& x, const Shape& shape, const std::vector<int64_t>& dims);

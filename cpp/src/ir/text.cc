@@ -163,6 +163,11 @@ std::string attrs(const Node& n) {
     case OpKind::reduce: return "{axes=" + ints(n.axes) + "}";
     case OpKind::argmax:
     case OpKind::argmin: return "{axis=" + std::to_string(n.dimension) + "}";
+    case OpKind::sort:
+      return "{dimension=" + std::to_string(n.dimension) + ", num_keys=" + std::to_string(n.op) + "}";
+    case OpKind::cumulative:
+      return "{dimension=" + std::to_string(n.dimension) +
+             ", reverse=" + std::to_string(n.axes.empty() ? 0 : n.axes[0]) + "}";
     case OpKind::transpose: return "{perm=" + ints(n.axes) + "}";
     case OpKind::broadcast_in_dim:
     case OpKind::rev: return "{dims=" + ints(n.axes) + "}";
@@ -202,6 +207,7 @@ std::string node_name(const Node& n) {
     case OpKind::unary: return op_text(op_name(UnaryOp(n.op)));
     case OpKind::binary: return op_text(op_name(BinaryOp(n.op)));
     case OpKind::reduce: return "reduce_" + op_text(op_name(ReduceOp(n.op)));
+    case OpKind::cumulative: return "cum" + op_text(op_name(CumulativeOp(n.op)));
     case OpKind::scatter:
       return n.op == int(ScatterOp::set) ? "scatter" : std::string("scatter_") + op_name(ScatterOp(n.op));
     default: return op_kind_name(n.kind);
@@ -281,7 +287,7 @@ class Parser {
     TINYXLA_GRAPH_OPS(TINYXLA_KIND)
 #undef TINYXLA_KIND
     // These kinds print as their op's name.
-    for (const char* generic : {"unary", "binary", "reduce"}) names_.erase(generic);
+    for (const char* generic : {"unary", "binary", "reduce", "cumulative"}) names_.erase(generic);
     int i = 0;
 #define TINYXLA_U(name) add(op_text(#name), OpKind::unary, i++);
     TINYXLA_UNARY_OPS(TINYXLA_U)
@@ -298,6 +304,10 @@ class Parser {
 #define TINYXLA_S(name) add(i ? "scatter_" + op_text(#name) : "scatter", OpKind::scatter, i), ++i;
     TINYXLA_SCATTER_OPS(TINYXLA_S)
 #undef TINYXLA_S
+    i = 0;
+#define TINYXLA_C(name) add("cum" + op_text(#name), OpKind::cumulative, i++);
+    TINYXLA_CUMULATIVE_OPS(TINYXLA_C)
+#undef TINYXLA_C
     for (int t = 0; t < kNumDTypes; ++t) dtypes_[kDTypeNames[t]] = DType(t);
   }
 
@@ -427,6 +437,10 @@ class Parser {
         }
       } else if (key == "axis" || key == "dimension" || key == "mode") {
         n.dimension = integer();
+      } else if (key == "num_keys") {
+        n.op = int(integer());
+      } else if (key == "reverse") {
+        n.axes = {integer()};
       } else {
         std::vector<int64_t> v = int_list();
         if (key == "axes" || key == "perm" || key == "dims") n.axes = v;

@@ -101,6 +101,15 @@ void bind_graph(py::module_& m) {
       .def("pad", &B::pad)
       .def("concatenate", &B::concatenate)
       .def("rev", &B::rev)
+      .def("cumulative", [](B& b, int op, V x, int64_t axis, bool reverse) {
+        return b.cumulative(static_cast<CumulativeOp>(op), x, axis, reverse);
+      })
+      .def("sort", [](B& b, const std::vector<V>& xs, int64_t dimension, int num_keys) {
+        const V first = b.sort(xs, dimension, num_keys);
+        std::vector<V> results;
+        for (size_t i = 0; i < xs.size(); ++i) results.push_back(first + V(i));
+        return results;
+      })
       .def("gather", [](B& b, V x, V indices, Ints offset_dims, Ints collapsed, Ints start_index_map,
                         Ints operand_batching, Ints indices_batching, Ints slice_sizes, int mode,
                         V fill_value) {

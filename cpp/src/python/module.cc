@@ -232,6 +232,12 @@ PYBIND11_MODULE(_core, m) {
   m.def("broadcast_in_dim", &broadcast_in_dim);
   m.def("slice", &slice);
   m.def("rev", &rev);
+  m.def("cumulative", [](int op, const Array& x, int64_t axis, bool reverse) {
+    return cumulative(static_cast<CumulativeOp>(op), x, axis, reverse);
+  });
+  m.def("sort", [](const std::vector<Array>& xs, int64_t dimension, int num_keys) {
+    return sort(xs, dimension, num_keys);
+  });
   m.def("gather", [](const Array& x, const Array& indices, std::vector<int64_t> offset_dims,
                      std::vector<int64_t> collapsed, std::vector<int64_t> start_index_map,
                      std::vector<int64_t> operand_batching, std::vector<int64_t> indices_batching,

@@ -92,6 +92,9 @@ void run_kernel(const Node& n, const std::vector<Array>& ins, const std::vector<
     case OpKind::scatter:
       return cpu::scatter(ScatterOp(n.op), ins[0], ins[1], ins[2], n.gather,
                           IndexMode(n.dimension), out);
+    case OpKind::cumulative:
+      return cpu::cumulative(CumulativeOp(n.op), ins[0], n.dimension, n.axes[0] != 0, out);
+    case OpKind::sort: return cpu::sort(ins, n.dimension, n.op, outs);
     case OpKind::dynamic_slice:
       return cpu::dynamic_slice(ins[0], std::vector<Array>(ins.begin() + 1, ins.end()), out);
     case OpKind::dynamic_update_slice:

@@ -4,6 +4,7 @@
 #include "tinyxla/ops.h"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "../cpu/kernels.h"
@@ -29,6 +30,11 @@ const char* op_name(BinaryOp op) {
 const char* op_name(ReduceOp op) {
   using Op = ReduceOp;
   switch (op) { TINYXLA_REDUCE_OPS(TINYXLA_NAME_CASE) }
+  return "?";
+}
+const char* op_name(CumulativeOp op) {
+  using Op = CumulativeOp;
+  switch (op) { TINYXLA_CUMULATIVE_OPS(TINYXLA_NAME_CASE) }
   return "?";
 }
 const char* op_name(ScatterOp op) {
@@ -291,6 +297,51 @@ Array gather(const Array& x, const Array& indices, const GatherDims& dims,
   return launch(std::move(inputs), shape, x.dtype(), dev, double(num_elements(shape)),
                 [x, indices, dims, slice_sizes, mode, fill_value](const Array& out) {
                   cpu::gather(x, indices, dims, slice_sizes, mode, fill_value, out);
+                });
+}
+
+std::vector<Array> sort(const std::vector<Array>& operands, int64_t dimension, int num_keys) {
+  std::vector<const Array*> ptrs;
+  std::vector<infer::TypeRef> types;
+  for (const Array& x : operands) {
+    ptrs.push_back(&x);
+    types.push_back(type_of(x));
+  }
+  infer::sort(types, &dimension, num_keys);
+  int dev = common_device("sort", ptrs);
+  // The results share one event: the kernel writes them all at once.
+  auto ev = std::make_shared<Event>();
+  std::vector<Array> outs;
+  for (const Array& x : operands) outs.emplace_back(x.shape(), x.dtype(), dev, ev);
+  std::vector<EventPtr> deps;
+  for (const Array& x : operands)
+    if (!x.is_ready()) deps.push_back(x.event());
+  const double n = double(operands[0].shape()[size_t(dimension)]);
+  const double cost = double(operands[0].size()) * std::max(1.0, std::log2(std::max(n, 1.0)));
+  auto task = [operands, outs, dimension, num_keys]() {
+    const EventPtr& ev = outs[0].event();
+    for (const Array& x : operands) {
+      if (x.event()->has_error()) {
+        ev->set_error(x.event()->error());
+        return;
+      }
+    }
+    try {
+      cpu::sort(operands, dimension, num_keys, outs);
+      ev->set_ready();
+    } catch (...) {
+      ev->set_error(std::current_exception());
+    }
+  };
+  device(dev).submit(std::move(deps), std::move(task), cost < kInlineCost);
+  return outs;
+}
+
+Array cumulative(CumulativeOp op, const Array& x, int64_t axis, bool reverse) {
+  infer::cumulative(op, type_of(x), &axis);
+  return launch({x}, x.shape(), x.dtype(), x.device(), double(x.size()),
+                [op, x, axis, reverse](const Array& out) {
+                  cpu::cumulative(op, x, axis, reverse, out);
                 });
 }
 

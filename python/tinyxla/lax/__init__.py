@@ -18,6 +18,10 @@ from tinyxla._src.lax.parallel import (  # noqa: F401
     all_gather, all_gather_p, all_to_all, all_to_all_p, axis_index, axis_index_p, axis_size,
     pmax, pmax_p, pmean, pmin, pmin_p, ppermute, ppermute_p, pshuffle, psum, psum_p,
     psum_scatter, reduce_scatter_p)
+from tinyxla._src.lax.cumulative import (  # noqa: F401
+    cumlogsumexp, cumlogsumexp_p, cummax, cummax_p, cummin, cummin_p, cumprod, cumprod_p, cumsum,
+    cumsum_p)
+from tinyxla._src.lax.sorting import sort, sort_key_val, sort_p, top_k  # noqa: F401
 from tinyxla._src.lax.slicing import (  # noqa: F401
     GatherDimensionNumbers, GatherScatterMode, ScatterDimensionNumbers, dynamic_index_in_dim,
     dynamic_slice, dynamic_slice_in_dim, dynamic_slice_p, dynamic_update_index_in_dim,

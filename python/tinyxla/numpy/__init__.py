@@ -23,7 +23,13 @@ from tinyxla._src.numpy.scalar_types import (
     bfloat16, bool_, cdouble, complex64, complex128, complex_, csingle, double, float16,
     float32, float64, float_, int8, int16, int32, int64, int_, single, uint, uint8, uint16,
     uint32, uint64)
+from tinyxla._src.numpy.cumulative import (
+    cumprod, cumsum, cumulative_prod, cumulative_sum, diff, ediff1d, nancumprod, nancumsum,
+    trapezoid)
 from tinyxla._src.numpy.indexing import take, take_along_axis
+from tinyxla._src.numpy.sorting import (
+    argpartition, argsort, digitize, lexsort, median, nanmedian, nanpercentile, nanquantile,
+    partition, percentile, quantile, searchsorted, sort, unique)
 from tinyxla._src.numpy.selection import argwhere, flatnonzero, nonzero, where
 from tinyxla._src.numpy.shape import (
     atleast_1d, atleast_2d, atleast_3d, broadcast_arrays, broadcast_shapes, broadcast_to,

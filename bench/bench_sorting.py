@@ -1,0 +1,82 @@
+"""Sorting figures: sort and argsort of 1e6 float32, sort of 1000 rows of 1000, and cumsum
+of 1e6 float32, eager and jitted, against numpy and JAX in one run.
+
+    python bench/bench_sorting.py [--quick]
+
+Each figure is the median of repeats of a loop calibrated to at least 0.2 s (0.05 s with
+--quick) after warm-up; results are waited for inside the loop. jax columns need jax
+installed. Measured, not asserted.
+"""
+import argparse
+import statistics
+import time
+
+import numpy as np
+
+from run import calibrate  # bench/ is on sys.path when run as a script
+
+
+def timeit(fn, quick):
+    """Median seconds per call of ``fn``."""
+    fn()
+    n = calibrate(fn, 0.05 if quick else 0.2)
+    times = []
+    for _ in range(3 if quick else 7):
+        t0 = time.perf_counter()
+        for _ in range(n):
+            fn()
+        times.append((time.perf_counter() - t0) / n)
+    return statistics.median(times)
+
+
+_rng = np.random.RandomState(0)
+FLAT = _rng.randn(1_000_000).astype(np.float32)
+ROWS = _rng.randn(1000, 1000).astype(np.float32)
+
+
+def figures(jax, jnp, quick):
+    x, r = jnp.asarray(FLAT), jnp.asarray(ROWS)
+    jsort = jax.jit(jnp.sort)
+    rows = jax.jit(lambda r: jnp.sort(r, axis=1))
+    return {
+        "sort 1e6 f32 (ms)": timeit(lambda: jnp.sort(x).block_until_ready(), quick) * 1e3,
+        "jit sort 1e6 f32 (ms)": timeit(lambda: jsort(x).block_until_ready(), quick) * 1e3,
+        "argsort 1e6 f32 (ms)": timeit(lambda: jnp.argsort(x).block_until_ready(), quick) * 1e3,
+        "jit sort 1000x1000 rows (ms)": timeit(lambda: rows(r).block_until_ready(), quick) * 1e3,
+        "cumsum 1e6 f32 (ms)": timeit(lambda: jnp.cumsum(x).block_until_ready(), quick) * 1e3,
+    }
+
+
+def numpy_figures(quick):
+    return {
+        "sort 1e6 f32 (ms)": timeit(lambda: np.sort(FLAT), quick) * 1e3,
+        "jit sort 1e6 f32 (ms)": timeit(lambda: np.sort(FLAT), quick) * 1e3,
+        "argsort 1e6 f32 (ms)": timeit(lambda: np.argsort(FLAT, kind="stable"), quick) * 1e3,
+        "jit sort 1000x1000 rows (ms)": timeit(lambda: np.sort(ROWS, axis=1), quick) * 1e3,
+        "cumsum 1e6 f32 (ms)": timeit(lambda: np.cumsum(FLAT), quick) * 1e3,
+    }
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--quick", action="store_true")
+    quick = parser.parse_args().quick
+    import tinyxla
+    import tinyxla.numpy as tnp
+    ours = figures(tinyxla, tnp, quick)
+    nps = numpy_figures(quick)
+    try:
+        import jax
+        import jax.numpy as jnp
+        theirs = figures(jax, jnp, quick)
+    except ImportError:
+        theirs = {}
+    print(f"{'figure':30} {'tinyxla':>9} {'numpy':>9} {'jax':>9} {'np/tx':>6} {'jax/tx':>7}")
+    for name, t in ours.items():
+        n, j = nps[name], theirs.get(name)
+        print(f"{name:30} {t:9.2f} {n:9.2f} " +
+              (f"{j:9.2f} {n / t:6.2f} {j / t:7.2f}" if j else f"{'-':>9} {n / t:6.2f} {'-':>7}"))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,224 @@
+// lax.sort: operands sorted together along one dimension by their first `num_keys` operands
+// (lexicographically), stably. Floats order as JAX's total order for sorting: -0.0 and 0.0
+// compare equal (stability keeps their order), every NaN is equal to every other and last.
+// Complex values order by real part, then imaginary part, each as a float.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <numeric>
+#include <type_traits>
+
+#include "../runtime/thread_pool.h"
+#include "kernels.h"
+#include "tinyxla/error.h"
+
+namespace tinyxla::cpu {
+namespace {
+
+template <typename F>
+bool float_less(F a, F b) {
+  return !std::isnan(a) && (std::isnan(b) || a < b);
+}
+
+template <typename T>
+bool key_less(const T& a, const T& b) {
+  if constexpr (std::is_same_v<T, half> || std::is_same_v<T, bfloat16>) {
+    return float_less(to_float(a), to_float(b));
+  } else if constexpr (std::is_same_v<T, complex64> || std::is_same_v<T, complex128>) {
+    if (float_less(a.real(), b.real())) return true;
+    if (float_less(b.real(), a.real())) return false;
+    return float_less(a.imag(), b.imag());
+  } else if constexpr (std::is_floating_point_v<T>) {
+    return float_less(a, b);
+  } else {
+    return a < b;
+  }
+}
+
+// Three-way comparison of elements i and j of one key row (dense, stride `inner`).
+using KeyCompare = int (*)(const char* row, int64_t inner, int64_t i, int64_t j);
+
+template <typename T>
+int compare_key(const char* row, int64_t inner, int64_t i, int64_t j) {
+  const T* p = reinterpret_cast<const T*>(row);
+  const T& a = p[i * inner];
+  const T& b = p[j * inner];
+  return key_less(a, b) ? -1 : key_less(b, a) ? 1 : 0;
+}
+
+KeyCompare key_compare(DType t) {
+  return visit_dtype(t, [](auto zero) -> KeyCompare { return &compare_key<decltype(zero)>; });
+}
+
+// out[k] = in[perm[k]] along a row of stride `inner`, for elements of `size` bytes.
+void permute_row(const char* in, char* out, size_t size, int64_t inner,
+                 const std::vector<int64_t>& perm) {
+  const int64_t step = inner * int64_t(size);
+  for (size_t k = 0; k < perm.size(); ++k)
+    std::memcpy(out + int64_t(k) * step, in + perm[k] * step, size);
+}
+
+// Radix keys: unsigned integers whose order is key_less's (floats: -0.0 and 0.0 one key,
+// every NaN one key above +inf), so a stable LSD radix sort by key sorts stably.
+template <typename T>
+auto radix_key(T v) {
+  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+    using K = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
+    constexpr K sign = K(1) << (sizeof(K) * 8 - 1);
+    if (std::isnan(v)) return ~K(0);
+    if (v == 0) return sign;
+    K u;
+    std::memcpy(&u, &v, sizeof(K));
+    return (u & sign) ? K(~u) : K(u | sign);
+  } else if constexpr (std::is_signed_v<T>) {
+    using K = std::make_unsigned_t<T>;
+    return K(K(v) ^ (K(1) << (sizeof(K) * 8 - 1)));
+  } else {
+    return v;
+  }
+}
+
+template <typename T>
+constexpr bool has_radix_key_v =
+    std::is_same_v<T, float> || std::is_same_v<T, double> ||
+    (std::is_integral_v<T> && !std::is_same_v<T, bool> && sizeof(T) >= 2);
+
+// Stable LSD radix sort of `n` elements by key_of(element) (an unsigned integer), one
+// byte a pass; passes whose byte is the same for every element are skipped. `tmp` holds n
+// elements of scratch.
+template <typename E, typename KeyOf>
+void radix_sort(E* v, E* tmp, int64_t n, KeyOf key_of) {
+  using K = decltype(key_of(*v));
+  constexpr int kPasses = int(sizeof(K));
+  std::vector<int64_t> counts(size_t(kPasses) * 256, 0);
+  for (int64_t i = 0; i < n; ++i) {
+    const K k = key_of(v[i]);
+    for (int p = 0; p < kPasses; ++p) ++counts[size_t(p * 256 + int((k >> (8 * p)) & 0xff))];
+  }
+  E* src = v;
+  E* dst = tmp;
+  for (int p = 0; p < kPasses; ++p) {
+    int64_t* c = &counts[size_t(p * 256)];
+    if (*std::max_element(c, c + 256) == n) continue;  // one bucket: order unchanged
+    int64_t sum = 0;
+    for (int b = 0; b < 256; ++b) {
+      const int64_t t = c[b];
+      c[b] = sum;
+      sum += t;
+    }
+    for (int64_t i = 0; i < n; ++i) dst[c[int((key_of(src[i]) >> (8 * p)) & 0xff)]++] = src[i];
+    std::swap(src, dst);
+  }
+  if (src != v) std::copy(src, src + n, v);
+}
+
+// The stable order of one key row (stride `inner`) by radix: perm[k] = source index.
+template <typename T>
+void radix_order(const T* row, int64_t inner, int64_t n, std::vector<int64_t>& perm) {
+  using K = decltype(radix_key(T{}));
+  struct Item {
+    K key;
+    int64_t index;
+  };
+  std::vector<Item> items(static_cast<size_t>(n)), tmp(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) items[size_t(i)] = {radix_key(row[i * inner]), i};
+  radix_sort(items.data(), tmp.data(), n, [](const Item& it) { return it.key; });
+  for (int64_t i = 0; i < n; ++i) perm[size_t(i)] = items[size_t(i)].index;
+}
+
+// A row's stable order by one key of dtype `t` via radix, when that dtype has radix keys.
+bool radix_order_of(DType t, const char* row, int64_t inner, int64_t n,
+                    std::vector<int64_t>& perm) {
+  return visit_dtype(t, [&](auto zero) {
+    using T = decltype(zero);
+    if constexpr (has_radix_key_v<T>) {
+      radix_order(reinterpret_cast<const T*>(row), inner, n, perm);
+      return true;
+    } else {
+      return false;
+    }
+  });
+}
+
+// One operand, one key, rows contiguous: sort the values themselves.
+template <typename T>
+void sort_values(const Array& x, const Array& out, int64_t rows, int64_t n) {
+  const T* in = reinterpret_cast<const T*>(x.data());
+  T* o = reinterpret_cast<T*>(out.mutable_data());
+  parallel_for(rows, std::max<int64_t>(1, (1 << 16) / std::max<int64_t>(n, 1)),
+               [&](int64_t b, int64_t e) {
+                 std::vector<T> tmp;
+                 for (int64_t r = b; r < e; ++r) {
+                   std::copy(in + r * n, in + (r + 1) * n, o + r * n);
+                   if constexpr (has_radix_key_v<T>) {
+                     if (n >= 256) {
+                       tmp.resize(size_t(n));
+                       radix_sort(o + r * n, tmp.data(), n, [](T v) { return radix_key(v); });
+                       continue;
+                     }
+                   }
+                   std::stable_sort(o + r * n, o + (r + 1) * n, key_less<T>);
+                 }
+               });
+}
+
+}  // namespace
+
+void sort(const std::vector<Array>& operands, int64_t dimension, int num_keys,
+          const std::vector<Array>& outs) {
+  const Array& first = outs[0];
+  if (first.size() == 0) return;
+  // Dense operands: each row then is (outer, inner) with elements `inner` apart.
+  std::vector<Array> xs;
+  xs.reserve(operands.size());
+  for (const Array& x : operands) {
+    if (x.is_contiguous()) {
+      xs.push_back(x);
+    } else {
+      Array dense(x.shape(), x.dtype(), x.device(), Event::ready());
+      copy(x, dense);
+      xs.push_back(std::move(dense));
+    }
+  }
+  const Shape& shape = first.shape();
+  const int64_t n = shape[size_t(dimension)];
+  int64_t inner = 1;
+  for (size_t d = size_t(dimension) + 1; d < shape.size(); ++d) inner *= shape[d];
+  const int64_t rows = first.size() / n;
+  if (xs.size() == 1 && inner == 1) {
+    visit_dtype(xs[0].dtype(), [&](auto zero) {
+      sort_values<decltype(zero)>(xs[0], outs[0], rows, n);
+    });
+    return;
+  }
+  std::vector<KeyCompare> compares;
+  for (int k = 0; k < num_keys; ++k) compares.push_back(key_compare(xs[size_t(k)].dtype()));
+  parallel_for(rows, std::max<int64_t>(1, (1 << 14) / n), [&](int64_t b, int64_t e) {
+    std::vector<int64_t> perm(static_cast<size_t>(n));
+    std::vector<const char*> keys(static_cast<size_t>(num_keys));
+    for (int64_t r = b; r < e; ++r) {
+      const int64_t start = (r / inner) * n * inner + r % inner;  // element offset of the row
+      for (int k = 0; k < num_keys; ++k)
+        keys[size_t(k)] = xs[size_t(k)].data() + start * int64_t(itemsize(xs[size_t(k)].dtype()));
+      const bool by_radix =
+          num_keys == 1 && n >= 256 && radix_order_of(xs[0].dtype(), keys[0], inner, n, perm);
+      if (!by_radix) {
+        std::iota(perm.begin(), perm.end(), 0);
+        std::stable_sort(perm.begin(), perm.end(), [&](int64_t i, int64_t j) {
+        for (int k = 0; k < num_keys; ++k) {
+          const int c = compares[size_t(k)](keys[size_t(k)], inner, i, j);
+          if (c) return c < 0;
+        }
+        return false;
+        });
+      }
+      for (size_t o = 0; o < xs.size(); ++o) {
+        const size_t size = itemsize(xs[o].dtype());
+        const int64_t off = start * int64_t(size);
+        permute_row(xs[o].data() + off, outs[o].mutable_data() + off, size, inner, perm);
+      }
+    }
+  });
+}
+
+}  // namespace tinyxla::cpu
