@@ -10,9 +10,7 @@ Where it differs from JAX: typed keys are ``PRNGKeyArray`` pytrees rather than a
 extended dtype (see ``prng.py``). ``normal`` evaluates XLA's float32 erf_inv polynomial but
 tinyxla's ``log1p``, so about 5% of float32 samples differ from JAX's in the last bit or two;
 float64 ``normal`` uses tinyxla's ``erf_inv``. Samplers built on ``log``, ``log1p``, ``tan``
-or ``erf`` match to the accuracy of those functions. Sorting (``permutation``, ``choice``
-without replacement, ``categorical`` without replacement) runs a bitonic network in lax
-ops, O(n log^2 n), until lax has a sort. Missing: ``gumbel(mode='highest')`` and the
+or ``erf`` match to the accuracy of those functions. Missing: ``gumbel(mode='highest')`` and the
 samplers that need loops or linear algebra (``gamma``, ``beta``, ``dirichlet``,
 ``poisson``, ``binomial``, ``t``, ``chisquare``, ``f``, ``multivariate_normal``,
 ``orthogonal``, ``ball``).
@@ -30,7 +28,7 @@ from tinyxla._src.api import jit
 from tinyxla._src.array import Array
 from tinyxla._src.core import Tracer
 from tinyxla._src.numpy.promotion import broadcast_shapes
-from tinyxla._src.lax import lax, slicing
+from tinyxla._src.lax import cumulative, lax, slicing, sorting
 from tinyxla._src.prng import PRNGKeyArray, UINT_DTYPES
 from tinyxla import numpy as jnp
 
@@ -520,47 +518,14 @@ def categorical(key: Any, logits: Any, axis: int = -1, shape: Shape | None = Non
 
 
 def _stable_argsort(keys: Any, descending: bool = False) -> Any:
-    """The int32 permutation that stably sorts ``keys`` along their last axis (ascending, or
-    descending as ``lax.top_k`` orders): a bitonic network over (key, position) pairs, which
-    orders like XLA's stable sort and top_k (ties keep the lower position first; NaN keys
-    are not ordered). lax has no sort primitive yet; the network costs O(n log^2 n)
-    compare-exchanges."""
-    *batch, n = keys.shape
-    m = 1 << max(0, (n - 1).bit_length())
-    pos = lax.broadcasted_iota(np.int32, (*batch, m), len(batch))
-    if m != n:  # padding sorts last: the last key in the order, then positions past n
-        if dtypes.issubdtype(keys.dtype, np.floating):
-            pad = -np.inf if descending else np.inf
-        else:
-            info = dtypes.iinfo(keys.dtype)
-            pad = info.min if descending else info.max
-        keys = lax.pad(keys, np.array(pad, keys.dtype), [(0, 0, 0)] * len(batch) + [(0, m - n, 0)])
-    before = lax.gt if descending else lax.lt
-    k = 2
-    while k <= m:
-        j = k // 2
-        while j >= 1:
-            rows = m // (2 * j)
-            shape = (*batch, rows, 2, j)
-            keys, pos = lax.reshape(keys, shape), lax.reshape(pos, shape)
-            ka, kb = keys[..., 0, :], keys[..., 1, :]
-            pa, pb = pos[..., 0, :], pos[..., 1, :]
-            tie_b_first = lax.bitwise_and(lax.eq(kb, ka), lax.lt(pb, pa))
-            b_first = lax.bitwise_or(before(kb, ka), tie_b_first)
-            # Rows whose first element has bit k clear sort ascending, the others descending.
-            ascending = (np.arange(rows) * 2 * j) & k == 0
-            asc = lax.broadcast_in_dim(jnp.asarray(ascending), (*batch, rows, j), (len(batch),))
-            swap = lax.select(asc, b_first, lax.bitwise_not(b_first))
-            keys = lax.concatenate([lax.expand_dims(lax.select(swap, kb, ka), (len(batch) + 1,)),
-                                    lax.expand_dims(lax.select(swap, ka, kb), (len(batch) + 1,))],
-                                   len(batch) + 1)
-            pos = lax.concatenate([lax.expand_dims(lax.select(swap, pb, pa), (len(batch) + 1,)),
-                                   lax.expand_dims(lax.select(swap, pa, pb), (len(batch) + 1,))],
-                                  len(batch) + 1)
-            keys, pos = lax.reshape(keys, (*batch, m)), lax.reshape(pos, (*batch, m))
-            j //= 2
-        k *= 2
-    return lax.slice(pos, (0,) * (len(batch) + 1), (*batch, n))
+    """The int32 permutation that stably sorts ``keys`` along their last axis: ascending as
+    XLA's stable sort orders, or descending as ``lax.top_k`` does (ties keep the lower
+    position first)."""
+    n = keys.shape[-1]
+    if descending:
+        return sorting.top_k(keys, n)[1]
+    pos = lax.broadcasted_iota(np.int32, keys.shape, keys.ndim - 1)
+    return sorting.sort((keys, pos), dimension=keys.ndim - 1, is_stable=True, num_keys=1)[1]
 
 
 def _take_first_axis(x: Any, ind: Any) -> Any:
@@ -640,40 +605,12 @@ def permutation(key: Any, x: Any, axis: int = 0, independent: bool = False) -> A
     return _take(x, ind, axis)
 
 
-def _cumsum(x: Any) -> Any:
-    """Inclusive prefix sums of a vector in log2(n) shifted adds (Hillis-Steele). XLA's
-    summation order differs, so the last bits may too."""
-    n = x.shape[0]
-    d = 1
-    while d < n:
-        shifted = lax.pad(lax.slice(x, (0,), (n - d,)), lax._zeros(lax.full((), 0, x.dtype)),
-                          [(d, 0, 0)])
-        x = lax.add(x, shifted)
-        d *= 2
-    return x
-
-
-def _searchsorted_left(sorted_arr: Any, query: Any) -> Any:
-    """For each query, the first index i with ``query <= sorted_arr[i]`` (JAX's
-    ``searchsorted(side='left')``, by bisection as its default 'scan' method)."""
-    n = sorted_arr.shape[0]
-    low = lax.full(query.shape, 0, np.int32)
-    high = lax.full(query.shape, n, np.int32)
-    for _ in range(int(np.ceil(np.log2(n + 1)))):
-        mid = lax.div(lax.add(low, high), np.int32(2))
-        flat_mid = lax.reshape(lax.min(mid, np.int32(n - 1)), (int(np.prod(query.shape)),))
-        at_mid = lax.reshape(_take_first_axis(sorted_arr, flat_mid), query.shape)
-        go_left = lax.le(query, at_mid)
-        low, high = lax.select(go_left, low, mid), lax.select(go_left, mid, high)
-    return high
-
-
 def _choice_p(data: Any, p: Any, shape: tuple[int, ...], partitionable: bool) -> Any:
-    p_cuml = _cumsum(p)
+    p_cuml = cumulative.cumsum(p)
     total = lax.reshape(lax.slice(p_cuml, (p.shape[0] - 1,), (p.shape[0],)), ())
     u = _uniform(data, 0., 1., shape, p.dtype, partitionable)
     r = lax.mul(total, lax.sub(p.dtype.type(1), u))
-    return lax.convert_element_type(_searchsorted_left(p_cuml, r), dtypes.default_int_dtype())
+    return lax.convert_element_type(jnp.searchsorted(p_cuml, r), dtypes.default_int_dtype())
 
 
 _choice_p_jit = jit(_choice_p, static_argnums=(2, 3))
