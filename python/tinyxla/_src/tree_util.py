@@ -17,6 +17,9 @@ class _NodeType(NamedTuple):
 
 
 _registry: dict[type, _NodeType] = {}
+# _node_type's answer per type (flattening is on every jit call's path); registering a
+# node type clears it.
+_type_nodes: dict[type, tuple[type, _NodeType] | None] = {}
 
 
 def register_pytree_node(nodetype: type, flatten_func: Callable, unflatten_func: Callable) -> None:
@@ -24,6 +27,7 @@ def register_pytree_node(nodetype: type, flatten_func: Callable, unflatten_func:
     if nodetype in _registry:
         raise ValueError(f"Duplicate custom PyTreeDef type registration for {nodetype}.")
     _registry[nodetype] = _NodeType(flatten_func, unflatten_func)
+    _type_nodes.clear()
 
 
 def register_pytree_node_class(cls: type) -> type:
@@ -71,12 +75,19 @@ register_pytree_node(collections.defaultdict,
 
 def _node_type(x: Any) -> tuple[type, _NodeType] | None:
     t = type(x)
+    try:
+        return _type_nodes[t]
+    except KeyError:
+        pass
     node = _registry.get(t)
     if node is not None:
-        return t, node
-    if isinstance(x, tuple) and hasattr(t, "_fields"):  # namedtuple
-        return t, _NodeType(lambda n: (tuple(n), None), lambda _, c, t=t: t(*c))
-    return None
+        found = t, node
+    elif issubclass(t, tuple) and hasattr(t, "_fields"):  # namedtuple
+        found = t, _NodeType(lambda n: (tuple(n), None), lambda _, c, t=t: t(*c))
+    else:
+        found = None
+    _type_nodes[t] = found
+    return found
 
 
 class PyTreeDef:
@@ -167,7 +178,8 @@ class PyTreeDef:
 def _node_for(t: type) -> _NodeType:
     node = _registry.get(t)
     if node is None:  # namedtuple
-        return _NodeType(lambda n: (tuple(n), None), lambda _, c: t(*c))
+        found = _type_nodes.get(t)
+        return found[1] if found else _NodeType(lambda n: (tuple(n), None), lambda _, c: t(*c))
     return node
 
 
@@ -183,7 +195,7 @@ def _flatten(tree, is_leaf, leaves) -> PyTreeDef:
         leaves.append(tree)
         return _LEAF
     children, aux = nt[1].flatten(tree)
-    return PyTreeDef(nt[0], aux, tuple(_flatten(c, is_leaf, leaves) for c in children))
+    return PyTreeDef(nt[0], aux, tuple([_flatten(c, is_leaf, leaves) for c in children]))
 
 
 def tree_flatten(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> tuple[list[Any], PyTreeDef]:
