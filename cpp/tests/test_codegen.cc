@@ -14,21 +14,13 @@
 
 #include "tinyxla/compiler.h"
 #include "tinyxla/graph.h"
+#include "test_harness.h"
 #include "tinyxla/tinyxla.h"
 
 using namespace tinyxla;
+using namespace tinyxla::testing;
 
 namespace {
-
-struct Failure {
-  std::string msg;
-};
-
-#define CHECK(cond)                                                                    \
-  do {                                                                                 \
-    if (!(cond)) throw Failure{std::string(__FILE__) + ":" + std::to_string(__LINE__) + \
-                               ": CHECK(" #cond ") failed"};                           \
-  } while (0)
 
 Array random_f32(const Shape& shape, unsigned seed) {
   std::mt19937 rng(seed);
@@ -184,10 +176,6 @@ int main() {
     std::printf("codegen: no C compiler, skipped\n");
     return 0;
   }
-  struct Test {
-    const char* name;
-    std::function<void()> fn;
-  };
   const std::vector<Test> tests = {
       {"chain_small_and_parallel", test_chain_small_and_parallel},
       {"broadcasts_ints_and_bools", test_broadcasts_ints_and_bools},
@@ -196,20 +184,7 @@ int main() {
       {"mode_off_and_missing_compiler", test_mode_off_and_missing_compiler},
       {"auto_mode_builds_on_second_run", test_auto_mode_builds_on_second_run},
   };
-  int failed = 0;
-  for (const Test& t : tests) {
-    try {
-      t.fn();
-      std::printf("ok   %s\n", t.name);
-    } catch (const Failure& f) {
-      ++failed;
-      std::printf("FAIL %s: %s\n", t.name, f.msg.c_str());
-    } catch (const std::exception& e) {
-      ++failed;
-      std::printf("FAIL %s: exception %s\n", t.name, e.what());
-    }
-  }
+  const int status = run_tests("codegen", tests);
   std::system((std::string("rm -rf ") + dir).c_str());
-  std::printf("codegen: %zu tests, %d failed\n", tests.size(), failed);
-  return failed ? 1 : 0;
+  return status;
 }

@@ -9,50 +9,13 @@
 
 #include "tinyxla/compiler.h"
 #include "tinyxla/graph.h"
+#include "test_harness.h"
 #include "tinyxla/tinyxla.h"
 
 using namespace tinyxla;
+using namespace tinyxla::testing;
 
 namespace {
-
-struct Failure {
-  std::string msg;
-};
-
-#define CHECK(cond)                                                                    \
-  do {                                                                                 \
-    if (!(cond)) throw Failure{std::string(__FILE__) + ":" + std::to_string(__LINE__) + \
-                               ": CHECK(" #cond ") failed"};                           \
-  } while (0)
-
-#define CHECK_THROWS(stmt, text)                                                       \
-  do {                                                                                 \
-    bool thrown_ = false;                                                              \
-    try {                                                                              \
-      stmt;                                                                            \
-    } catch (const Error& e_) {                                                        \
-      thrown_ = true;                                                                  \
-      if (std::string(e_.what()).find(text) == std::string::npos)                      \
-        throw Failure{std::string(__FILE__) + ":" + std::to_string(__LINE__) +         \
-                      ": wrong error: " + e_.what()};                                  \
-    }                                                                                  \
-    if (!thrown_)                                                                      \
-      throw Failure{std::string(__FILE__) + ":" + std::to_string(__LINE__) + ": " #stmt \
-                    " did not throw"};                                                 \
-  } while (0)
-
-template <typename T>
-Array from(const std::vector<T>& v, const Shape& shape, DType dtype) {
-  return Array::from_host(v.data(), shape, dtype, 0);
-}
-
-template <typename T>
-std::vector<T> host(const Array& a) {
-  a.wait();
-  std::vector<T> v(size_t(a.size()));
-  a.copy_to_host(v.data());
-  return v;
-}
 
 std::vector<float> iota_f32(int64_t n) {
   std::vector<float> v(static_cast<size_t>(n));
@@ -174,10 +137,6 @@ void test_jitted_updates_reuse_a_dead_buffer() {
 }  // namespace
 
 int main() {
-  struct Test {
-    const char* name;
-    std::function<void()> fn;
-  };
   const std::vector<Test> tests = {
       {"gather_rows_clip_and_fill", test_gather_rows_clip_and_fill},
       {"gather_of_a_strided_view_with_wide_indices", test_gather_of_a_strided_view_with_wide_indices},
@@ -187,22 +146,5 @@ int main() {
       {"graph_text_round_trip", test_graph_text_round_trip},
       {"jitted_updates_reuse_a_dead_buffer", test_jitted_updates_reuse_a_dead_buffer},
   };
-  int passed = 0, failed = 0;
-  for (const Test& t : tests) {
-    auto start = std::chrono::steady_clock::now();
-    try {
-      t.fn();
-      ++passed;
-      double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-      std::printf("ok   %s (%.0f ms)\n", t.name, ms);
-    } catch (const Failure& f) {
-      ++failed;
-      std::printf("FAIL %s: %s\n", t.name, f.msg.c_str());
-    } catch (const std::exception& e) {
-      ++failed;
-      std::printf("FAIL %s: exception %s\n", t.name, e.what());
-    }
-  }
-  std::printf("gather_scatter: %d passed, %d failed\n", passed, failed);
-  return failed ? 1 : 0;
+  return run_tests("gather_scatter", tests);
 }

@@ -12,37 +12,13 @@
 
 #include "tinyxla/compiler.h"
 #include "tinyxla/graph.h"
+#include "test_harness.h"
 #include "tinyxla/tinyxla.h"
 
 using namespace tinyxla;
+using namespace tinyxla::testing;
 
 namespace {
-
-struct Failure {
-  std::string msg;
-};
-
-#define CHECK(cond)                                                                    \
-  do {                                                                                 \
-    if (!(cond)) throw Failure{std::string(__FILE__) + ":" + std::to_string(__LINE__) + \
-                               ": CHECK(" #cond ") failed"};                           \
-  } while (0)
-
-#define CHECK_THROWS(stmt, text)                                                              \
-  do {                                                                                        \
-    bool thrown_ = false;                                                                     \
-    try {                                                                                     \
-      stmt;                                                                                   \
-    } catch (const Error& e_) {                                                               \
-      thrown_ = true;                                                                         \
-      if (std::string(e_.what()).find(text) == std::string::npos)                             \
-        throw Failure{std::string(__FILE__) + ":" + std::to_string(__LINE__) +                \
-                      ": wrong error: " + e_.what()};                                         \
-    }                                                                                         \
-    if (!thrown_)                                                                             \
-      throw Failure{std::string(__FILE__) + ":" + std::to_string(__LINE__) + ": " #stmt       \
-                    " did not throw"};                                                        \
-  } while (0)
 
 Array random_f32(const Shape& shape, unsigned seed, float lo = -2, float hi = 2) {
   std::mt19937 rng(seed);
@@ -50,13 +26,6 @@ Array random_f32(const Shape& shape, unsigned seed, float lo = -2, float hi = 2)
   std::vector<float> v(size_t(num_elements(shape)));
   for (float& x : v) x = dist(rng);
   return Array::from_host(v.data(), shape, DType::F32, 0);
-}
-
-template <typename T>
-std::vector<T> host(const Array& a) {
-  std::vector<T> v(size_t(a.size()));
-  a.copy_to_host(v.data());
-  return v;
 }
 
 // Values of two arrays as doubles (any real dtype).
@@ -743,10 +712,6 @@ void test_empty_arrays() {
 }  // namespace
 
 int main() {
-  struct Test {
-    const char* name;
-    std::function<void()> fn;
-  };
   const std::vector<Test> tests = {
       {"builder_validates_like_eager", test_builder_validates_like_eager},
       {"text_round_trip", test_text_round_trip},
@@ -765,22 +730,5 @@ int main() {
       {"fused_bodies_from_text", test_fused_bodies_from_text},
       {"random_graphs", test_random_graphs},
   };
-  int passed = 0, failed = 0;
-  for (const Test& t : tests) {
-    auto start = std::chrono::steady_clock::now();
-    try {
-      t.fn();
-      ++passed;
-      double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-      std::printf("ok   %s (%.0f ms)\n", t.name, ms);
-    } catch (const Failure& f) {
-      ++failed;
-      std::printf("FAIL %s: %s\n", t.name, f.msg.c_str());
-    } catch (const std::exception& e) {
-      ++failed;
-      std::printf("FAIL %s: exception %s\n", t.name, e.what());
-    }
-  }
-  std::printf("graph: %d passed, %d failed\n", passed, failed);
-  return failed ? 1 : 0;
+  return run_tests("graph", tests);
 }

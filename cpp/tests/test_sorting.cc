@@ -12,50 +12,13 @@
 
 #include "tinyxla/compiler.h"
 #include "tinyxla/graph.h"
+#include "test_harness.h"
 #include "tinyxla/tinyxla.h"
 
 using namespace tinyxla;
+using namespace tinyxla::testing;
 
 namespace {
-
-struct Failure {
-  std::string msg;
-};
-
-#define CHECK(cond)                                                                    \
-  do {                                                                                 \
-    if (!(cond)) throw Failure{std::string(__FILE__) + ":" + std::to_string(__LINE__) + \
-                               ": CHECK(" #cond ") failed"};                           \
-  } while (0)
-
-#define CHECK_THROWS(stmt, text)                                                       \
-  do {                                                                                 \
-    bool thrown_ = false;                                                              \
-    try {                                                                              \
-      stmt;                                                                            \
-    } catch (const Error& e_) {                                                        \
-      thrown_ = true;                                                                  \
-      if (std::string(e_.what()).find(text) == std::string::npos)                      \
-        throw Failure{std::string(__FILE__) + ":" + std::to_string(__LINE__) +         \
-                      ": wrong error: " + e_.what()};                                  \
-    }                                                                                  \
-    if (!thrown_)                                                                      \
-      throw Failure{std::string(__FILE__) + ":" + std::to_string(__LINE__) + ": " #stmt \
-                    " did not throw"};                                                 \
-  } while (0)
-
-template <typename T>
-Array from(const std::vector<T>& v, const Shape& shape, DType dtype) {
-  return Array::from_host(v.data(), shape, dtype, 0);
-}
-
-template <typename T>
-std::vector<T> host(const Array& a) {
-  a.wait();
-  std::vector<T> v(size_t(a.size()));
-  a.copy_to_host(v.data());
-  return v;
-}
 
 // Stable index sort along a row by NaN-last keys, as the kernel must order.
 std::vector<int64_t> stable_order(const std::vector<float>& keys) {
@@ -186,10 +149,6 @@ void test_cumulative_graph_text_round_trip_and_run() {
 }  // namespace
 
 int main() {
-  struct Test {
-    const char* name;
-    std::function<void()> fn;
-  };
   const std::vector<Test> tests = {
       {"sort_one_operand_nan_last_and_zero_order", test_sort_one_operand_nan_last_and_zero_order},
       {"sort_columns_of_several_operands", test_sort_columns_of_several_operands},
@@ -199,22 +158,5 @@ int main() {
       {"cumulative_ops_and_reverse", test_cumulative_ops_and_reverse},
       {"cumulative_graph_text_round_trip_and_run", test_cumulative_graph_text_round_trip_and_run},
   };
-  int passed = 0, failed = 0;
-  for (const Test& t : tests) {
-    auto start = std::chrono::steady_clock::now();
-    try {
-      t.fn();
-      ++passed;
-      double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-      std::printf("ok   %s (%.0f ms)\n", t.name, ms);
-    } catch (const Failure& f) {
-      ++failed;
-      std::printf("FAIL %s: %s\n", t.name, f.msg.c_str());
-    } catch (const std::exception& e) {
-      ++failed;
-      std::printf("FAIL %s: exception %s\n", t.name, e.what());
-    }
-  }
-  std::printf("sorting: %d passed, %d failed\n", passed, failed);
-  return failed ? 1 : 0;
+  return run_tests("sorting", tests);
 }
