@@ -9,24 +9,10 @@ Each figure is the median of repeats of a loop calibrated to at least 0.2 s (0.0
 need jax installed. Measured, not asserted.
 """
 import argparse
-import statistics
-import time
 
 import numpy as np
 
-from run import calibrate  # bench/ is on sys.path when run as a script
-
-
-def timeit(fn, quick):
-    """Median seconds per call of ``fn``."""
-    n = calibrate(fn, 0.05 if quick else 0.2)
-    times = []
-    for _ in range(3 if quick else 7):
-        t0 = time.perf_counter()
-        for _ in range(n):
-            fn()
-        times.append((time.perf_counter() - t0) / n)
-    return statistics.median(times)
+from run import median_time  # bench/ is on sys.path when run as a script
 
 
 def figures(jax, jnp, quick):
@@ -43,10 +29,10 @@ def figures(jax, jnp, quick):
     x = jnp.asarray(np.random.RandomState(0).rand(1_000_000).astype(np.float32))
     jf, jg = jax.jit(chain), jax.jit(jax.grad(chain))
     return {
-        "eager grad, 150 ops (ms)": timeit(lambda: g150(x0).block_until_ready(), quick) * 1e3,
-        "jit(f), chain 1e6 f32 (ms)": timeit(lambda: jf(x).block_until_ready(), quick) * 1e3,
-        "jit(grad f), chain 1e6 f32 (ms)": timeit(lambda: jg(x).block_until_ready(),
-                                                  quick) * 1e3,
+        "eager grad, 150 ops (ms)": median_time(lambda: g150(x0).block_until_ready(), quick) * 1e3,
+        "jit(f), chain 1e6 f32 (ms)": median_time(lambda: jf(x).block_until_ready(), quick) * 1e3,
+        "jit(grad f), chain 1e6 f32 (ms)": median_time(lambda: jg(x).block_until_ready(),
+                                                       quick) * 1e3,
     }
 
 

@@ -15,13 +15,11 @@ import argparse
 import atexit
 import os
 import shutil
-import statistics
 import tempfile
-import time
 
 import numpy as np
 
-from run import calibrate  # bench/ is on sys.path when run as a script
+from run import interleaved_medians  # bench/ is on sys.path when run as a script
 
 
 def chain(jnp):
@@ -59,8 +57,6 @@ def main():
              ("chain 1e7", chain, rng.rand(10_000_000).astype(np.float32)),
              ("norm (1000,10)", norm, rng.rand(1000, 10).astype(np.float32)),
              ("norm (1e6,16)", norm, rng.rand(1_000_000, 16).astype(np.float32))]
-    budget = 0.05 if args.quick else 0.2
-    repeats = 3 if args.quick else 7
     print(f"{'case':16} {'base ms':>9} {'upper ms':>9} {'jax ms':>9} {'base/upper':>11} "
           f"{'jax/upper':>10}  upper tier")
     for name, make, host in cases:
@@ -74,17 +70,7 @@ def main():
             jx = jnp.asarray(host)
             jf = jax.jit(make(jnp))
             fns["jax"] = lambda: jf(jx).block_until_ready()
-        loops, times = {}, {k: [] for k in fns}
-        for k, f in fns.items():
-            f(), f()
-            loops[k] = calibrate(f, budget)
-        for _ in range(repeats):
-            for k, f in fns.items():
-                t0 = time.perf_counter()
-                for _ in range(loops[k]):
-                    f()
-                times[k].append((time.perf_counter() - t0) / loops[k])
-        med = {k: statistics.median(v) * 1e3 for k, v in times.items()}
+        med = {k: t * 1e3 for k, t in interleaved_medians(list(fns.items()), args.quick).items()}
         b, u, j = med["base"], med["upper"], med.get("jax")
         jax_ms = f"{j:9.3f}" if j else f"{'-':>9}"
         jax_ratio = f"{j / u:10.2f}" if j else f"{'-':>10}"

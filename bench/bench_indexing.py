@@ -14,26 +14,12 @@ Each figure is the median of repeats of a loop calibrated to at least 0.2 s (0.0
 need jax installed. Measured, not asserted.
 """
 import argparse
-import statistics
-import time
 
 import numpy as np
 
-from run import calibrate  # bench/ is on sys.path when run as a script
+from run import median_time  # bench/ is on sys.path when run as a script
 
 N = 1_000_000
-
-
-def timeit(fn, quick):
-    """Median seconds per call of ``fn``."""
-    n = calibrate(fn, 0.05 if quick else 0.2)
-    times = []
-    for _ in range(3 if quick else 7):
-        t0 = time.perf_counter()
-        for _ in range(n):
-            fn()
-        times.append((time.perf_counter() - t0) / n)
-    return statistics.median(times)
 
 
 def figures(jax, jnp, quick):
@@ -59,16 +45,16 @@ def figures(jax, jnp, quick):
     take = jax.jit(lambda x, i: x[i])
     add_at = jax.jit(lambda x, i: x.at[i].add(1.0))
     return {
-        "jit x.at[i].set(v), donated (us)": timeit(donated, quick) * 1e6,
-        "jit x.at[i].set(v), copying (us)": timeit(
+        "jit x.at[i].set(v), donated (us)": median_time(donated, quick) * 1e6,
+        "jit x.at[i].set(v), copying (us)": median_time(
             lambda: set_copy(x, 12345, 1.0).block_until_ready(), quick) * 1e6,
-        "jit 10 chained .at[].set (us)": timeit(
+        "jit 10 chained .at[].set (us)": median_time(
             lambda: ten(x, 100).block_until_ready(), quick) * 1e6,
-        "gather 1e6 of 1e6, eager (ms)": timeit(
+        "gather 1e6 of 1e6, eager (ms)": median_time(
             lambda: x[idx].block_until_ready(), quick) * 1e3,
-        "gather 1e6 of 1e6, jit (ms)": timeit(
+        "gather 1e6 of 1e6, jit (ms)": median_time(
             lambda: take(x, idx).block_until_ready(), quick) * 1e3,
-        "scatter-add 1e6 of 1e6, jit (ms)": timeit(
+        "scatter-add 1e6 of 1e6, jit (ms)": median_time(
             lambda: add_at(x, idx).block_until_ready(), quick) * 1e3,
     }
 
@@ -87,10 +73,10 @@ def numpy_figures(quick):
         y[12345] = 1.0
 
     return {
-        "jit x.at[i].set(v), copying (us)": timeit(set_copy, quick) * 1e6,
-        "gather 1e6 of 1e6, eager (ms)": timeit(lambda: x[idx], quick) * 1e3,
-        "gather 1e6 of 1e6, jit (ms)": timeit(lambda: x[idx], quick) * 1e3,
-        "scatter-add 1e6 of 1e6, jit (ms)": timeit(add_at, quick) * 1e3,
+        "jit x.at[i].set(v), copying (us)": median_time(set_copy, quick) * 1e6,
+        "gather 1e6 of 1e6, eager (ms)": median_time(lambda: x[idx], quick) * 1e3,
+        "gather 1e6 of 1e6, jit (ms)": median_time(lambda: x[idx], quick) * 1e3,
+        "scatter-add 1e6 of 1e6, jit (ms)": median_time(add_at, quick) * 1e3,
     }
 
 

@@ -14,19 +14,7 @@ import time
 
 import numpy as np
 
-from run import calibrate  # bench/ is on sys.path when run as a script
-
-
-def timeit(fn, quick):
-    """Median seconds per call of ``fn``."""
-    n = calibrate(fn, 0.05 if quick else 0.2)
-    times = []
-    for _ in range(3 if quick else 7):
-        t0 = time.perf_counter()
-        for _ in range(n):
-            fn()
-        times.append((time.perf_counter() - t0) / n)
-    return statistics.median(times)
+from run import median_time  # bench/ is on sys.path when run as a script
 
 
 def first_call(jax, jnp, x, quick):
@@ -57,9 +45,9 @@ def figures(jax, jnp, quick):
     n2 = jnp.asarray(rng.rand(1_000_000, 16).astype(np.float32))
     add = jax.jit(lambda x, y: x * y + 1)
     jchain, jnorm = jax.jit(chain), jax.jit(norm)
-    ms = lambda f, *a: timeit(lambda: f(*a).block_until_ready(), quick) * 1e3
+    ms = lambda f, *a: median_time(lambda: f(*a).block_until_ready(), quick) * 1e3
     return {
-        "jit call, 2 args, tiny (µs)": timeit(lambda: add(tiny, tiny), quick) * 1e6,
+        "jit call, 2 args, tiny (µs)": median_time(lambda: add(tiny, tiny), quick) * 1e6,
         "first call, chain 1e3 (ms)": first_call(jax, jnp, small, quick) * 1e3,
         "chain 1e6 f32 (ms)": ms(jchain, x6),
         "chain 1e7 f32 (ms)": ms(jchain, x7),

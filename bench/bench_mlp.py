@@ -13,12 +13,11 @@ jit of a fresh function). Measured, not asserted; the peers' numbers on our mach
 are in /work/shared/notes/peer-baseline.md (jax: 0.225 ms compiled, 18 ms eager).
 """
 import argparse
-import statistics
 import time
 
 import numpy as np
 
-from run import calibrate  # bench/ is on sys.path when run as a script
+from run import interleaved_medians  # bench/ is on sys.path when run as a script
 
 
 def make_problem():
@@ -88,21 +87,9 @@ def main():
     results = {lib: {} for lib in libs}
     first = {lib: runners[1]() for lib, runners in libs.items()}
     for name in libs["tinyxla"][0]:
-        fns = {lib: runners[0][name] for lib, runners in libs.items()}
-        loops = {}
-        for lib, fn in fns.items():
-            fn()
-            fn()
-            loops[lib] = calibrate(fn, 0.05 if quick else 0.2)
-        times = {lib: [] for lib in fns}
-        for _ in range(3 if quick else 7):
-            for lib, fn in fns.items():
-                t0 = time.perf_counter()
-                for _ in range(loops[lib]):
-                    fn()
-                times[lib].append((time.perf_counter() - t0) / loops[lib])
-        for lib in fns:
-            results[lib][name] = statistics.median(times[lib]) * 1e3
+        rows = [(lib, runners[0][name]) for lib, runners in libs.items()]
+        for lib, t in interleaved_medians(rows, quick).items():
+            results[lib][name] = t * 1e3
     for lib in libs:
         results[lib]["first call, trace + compile (ms)"] = first[lib] * 1e3
     print(f"{'figure':34} {'tinyxla':>9} {'jax':>9} {'jax/tx':>7}")

@@ -9,25 +9,10 @@ elsewhere on the machine hits them alike, and results are waited for inside the 
 jax rows need jax installed. Measured, not asserted.
 """
 import argparse
-import statistics
-import time
 
 import numpy as np
 
-from run import calibrate  # bench/ is on sys.path when run as a script
-
-
-def measure(rows, quick):
-    """Median seconds per call of each (name, fn) row, repeats interleaved."""
-    loops = [calibrate(fn, 0.05 if quick else 0.2) for _, fn in rows]
-    times = [[] for _ in rows]
-    for _ in range(3 if quick else 7):
-        for (_, fn), n, ts in zip(rows, loops, times):
-            t0 = time.perf_counter()
-            for _ in range(n):
-                fn()
-            ts.append((time.perf_counter() - t0) / n)
-    return {name: statistics.median(ts) for (name, _), ts in zip(rows, times)}
+from run import interleaved_medians  # bench/ is on sys.path when run as a script
 
 
 def library_rows(lib, n):
@@ -66,7 +51,7 @@ def main():
     rows.append((("numpy", "normal 1e6 f32, eager"),
                  lambda: gen.standard_normal(n, dtype=np.float32)))
     rows.append((("numpy", "uniform 1e6 f32, eager"), lambda: gen.random(n, dtype=np.float32)))
-    res = measure(rows, args.quick)
+    res = interleaved_medians(rows, args.quick)
     metrics = [m for m, _ in library_rows(tinyxla, 1)]
     header = ("metric", "tinyxla", "jax", "numpy", "jax/tx", "np/tx")
     print("{:26s} {:>10s} {:>10s} {:>10s} {:>7s} {:>7s}".format(*header))

@@ -8,25 +8,10 @@ Each figure is the median of repeats of a loop calibrated to at least 0.2 s (0.0
 installed. Measured, not asserted.
 """
 import argparse
-import statistics
-import time
 
 import numpy as np
 
-from run import calibrate  # bench/ is on sys.path when run as a script
-
-
-def timeit(fn, quick):
-    """Median seconds per call of ``fn``."""
-    fn()
-    n = calibrate(fn, 0.05 if quick else 0.2)
-    times = []
-    for _ in range(3 if quick else 7):
-        t0 = time.perf_counter()
-        for _ in range(n):
-            fn()
-        times.append((time.perf_counter() - t0) / n)
-    return statistics.median(times)
+from run import median_time  # bench/ is on sys.path when run as a script
 
 
 _rng = np.random.RandomState(0)
@@ -39,21 +24,23 @@ def figures(jax, jnp, quick):
     jsort = jax.jit(jnp.sort)
     rows = jax.jit(lambda r: jnp.sort(r, axis=1))
     return {
-        "sort 1e6 f32 (ms)": timeit(lambda: jnp.sort(x).block_until_ready(), quick) * 1e3,
-        "jit sort 1e6 f32 (ms)": timeit(lambda: jsort(x).block_until_ready(), quick) * 1e3,
-        "argsort 1e6 f32 (ms)": timeit(lambda: jnp.argsort(x).block_until_ready(), quick) * 1e3,
-        "jit sort 1000x1000 rows (ms)": timeit(lambda: rows(r).block_until_ready(), quick) * 1e3,
-        "cumsum 1e6 f32 (ms)": timeit(lambda: jnp.cumsum(x).block_until_ready(), quick) * 1e3,
+        "sort 1e6 f32 (ms)": median_time(lambda: jnp.sort(x).block_until_ready(), quick) * 1e3,
+        "jit sort 1e6 f32 (ms)": median_time(lambda: jsort(x).block_until_ready(), quick) * 1e3,
+        "argsort 1e6 f32 (ms)": median_time(
+            lambda: jnp.argsort(x).block_until_ready(), quick) * 1e3,
+        "jit sort 1000x1000 rows (ms)": median_time(
+            lambda: rows(r).block_until_ready(), quick) * 1e3,
+        "cumsum 1e6 f32 (ms)": median_time(lambda: jnp.cumsum(x).block_until_ready(), quick) * 1e3,
     }
 
 
 def numpy_figures(quick):
     return {
-        "sort 1e6 f32 (ms)": timeit(lambda: np.sort(FLAT), quick) * 1e3,
-        "jit sort 1e6 f32 (ms)": timeit(lambda: np.sort(FLAT), quick) * 1e3,
-        "argsort 1e6 f32 (ms)": timeit(lambda: np.argsort(FLAT, kind="stable"), quick) * 1e3,
-        "jit sort 1000x1000 rows (ms)": timeit(lambda: np.sort(ROWS, axis=1), quick) * 1e3,
-        "cumsum 1e6 f32 (ms)": timeit(lambda: np.cumsum(FLAT), quick) * 1e3,
+        "sort 1e6 f32 (ms)": median_time(lambda: np.sort(FLAT), quick) * 1e3,
+        "jit sort 1e6 f32 (ms)": median_time(lambda: np.sort(FLAT), quick) * 1e3,
+        "argsort 1e6 f32 (ms)": median_time(lambda: np.argsort(FLAT, kind="stable"), quick) * 1e3,
+        "jit sort 1000x1000 rows (ms)": median_time(lambda: np.sort(ROWS, axis=1), quick) * 1e3,
+        "cumsum 1e6 f32 (ms)": median_time(lambda: np.cumsum(FLAT), quick) * 1e3,
     }
 
 

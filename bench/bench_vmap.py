@@ -10,25 +10,10 @@ jax rows need jax installed. Measured, not asserted.
 """
 import argparse
 import os
-import statistics
-import time
 
 import numpy as np
 
-from run import calibrate  # bench/ is on sys.path when run as a script
-
-
-def measure(rows, quick):
-    """Median seconds per call of each (name, fn) row, repeats interleaved."""
-    loops = [calibrate(fn, 0.05 if quick else 0.2) for _, fn in rows]
-    times = [[] for _ in rows]
-    for _ in range(3 if quick else 7):
-        for (_, fn), n, ts in zip(rows, loops, times):
-            t0 = time.perf_counter()
-            for _ in range(n):
-                fn()
-            ts.append((time.perf_counter() - t0) / n)
-    return {name: statistics.median(ts) for (name, _), ts in zip(rows, times)}
+from run import interleaved_medians  # bench/ is on sys.path when run as a script
 
 
 def predictor(jax, jnp, w):
@@ -120,7 +105,7 @@ def main():
     rows.append(("20-op fn, 8x3: tinyxla vmap call", lambda: v20(x).block_until_ready()))
     rows.append(("20-op fn, 8x3: tinyxla eager (no vmap)", lambda: f20(x).block_until_ready()))
 
-    t = measure(rows, quick)
+    t = interleaved_medians(rows, quick)
     width = max(len(name) for name, _ in rows)
     for name, _ in rows:
         print(f"{name:<{width}}  {t[name] * 1e6:10.1f} us")

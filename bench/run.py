@@ -194,6 +194,27 @@ def calibrate(fn, min_time):
         number = max(number * 2, int(number * min_time / max(elapsed, 1e-9) * 1.2))
 
 
+def interleaved_medians(rows, quick):
+    """Median seconds per call of each (name, fn) row in the list `rows`, as {name: median}:
+    each fn is calibrated to at least 0.2 s (0.05 s if quick), then 7 repeats (3 if quick)
+    run every row in turn, so load from elsewhere on the machine hits all rows alike."""
+    loops = [calibrate(fn, 0.05 if quick else 0.2) for _, fn in rows]
+    times = [[] for _ in rows]
+    for _ in range(3 if quick else 7):
+        for (_, fn), n, ts in zip(rows, loops, times):
+            t0 = time.perf_counter()
+            for _ in range(n):
+                fn()
+            ts.append((time.perf_counter() - t0) / n)
+    return {name: statistics.median(ts) for (name, _), ts in zip(rows, times)}
+
+
+def median_time(fn, quick):
+    """Median seconds per call of `fn`: 7 repeats (3 if quick) of a loop calibrated to at
+    least 0.2 s (0.05 s if quick)."""
+    return interleaved_medians([(None, fn)], quick)[None]
+
+
 def run_metric(metric, libs, d, repeats, min_time):
     """Times every library on one metric. Repeats are interleaved across libraries so a
     burst of load from elsewhere on the machine hits all of them alike."""
