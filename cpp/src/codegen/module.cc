@@ -14,6 +14,7 @@
 #include <limits>
 #include <thread>
 
+#include "../cpu/kernels.h"
 #include "../runtime/thread_pool.h"
 #include "toolchain.h"
 
@@ -24,24 +25,6 @@ constexpr int kMaxKernels = 64;     // larger graphs keep their other nodes on t
 constexpr int kMaxOpsPerKernel = 256;
 constexpr int64_t kSerial = 1 << 15;           // element-ops below which a run stays on one thread
 constexpr size_t kStreamBytes = size_t(16) << 20;  // outputs from which stores bypass the caches
-
-// Copies with non-temporal stores (the base tier's choice for large outputs).
-void stream_copy(void* dst_, const void* src_, size_t bytes) {
-  char* dst = static_cast<char*>(dst_);
-  const char* src = static_cast<const char*>(src_);
-  size_t i = 0;
-  if (reinterpret_cast<uintptr_t>(dst) % 16 == 0) {
-    for (; i + 64 <= bytes; i += 64) {
-      const __m128i* s = reinterpret_cast<const __m128i*>(src + i);
-      __m128i* d = reinterpret_cast<__m128i*>(dst + i);
-      _mm_stream_si128(d, _mm_loadu_si128(s));
-      _mm_stream_si128(d + 1, _mm_loadu_si128(s + 1));
-      _mm_stream_si128(d + 2, _mm_loadu_si128(s + 2));
-      _mm_stream_si128(d + 3, _mm_loadu_si128(s + 3));
-    }
-  }
-  std::memcpy(dst + i, src + i, bytes - i);
-}
 
 constexpr int64_t kPiece = 1 << 16;  // elements per reduction work item
 constexpr int64_t kMaxPieces = 256;
@@ -158,7 +141,7 @@ class Builder {
 
 std::shared_ptr<Module> Module::generate(const Graph& graph) {
   std::shared_ptr<Module> m(new Module());
-  m->table_.add(reinterpret_cast<void*>(&stream_copy));
+  m->table_.add(reinterpret_cast<void*>(&cpu::stream_copy));
   m->kernel_of_node_.assign(size_t(graph.num_nodes()), -1);
   std::string kernels;
   for (int i = 0; i < graph.num_nodes() && int(m->kernels_.size()) < kMaxKernels; ++i) {

@@ -1037,11 +1037,6 @@ __attribute__((target("avx512f"))) void stream_copy_avx512(char* dst, const char
                         _mm512_loadu_si512(reinterpret_cast<const void*>(src + i)));
   std::memcpy(dst + i, src + i, size_t(bytes - i));
 }
-void stream_copy(char* dst, const char* src, int64_t bytes) {
-  static const bool avx512 = vmath::isa_supported(vmath::Isa::Avx512);
-  if (avx512) stream_copy_avx512(dst, src, bytes);
-  else stream_copy_sse2(dst, src, bytes);
-}
 
 // One thread's tile buffers and tile-function input pointers, on its stack for few
 // operands; the extra buffer stages output.
@@ -1135,7 +1130,7 @@ void run(const Array* const* ins, int nins, const Array& out, int64_t grain, con
         }
         if (stream) {
           tile(s.ptrs, s.out_buf(), m);
-          stream_copy(dst + i * osize, s.out_buf(), m * osize);
+          stream_copy(dst + i * osize, s.out_buf(), size_t(m * osize));
         } else {
           tile(s.ptrs, dst + i * osize, m);
         }
@@ -1220,6 +1215,12 @@ void clamp(const Array& lo, const Array& x, const Array& hi, const Array& out) {
   const Array* ins[] = {&lo, &x, &hi};
   run(ins, 3, out, grain_for(false, x.dtype()),
       [fn](const void* const* p, char* o, int64_t m) { fn(p[0], p[1], p[2], o, m); });
+}
+
+void stream_copy(void* dst, const void* src, size_t bytes) {
+  static const bool avx512 = vmath::isa_supported(vmath::Isa::Avx512);
+  if (avx512) stream_copy_avx512(static_cast<char*>(dst), static_cast<const char*>(src), int64_t(bytes));
+  else stream_copy_sse2(static_cast<char*>(dst), static_cast<const char*>(src), int64_t(bytes));
 }
 
 }  // namespace tinyxla::cpu

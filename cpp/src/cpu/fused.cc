@@ -649,23 +649,6 @@ void accumulate(const Program& p, Ctx& c, int r, const char* v, int64_t b, int64
   if (c.local) f.combine(c.acc[size_t(r)], base, K2);
 }
 
-// Copies a tile to memory with non-temporal stores: a large output is not read into the
-// cache before being overwritten (a third of the traffic of a one-input kernel).
-void stream_copy(char* dst, const char* src, size_t bytes) {
-  size_t i = 0;
-  if (reinterpret_cast<uintptr_t>(dst) % 16 == 0) {
-    for (; i + 64 <= bytes; i += 64) {
-      const __m128i* s = reinterpret_cast<const __m128i*>(src + i);
-      __m128i* d = reinterpret_cast<__m128i*>(dst + i);
-      _mm_stream_si128(d, _mm_loadu_si128(s));
-      _mm_stream_si128(d + 1, _mm_loadu_si128(s + 1));
-      _mm_stream_si128(d + 2, _mm_loadu_si128(s + 2));
-      _mm_stream_si128(d + 3, _mm_loadu_si128(s + 3));
-    }
-  }
-  std::memcpy(dst + i, src + i, bytes - i);
-}
-
 // Runs the program over flat elements [b, b + n), n <= p.tile.
 void run_tile(const Program& p, const RunState& s, Ctx& c, int64_t b, int64_t n) {
   for (size_t l = 0; l < s.loads.size(); ++l) {

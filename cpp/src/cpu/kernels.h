@@ -27,6 +27,9 @@ void pad(const Array& x, const Array& padding_value, const std::vector<int64_t>&
 void concatenate(const std::vector<Array>& xs, int64_t dimension, const Array& out);
 // Copies `x` onto `dst`, a view of the same shape (any strides) into an existing buffer.
 void copy_into(const Array& x, const Array& dst);
+// memcpy with non-temporal stores, for large outputs that should not fill the caches
+// (callers fence before handing the data on). Both compiler tiers use it.
+void stream_copy(void* dst, const void* src, size_t bytes);
 
 // The window of out.shape() at the clamped `starts` (scalar integers) of `x`.
 void dynamic_slice(const Array& x, const std::vector<Array>& starts, const Array& out);
