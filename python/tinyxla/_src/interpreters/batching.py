@@ -484,6 +484,13 @@ def moveaxis(x: Any, src: int, dst: int) -> Any:
     return _lax().transpose(x, perm)
 
 
+def unmapped_aval(size: int, axis: int, aval: ShapedArray) -> ShapedArray:
+    """``aval`` with an axis of ``size`` inserted at ``axis`` (``jax.core.unmapped_aval``)."""
+    shape = list(aval.shape)
+    shape.insert(axis, size)
+    return ShapedArray(tuple(shape), aval.dtype, aval.weak_type)
+
+
 def broadcast(x: Any, size: int, axis: int) -> Any:
     """``x`` with a new axis of ``size`` at ``axis`` (one ``broadcast_in_dim``)."""
     shape = list(shape_of(x))
@@ -610,12 +617,7 @@ def batch_jaxpr(closed: core.ClosedJaxpr, axis_data: AxisData, in_dims: Sequence
     size = axis_data.size
     in_avals = []
     for aval, d in zip(closed.in_avals, in_dims):
-        if d is None:
-            in_avals.append(aval)
-        else:
-            shape = list(aval.shape)
-            shape.insert(d, size)
-            in_avals.append(ShapedArray(tuple(shape), aval.dtype, aval.weak_type))
+        in_avals.append(aval if d is None else unmapped_aval(size, d, aval))
     out_dims: list[int | None] = []
 
     def fun(*args):

@@ -643,15 +643,8 @@ def _axis_env(params: dict) -> batching.extend_axis_env:
 
 
 def _pmap_abstract_eval(*in_avals, call_jaxpr, axis_size, out_axes, **params):
-    out = []
-    for a, ax in zip(call_jaxpr.out_avals, out_axes):
-        if ax is None:
-            out.append(a)
-        else:
-            shape = list(a.shape)
-            shape.insert(ax % (len(shape) + 1), axis_size)
-            out.append(core.ShapedArray(tuple(shape), a.dtype, a.weak_type))
-    return out
+    return [a if ax is None else batching.unmapped_aval(axis_size, ax % (a.ndim + 1), a)
+            for a, ax in zip(call_jaxpr.out_avals, out_axes)]
 
 
 def _pmap_impl(*args, call_jaxpr, in_axes, out_axes, axis_size, devices, **params):
