@@ -17,40 +17,23 @@ __all__ = ["digamma", "entr", "erf", "erfc", "erfinv", "expit", "gammaln", "logi
            "logsumexp", "ndtr", "ndtri", "xlog1py", "xlogy"]
 
 
-def gammaln(x: Any) -> Any:
-    """Mirrors ``jax.scipy.special.gammaln``: ``log|Γ(x)|`` (``lax.lgamma``)."""
-    x, = promote_args_inexact("gammaln", x)
-    return lax.lgamma(x)
+def _inexact_unary(name: str, prim: Any, doc: str) -> Any:
+    """A special function that is one lax primitive on its input promoted to inexact."""
+    def fn(x: Any) -> Any:
+        x, = promote_args_inexact(name, x)
+        return prim(x)
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"Mirrors ``jax.scipy.special.{name}``{doc}."
+    return fn
 
 
-def digamma(x: Any) -> Any:
-    """Mirrors ``jax.scipy.special.digamma``: ``d/dx log Γ(x)`` (``lax.digamma``)."""
-    x, = promote_args_inexact("digamma", x)
-    return lax.digamma(x)
-
-
-def erf(x: Any) -> Any:
-    """Mirrors ``jax.scipy.special.erf`` (``lax.erf``)."""
-    x, = promote_args_inexact("erf", x)
-    return lax.erf(x)
-
-
-def erfc(x: Any) -> Any:
-    """Mirrors ``jax.scipy.special.erfc``: ``1 - erf(x)`` without cancellation (``lax.erfc``)."""
-    x, = promote_args_inexact("erfc", x)
-    return lax.erfc(x)
-
-
-def erfinv(x: Any) -> Any:
-    """Mirrors ``jax.scipy.special.erfinv`` (``lax.erf_inv``); ±1 give ±inf."""
-    x, = promote_args_inexact("erfinv", x)
-    return lax.erf_inv(x)
-
-
-def expit(x: Any) -> Any:
-    """Mirrors ``jax.scipy.special.expit``: the logistic sigmoid ``1 / (1 + exp(-x))``."""
-    x, = promote_args_inexact("expit", x)
-    return lax.logistic(x)
+gammaln = _inexact_unary("gammaln", lax.lgamma, ": ``log|Γ(x)|`` (``lax.lgamma``)")
+digamma = _inexact_unary("digamma", lax.digamma, ": ``d/dx log Γ(x)`` (``lax.digamma``)")
+erf = _inexact_unary("erf", lax.erf, " (``lax.erf``)")
+erfc = _inexact_unary("erfc", lax.erfc, ": ``1 - erf(x)`` without cancellation (``lax.erfc``)")
+erfinv = _inexact_unary("erfinv", lax.erf_inv, " (``lax.erf_inv``); ±1 give ±inf")
+expit = _inexact_unary("expit", lax.logistic, ": the logistic sigmoid ``1 / (1 + exp(-x))``")
 
 
 @custom_jvp
