@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from tinyxla._src import core, dtypes, errors
-from tinyxla._src.lax import lax, slicing
+from tinyxla._src.lax import cumulative, lax, slicing
 from tinyxla._src.numpy import promotion
 from tinyxla._src.numpy.creation import asarray
 
@@ -78,22 +78,13 @@ def nonzero(a: ArrayLike, *, size: int | None = None,
     return tuple(asarray(np.asarray(f, dtype=index_dtype)) for f in found)
 
 
-def _inclusive_count(m: Any) -> Any:
-    """The running count of a 1-d 0/1 array (log2(n) shifted adds)."""
-    n, shift = m.shape[0], 1
-    while shift < n:
-        m = lax.add(m, lax.pad(m, lax.full((), 0, m.dtype), [(shift, -shift, 0)]))
-        shift *= 2
-    return m
-
-
 def _traced_nonzero(arr: Any, size: int, fills: tuple[Any, ...], index_dtype: np.dtype
                     ) -> tuple[Any, ...]:
     """nonzero of a traced array: the k-th true element's flat position is scattered to
     slot k (slots past ``size`` drop), then unravelled per axis."""
     flat = lax.reshape(arr, (int(np.prod(arr.shape)),))
     mask = lax.ne(flat, lax.full_like(flat, 0))
-    count = _inclusive_count(lax.convert_element_type(mask, index_dtype))
+    count = cumulative.cumsum(lax.convert_element_type(mask, index_dtype))
     one = lax.full((), 1, index_dtype)
     slots = lax.select(mask, lax.sub(count, one), lax.full_like(count, size))
     positions = lax.iota(index_dtype, flat.shape[0])
