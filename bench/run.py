@@ -194,19 +194,35 @@ def calibrate(fn, min_time):
         number = max(number * 2, int(number * min_time / max(elapsed, 1e-9) * 1.2))
 
 
-def interleaved_medians(rows, quick):
-    """Median seconds per call of each (name, fn) row in the list `rows`, as {name: median}:
-    each fn is calibrated to at least 0.2 s (0.05 s if quick), then 7 repeats (3 if quick)
-    run every row in turn, so load from elsewhere on the machine hits all rows alike."""
-    loops = [calibrate(fn, 0.05 if quick else 0.2) for _, fn in rows]
+def _settle(fn, seconds):
+    """Runs fn untimed for a while before its timed loop. The library timed just before may
+    leave threads spinning for up to ~0.1 s after its last call (OpenBLAS, OpenMP, XLA's
+    pool), taking a core from the next library; and a loop that starts on cold, idle cores
+    runs 10-20% slower for its first tens of milliseconds on this machine kind. Settling
+    gives every library the same warm start."""
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        fn()
+
+
+def _interleaved(rows, repeats, min_time):
+    loops = [calibrate(fn, min_time) for _, fn in rows]
     times = [[] for _ in rows]
-    for _ in range(3 if quick else 7):
+    for _ in range(repeats):
         for (_, fn), n, ts in zip(rows, loops, times):
+            _settle(fn, min_time / 2)
             t0 = time.perf_counter()
             for _ in range(n):
                 fn()
             ts.append((time.perf_counter() - t0) / n)
     return {name: statistics.median(ts) for (name, _), ts in zip(rows, times)}
+
+
+def interleaved_medians(rows, quick):
+    """Median seconds per call of each (name, fn) row in the list `rows`, as {name: median}:
+    each fn is calibrated to at least 0.2 s (0.05 s if quick), then 7 repeats (3 if quick)
+    run every row in turn, so load from elsewhere on the machine hits all rows alike."""
+    return _interleaved(rows, *((3, 0.05) if quick else (7, 0.2)))
 
 
 def median_time(fn, quick):
@@ -218,27 +234,21 @@ def median_time(fn, quick):
 def run_metric(metric, libs, d, repeats, min_time):
     """Times every library on one metric. Repeats are interleaved across libraries so a
     burst of load from elsewhere on the machine hits all of them alike."""
-    fns, numbers, values, errors = {}, {}, {}, {}
+    fns, values, errors = {}, {}, {}
     for name, lib in libs.items():
         try:
             fn = metric.make(lib, d)
             if fn is None:
                 continue
+            result = fn()  # a library that fails here is left out of the timing
             if name == "tinyxla" and metric.ref is not None:
-                check(metric, fn(), d)
-            numbers[name] = calibrate(fn, min_time)
+                check(metric, result, d)
             fns[name] = fn
         except Exception as e:  # noqa: BLE001 - one failing cell must not stop the table
             errors[name] = "".join(traceback.format_exception_only(type(e), e)).strip()
-    times = {name: [] for name in fns}
-    for _ in range(repeats):
-        for name, fn in fns.items():
-            t0 = time.perf_counter()
-            for _ in range(numbers[name]):
-                fn()
-            times[name].append((time.perf_counter() - t0) / numbers[name])
-    for name, ts in times.items():
-        values[name] = metric.value(statistics.median(ts))
+    medians = _interleaved(list(fns.items()), repeats, min_time)
+    for name, t in medians.items():
+        values[name] = metric.value(t)
     return values, errors
 
 
