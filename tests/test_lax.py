@@ -744,6 +744,21 @@ def test_large_dot_split_over_pool(dtype, trans_a, trans_b):
                                atol=1e-3)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.complex64])
+@pytest.mark.parametrize("stored_t", [False, True])
+@pytest.mark.parametrize("vector_first", [False, True])
+def test_large_gemv_split_over_pool(dtype, stored_t, vector_first):
+    # One matrix-vector product large enough that its output is sliced over the pool, with
+    # the matrix stored either way round and on either side of the vector.
+    rng = np.random.RandomState(8)
+    m = rng.randn(3001, 97).astype(dtype)  # odd sizes: slices of unequal length
+    v = rng.randn(97 if not vector_first else 3001).astype(dtype)
+    pm = put(np.ascontiguousarray(m.T)).T if stored_t else put(m)
+    got = lax.dot(put(v), pm) if vector_first else lax.dot(pm, put(v))
+    want = v.astype(np.complex128) @ m if vector_first else m.astype(np.complex128) @ v
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-3)
+
+
 def test_dot_preferred_and_mixed():
     i8 = put(np.ones(300, np.int8))
     out = lax.dot(i8, i8, preferred_element_type=np.int32)

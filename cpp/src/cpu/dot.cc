@@ -22,11 +22,13 @@ namespace {
 // products are split over our pool instead, so that devices running products at the same
 // time share the cores through one pool rather than each waking BLAS threads of its own,
 // and a descheduled thread never holds a fixed share of the work.
-// Batches of gemms below this m*n*k (and all gemvs and dots: memory-bound) are spread over
+// Batches of gemms below this m*n*k (and batches of gemvs and dots) are spread over
 // the pool one product per work item; larger gemms are split in blocks of rows.
 constexpr double kGemmSingleThread = 65536.0 * 4;
 // Flops worth one pool hand-out.
 constexpr double kParallelWork = 1 << 16;
+// m*k of a single gemv from which it is split over the pool.
+constexpr double kGemvSplit = 1 << 17;
 // m*n*k of a gemm work item (about 0.5 ms) from which waking a worker pays on a busy machine.
 constexpr double kLongChunkWork = double(1 << 24);
 // Rows (or columns) per gemm work item: a multiple of OpenBLAS's register blocking.
@@ -332,11 +334,26 @@ void blas_product(const View& a, const View& b, int64_t M, int64_t N, int64_t K,
     const int rows = blas_int(mat.rows), cols = blas_int(mat.cols);
     const bool stored_t = l.trans == CblasTrans;
     const CBLAS_TRANSPOSE t = (N == 1) == stored_t ? CblasTrans : CblasNoTrans;
+    const int srows = stored_t ? cols : rows, scols = stored_t ? rows : cols;
+    if (nb == 1 && work >= kGemvSplit) {
+      // One large product: slices of the output over the pool, each a gemv over the stored
+      // rows (untransposed) or columns (transposed) that make it. A matrix that fits in
+      // the last-level cache is read from it at more than one core's bandwidth.
+      const int64_t out = t == CblasNoTrans ? srows : scols;
+      const int64_t grain = std::max<int64_t>(64, int64_t(kParallelWork * 4 / (work / out)));
+      parallel_for(out, grain, [&](int64_t lo, int64_t hi) {
+        const int len = int(hi - lo);
+        if (t == CblasNoTrans)
+          Blas<T>::gemv(t, len, scols, pm + lo * ld, ld, pv, inc, c + lo);
+        else
+          Blas<T>::gemv(t, srows, len, pm + lo, ld, pv, inc, c + lo);
+      });
+      return;
+    }
     for_batch(a, b, nb, work, [&](int64_t oa, int64_t ob, int64_t i) {
       const T* mp = pm + (N == 1 ? oa : ob);
       const T* vp = pv + (N == 1 ? ob : oa);
-      Blas<T>::gemv(t, stored_t ? cols : rows, stored_t ? rows : cols, mp, ld, vp, inc,
-                    c + i * cs);
+      Blas<T>::gemv(t, srows, scols, mp, ld, vp, inc, c + i * cs);
     });
   } else if (work <= kGemmSingleThread) {
     const Layout la = *blas_layout(a), lb = *blas_layout(b);

@@ -22,6 +22,25 @@ namespace tinyxla {
 namespace {
 
 constexpr unsigned kFtzDaz = 0x8040;
+// How long an idle worker, or a caller waiting for its last chunk, busy-waits before it
+// sleeps. On this machine kind (a VM) waking a sleeping thread on an idle core costs tens
+// of microseconds, which made splitting a 50 us product over two cores no faster; work
+// handed out within this window starts at once.
+constexpr auto kSpin = std::chrono::microseconds(100);
+
+// Workers busy-waiting for work: they count as running in /proc/loadavg but give their
+// core up to a job at once, so core_idle does not count them.
+std::atomic<int> spinning_workers{0};
+
+template <typename Ready>
+bool spin_until(Ready ready) {
+  const auto deadline = std::chrono::steady_clock::now() + kSpin;
+  for (int i = 0;; ++i) {
+    if (ready()) return true;
+    _mm_pause();
+    if ((i & 63) == 63 && std::chrono::steady_clock::now() >= deadline) return false;
+  }
+}
 
 // The cores this process may run on (its affinity mask, as a container's cpuset or
 // taskset sets it), not every core of the machine.
@@ -65,6 +84,7 @@ class Pool {
     {
       std::lock_guard<std::mutex> lock(mu_);
       stop_ = true;
+      stop_flag_ = true;
     }
     cv_.notify_all();
     for (auto& t : workers_) t.join();
@@ -82,14 +102,20 @@ class Pool {
     {
       std::lock_guard<std::mutex> lock(mu_);
       jobs_.push_back(job);
+      queued_.fetch_add(1, std::memory_order_release);
     }
     cv_.notify_all();
     job->work();
     {
       std::lock_guard<std::mutex> lock(mu_);
       auto it = std::find(jobs_.begin(), jobs_.end(), job);
-      if (it != jobs_.end()) jobs_.erase(it);
+      if (it != jobs_.end()) {
+        jobs_.erase(it);
+        queued_.fetch_sub(1, std::memory_order_relaxed);
+      }
     }
+    if (spin_until([&] { return job->done.load(std::memory_order_acquire) == job->num_chunks; }))
+      return;
     std::unique_lock<std::mutex> lock(job->mu);
     job->cv.wait(lock, [&] { return job->done.load(std::memory_order_acquire) == job->num_chunks; });
   }
@@ -99,6 +125,9 @@ class Pool {
     set_flush_denormals_for_thread();
     for (;;) {
       std::shared_ptr<Job> job;
+      spinning_workers.fetch_add(1, std::memory_order_relaxed);
+      spin_until([&] { return queued_.load(std::memory_order_acquire) > 0 || stop_flag_; });
+      spinning_workers.fetch_sub(1, std::memory_order_relaxed);
       {
         std::unique_lock<std::mutex> lock(mu_);
         cv_.wait(lock, [&] { return stop_ || !jobs_.empty(); });
@@ -107,6 +136,7 @@ class Pool {
         // A job whose chunks are all handed out leaves the queue.
         if (job->next.load(std::memory_order_relaxed) >= job->num_chunks) {
           jobs_.pop_front();
+          queued_.fetch_sub(1, std::memory_order_relaxed);
           continue;
         }
       }
@@ -119,6 +149,8 @@ class Pool {
   std::mutex mu_;
   std::condition_variable cv_;
   bool stop_ = false;
+  std::atomic<bool> stop_flag_{false};  // stop_, readable while spinning
+  std::atomic<int> queued_{0};          // jobs_.size(), readable while spinning
   int size_ = 1;
 };
 
@@ -156,7 +188,8 @@ bool core_idle(int cores) {
     p = std::strchr(p, ' ');
     if (p) ++p;
   }
-  const bool now_idle = !p || std::atol(p) < cores;
+  const bool now_idle =
+      !p || std::atol(p) - spinning_workers.load(std::memory_order_relaxed) < cores;
   idle.store(now_idle, std::memory_order_relaxed);
   return now_idle;
 }
