@@ -140,6 +140,9 @@ def metrics():
                ref=lambda d: d["one"] + 1, scale=1e6, per_call=DISPATCH_OPS),
         Metric("exp", "exp, 1e7 f32", "ms", _unary("exp"), ref=lambda d: np.exp(d["a"])),
         Metric("tanh", "tanh, 1e7 f32", "ms", _unary("tanh"), ref=lambda d: np.tanh(d["a"])),
+        # The bytes of exp and tanh with no arithmetic: a unary op's memory floor.
+        Metric("negative", "negative, 1e7 f32", "ms", _unary("negative"),
+               ref=lambda d: -d["a"], rtol=0),
         Metric("add", "add, 1e7 f32", "ms", _binary(lambda x, y: x + y),
                ref=lambda d: d["a"] + d["b"], rtol=0),
         Metric("multiply", "multiply, 1e7 f32", "ms", _binary(lambda x, y: x * y),
@@ -158,7 +161,7 @@ def metrics():
 def make_data(names):
     rng = np.random.default_rng(0)
     d = {"one": np.ones((1,), np.float32)}
-    if any(n in names for n in ("exp", "tanh", "add", "multiply", "copy_ref", "sum")):
+    if any(n in names for n in ("exp", "tanh", "negative", "add", "multiply", "copy_ref", "sum")):
         d["a"] = rng.standard_normal(N, dtype=np.float32)
         d["b"] = rng.uniform(1, 2, N).astype(np.float32)
     for n in (256, 1024, 2048):
