@@ -228,6 +228,46 @@ def test_fast_call_path_keys_on_shape_dtype_and_weak_type():
     assert len(calls) == 5
 
 
+def test_fast_tree_path_keys_on_tree_leaves_and_scalar_types():
+    # Pytree and Python-scalar arguments take a second cached path, keyed by the tree
+    # (aux data included) and the leaves' signatures (a Python scalar by its type).
+    import collections
+    State = collections.namedtuple("State", ["step", "params"])
+    calls = []
+
+    @jax.jit
+    def f(i, state, opts):
+        calls.append(1)
+        (w,) = state.params.values()
+        return w * i + state.step, opts[0] * 2
+
+    w = jnp.arange(3.0)
+    out, o = f(2, State(jnp.float32(1), {"w": w}), (jnp.ones(2),))
+    np.testing.assert_array_equal(out, [1.0, 3.0, 5.0])
+    assert out.dtype == jnp.float32 and not out.weak_type
+    f(3, State(jnp.float32(2), {"w": w + 1}), (jnp.zeros(2),))
+    assert len(calls) == 1
+    out, _ = f(3, State(jnp.float32(2), {"w": w}), (jnp.zeros(2),))
+    np.testing.assert_array_equal(out, [2.0, 5.0, 8.0])  # the values of this call
+    f(2.5, State(jnp.float32(1), {"w": w}), (jnp.ones(2),))  # float: a new signature
+    assert len(calls) == 2
+    f(True, State(jnp.float32(1), {"w": w}), (jnp.ones(2),))  # bool is not int
+    assert len(calls) == 3
+    f(2, State(jnp.float32(1), {"v": w}), (jnp.ones(2),))  # other dict keys: a new tree
+    assert len(calls) == 4
+    f(2, State(jnp.float32(1), {"w": w}), [jnp.ones(2)])  # list, not tuple
+    assert len(calls) == 5
+    f(2, State(jnp.float32(1), {"w": jnp.arange(4.0)}), (jnp.ones(2),))  # another shape
+    assert len(calls) == 6
+    f(2, State(jnp.float32(1), {"w": w}), (jnp.ones(2),))
+    assert len(calls) == 6
+    with pytest.raises(OverflowError):  # on the cached path as on the first call
+        f(2 ** 40, State(jnp.float32(1), {"w": w}), (jnp.ones(2),))
+    with pytest.raises(TypeError, match=r"problematic value is of type <class 'str'> and "
+                                        r"was passed to the function at path opts\[0\]"):
+        f(2, State(jnp.float32(1), {"w": w}), ("2",))
+
+
 def test_disable_jit_runs_python():
     calls = []
 

@@ -35,15 +35,31 @@ std::shared_ptr<Executable> compile_graph(const Graph& g, bool simplify, bool fu
 
 // The jit cache key of a call whose positional arguments are all Arrays of the Python
 // layer (objects holding a _core.Array in `_h`, with `weak_type` and `_committed`): `salt`
-// then, per argument, dtype, weak type, committed device and shape, as bytes. None when
-// some argument is anything else (the Python path then builds the general key).
-py::object jit_signature(py::tuple args, int64_t salt) {
+// then, per argument, dtype, weak type, committed device and shape, as bytes. With
+// `scalars`, Python bools, ints, floats and complexes (exactly those types) are taken too,
+// keyed by their type alone: their abstract value (weak or, for bool, strong) depends on
+// nothing else. None when some argument is anything else (the Python path then builds the
+// general key).
+py::object jit_signature(py::sequence args, int64_t salt, bool scalars) {
   static const py::str h_name("_h"), weak_name("weak_type"), committed_name("_committed");
+  constexpr int64_t kScalar = int64_t(1) << 62;
   std::string key;
   key.reserve(8 + 32 * args.size());
   auto put = [&key](int64_t v) { key.append(reinterpret_cast<const char*>(&v), sizeof v); };
   put(salt);
   for (py::handle a : args) {
+    if (scalars) {
+      PyTypeObject* t = Py_TYPE(a.ptr());
+      const int code = t == &PyBool_Type      ? 1
+                       : t == &PyLong_Type    ? 2
+                       : t == &PyFloat_Type   ? 3
+                       : t == &PyComplex_Type ? 4
+                                              : 0;
+      if (code != 0) {
+        put(kScalar | code);
+        continue;
+      }
+    }
     PyObject* h = PyObject_GetAttr(a.ptr(), h_name.ptr());
     if (h == nullptr) {
       PyErr_Clear();
@@ -64,7 +80,8 @@ py::object jit_signature(py::tuple args, int64_t salt) {
 }  // namespace
 
 void bind_graph(py::module_& m) {
-  m.def("jit_signature", &jit_signature, py::arg("args"), py::arg("salt"));
+  m.def("jit_signature", &jit_signature, py::arg("args"), py::arg("salt"),
+        py::arg("scalars") = false);
   using V = ValueId;
   using Ints = std::vector<int64_t>;
   using B = GraphBuilder;

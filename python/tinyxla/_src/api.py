@@ -64,9 +64,14 @@ def _leaf_aval(x: Any) -> core.ShapedArray:
     if isinstance(x, (list, tuple, dict)) or x is None:
         raise TypeError(f"Argument '{x}' of type {type(x)} is not a valid JAX type.")
     try:
-        return core.get_aval(x)
+        aval = core.get_aval(x)
     except Exception:
-        raise TypeError(f"Argument '{x}' of type {type(x)} is not a valid JAX type.") from None
+        aval = None
+    # Strings and objects get an aval from numpy, of a dtype JAX has not.
+    if aval is None or aval.dtype not in dtypes._SUPPORTED_SET:
+        raise TypeError(f"Argument '{x}' of type {type(x)} is not a valid JAX type.")
+    return aval
+
 
 
 def _flat_fun(fun: Callable, in_tree, static: dict[int, Any], static_kw: dict[str, Any],
@@ -314,6 +319,9 @@ class JitWrapped:
         # executable and the output unflattening, without tree or aval work.
         self._fast: dict[bytes, Callable] | None = \
             {} if not (self._static_argnums or self._static_argnames or self._donate_argnums) else None
+        # Calls with pytrees or Python scalars among the arguments, keyed by the arguments'
+        # tree and the signature of its leaves: skips the avals and the general key.
+        self._fast_trees: dict[tuple, Callable] = {}
 
     def __repr__(self):
         return f"<PjitFunction of {self._fun!r}>"
@@ -340,7 +348,10 @@ class JitWrapped:
     def _entry(self, args, kwargs) -> tuple[_CacheEntry, list]:
         static, static_kw, dyn, dyn_kw = self._split(args, kwargs)
         leaves, in_tree = tree_flatten((dyn, dyn_kw))
-        avals = tuple(_leaf_aval(x) for x in leaves)
+        try:
+            avals = tuple(_leaf_aval(x) for x in leaves)
+        except TypeError:
+            raise self._invalid_argument(args, kwargs, leaves) from None
         key = (in_tree, avals,
                tuple((type(v), v) for v in static.values()),
                tuple((k, type(v), v) for k, v in sorted(static_kw.items())),
@@ -358,6 +369,21 @@ class JitWrapped:
             self._cache[key] = entry
         return entry, leaves
 
+    def _invalid_argument(self, args, kwargs, leaves) -> TypeError:
+        """JAX's error for a leaf that is not an array, naming its path."""
+        names = _flat_arg_names(self._fun, args, kwargs, self._static_argnums, len(leaves))
+        for name, x in zip(names, leaves):
+            try:
+                _leaf_aval(x)
+            except TypeError:
+                return TypeError(
+                    f"Error interpreting argument to {self._fun} as an abstract array. The "
+                    f"problematic value is of type {type(x)} and was passed to the function "
+                    f"at path {name}.\nThis typically means that a jit-wrapped function was "
+                    "called with a non-array argument, and this argument was not marked as "
+                    "static using the static_argnums or static_argnames parameters of jax.jit.")
+        raise AssertionError("no invalid leaf")
+
     def _trace(self, args, kwargs, static, static_kw, in_tree, avals) -> _CacheEntry:
         out_store: list = []
         names = _flat_arg_names(self._fun, args, kwargs, self._static_argnums, len(avals))
@@ -369,12 +395,21 @@ class JitWrapped:
 
     def __call__(self, *args, **kwargs):
         fast = self._fast
+        tree_key = None
         if fast is not None and not kwargs and core._state.trace is core.EVAL_TRACE:
             key = _core.jit_signature(args, _fast_salt)
             if key is not None:
                 call = fast.get(key)
                 if call is not None:
                     return call(args)
+            else:
+                leaves, in_tree = tree_flatten(args)
+                sig = _core.jit_signature(leaves, _fast_salt, True)
+                if sig is not None:
+                    tree_key = (in_tree, sig)
+                    call = self._fast_trees.get(tree_key)
+                    if call is not None:
+                        return call(leaves)
         if config.jax_disable_jit:
             return self._fun(*args, **kwargs)
         entry, leaves = self._entry(args, kwargs)
@@ -387,6 +422,14 @@ class JitWrapped:
                 fast[key] = call = _fast_call(
                     lowering.executable_for(entry.jaxpr, self._name), entry.out_tree)
                 return call(args)
+            if tree_key is not None:
+                trees = self._fast_trees
+                if len(trees) >= _CACHE_SIZE:
+                    trees.pop(next(iter(trees)))
+                executable = lowering.executable_for(entry.jaxpr, self._name)
+                out_tree = entry.out_tree
+                trees[tree_key] = call = lambda leaves: tree_unflatten(out_tree, executable(leaves))
+                return call(leaves)
         if self._donate_argnums and not entry.tracer_consts and \
                 core._state.trace is core.EVAL_TRACE:
             executable = lowering.executable_for(entry.jaxpr, self._name)
@@ -414,6 +457,7 @@ class JitWrapped:
 
     def clear_cache(self) -> None:
         self._cache.clear()
+        self._fast_trees.clear()
         if self._fast is not None:
             self._fast.clear()
 
