@@ -95,11 +95,14 @@ class PyTreeDef:
 
     __slots__ = ("node", "aux", "children", "num_leaves", "_hash")
 
-    def __init__(self, node: type | None, aux: Any, children: tuple["PyTreeDef", ...]):
+    def __init__(self, node: type | None, aux: Any, children: tuple["PyTreeDef", ...],
+                 num_leaves: int | None = None):
         self.node = node  # None marks a leaf
         self.aux = aux
         self.children = children
-        self.num_leaves = 1 if node is None else sum(c.num_leaves for c in children)
+        if num_leaves is None:
+            num_leaves = 1 if node is None else sum(c.num_leaves for c in children)
+        self.num_leaves = num_leaves
         self._hash = None
 
     @property
@@ -187,15 +190,42 @@ _LEAF = PyTreeDef(None, None, ())
 
 
 def _flatten(tree, is_leaf, leaves) -> PyTreeDef:
+    # On every jit call and tree_map: tuples and lists skip the registry, and the leaf
+    # count is the growth of ``leaves`` rather than a sum over the children.
     if is_leaf is not None and is_leaf(tree):
         leaves.append(tree)
         return _LEAF
-    nt = _node_type(tree)
-    if nt is None:
+    t = type(tree)
+    if t is tuple or t is list:
+        node, aux, children = t, None, tree
+    else:
+        nt = _node_type(tree)
+        if nt is None:
+            leaves.append(tree)
+            return _LEAF
+        node = nt[0]
+        children, aux = nt[1].flatten(tree)
+    start = len(leaves)
+    kids = tuple([_flatten(c, is_leaf, leaves) for c in children])
+    return PyTreeDef(node, aux, kids, len(leaves) - start)
+
+
+def _collect_leaves(tree, is_leaf, leaves) -> None:
+    """``_flatten`` without the structure (``tree_leaves``, ``block_until_ready``)."""
+    if is_leaf is not None and is_leaf(tree):
         leaves.append(tree)
-        return _LEAF
-    children, aux = nt[1].flatten(tree)
-    return PyTreeDef(nt[0], aux, tuple([_flatten(c, is_leaf, leaves) for c in children]))
+        return
+    t = type(tree)
+    if t is tuple or t is list:
+        children = tree
+    else:
+        nt = _node_type(tree)
+        if nt is None:
+            leaves.append(tree)
+            return
+        children = nt[1].flatten(tree)[0]
+    for c in children:
+        _collect_leaves(c, is_leaf, leaves)
 
 
 def tree_flatten(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> tuple[list[Any], PyTreeDef]:
@@ -209,7 +239,9 @@ def tree_unflatten(treedef: PyTreeDef, leaves: Iterable[Any]) -> Any:
 
 
 def tree_leaves(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> list[Any]:
-    return tree_flatten(tree, is_leaf)[0]
+    leaves: list[Any] = []
+    _collect_leaves(tree, is_leaf, leaves)
+    return leaves
 
 
 def tree_structure(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> PyTreeDef:
