@@ -173,6 +173,12 @@ def test_eig_errors():
         lax_linalg.eig(np.ones((2, 2), np.int32))
     with pytest.raises(ValueError, match="square matrix"):
         jax.jit(jnp.linalg.eigvals)(np.ones((2, 3), np.float32))
+    with pytest.raises(ValueError, match="Only the lapack implementation"):
+        lax_linalg.eig(np.eye(2, dtype=np.float32),
+                       implementation=lax_linalg.EigImplementation.MAGMA)
+    w, _, _ = lax_linalg.eig(np.eye(2, dtype=np.float32),
+                             implementation=lax_linalg.EigImplementation.LAPACK)
+    np.testing.assert_allclose(np.asarray(w), [1, 1])
     # Integers promote in jnp, as in JAX.
     assert jnp.linalg.eigvals(np.eye(3, dtype=np.int32)).dtype == np.complex64
     with pytest.raises(NotImplementedError, match="enable_eigvec_derivs=True"):
@@ -296,6 +302,12 @@ def test_eigh_errors():
         lax_linalg.eigh(np.ones(3, np.float32), symmetrize_input=False)
     with pytest.raises(NotImplementedError, match="subset_by_index"):
         lax_linalg.eigh(np.eye(3, dtype=np.float32), subset_by_index=(0, 2))
+    with pytest.raises(NotImplementedError, match="Jacobi"):
+        lax_linalg.eigh(np.eye(3, dtype=np.float32),
+                        implementation=lax_linalg.EighImplementation.JACOBI)
+    v, w = lax_linalg.eigh(np.eye(3, dtype=np.float32), subset_by_index=(0, 3),
+                           implementation=lax_linalg.EighImplementation.QR)
+    np.testing.assert_allclose(np.asarray(w), np.ones(3))
 
 
 def test_eigvalsh_derivatives(x64):

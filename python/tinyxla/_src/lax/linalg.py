@@ -10,6 +10,7 @@ normalization, which JAX returns as is).
 """
 from __future__ import annotations
 
+import enum
 from typing import Any, Sequence
 
 import numpy as np
@@ -24,6 +25,20 @@ from tinyxla._src.lax.lax import (
     _FLOAT_COMPLEX, _check_naryop_dtypes, _operand, _reject, _result, add, argmax, abs,
     broadcasted_iota, complex, conj, convert_element_type, div, dot_general, eq,
     expand_dims, imag, integer_pow, mul, neg, real, reduce_sum, sub, transpose)
+
+
+class EigImplementation(enum.Enum):
+    """``jax.lax.linalg.EigImplementation``; only ``LAPACK`` runs here (CPU)."""
+    CUSOLVER = "cusolver"
+    MAGMA = "magma"
+    LAPACK = "lapack"
+
+
+class EighImplementation(enum.Enum):
+    """``jax.lax.linalg.EighImplementation``; only ``QR`` (LAPACK syevd) runs here."""
+    QR = "qr"
+    JACOBI = "jacobi"
+    QDWH = "qdwh"
 
 
 def _canonical(dtype: Any) -> np.dtype:
@@ -109,8 +124,7 @@ def _eig_abstract_eval(x: Any, *, compute_left_eigenvectors: bool,
 
 
 def _check_eig_implementation(implementation: Any) -> None:
-    name = getattr(implementation, "name", implementation)
-    if name is not None and str(name).upper() != "LAPACK":
+    if implementation not in (None, EigImplementation.LAPACK):
         raise ValueError("Only the lapack implementation is supported on CPU.")
 
 
@@ -254,10 +268,9 @@ def _check_eigh_params(x: Any, subset_by_index: Any, algorithm: Any) -> None:
     n = x.shape[-1]
     if not (subset_by_index is None or tuple(subset_by_index) == (0, n)):
         raise NotImplementedError("subset_by_index not supported on CPU and GPU")
-    name = getattr(algorithm, "name", algorithm)
-    if name in ("QDWH", "qdwh"):
+    if algorithm == EighImplementation.QDWH:
         raise NotImplementedError("QDWH implementation is only supported on TPU")
-    if name in ("JACOBI", "jacobi"):
+    if algorithm == EighImplementation.JACOBI:
         raise NotImplementedError("Jacobi implementation is not supported on CPU")
 
 
