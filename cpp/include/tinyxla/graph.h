@@ -18,7 +18,8 @@ namespace tinyxla {
   X(parameter) X(constant) X(unary) X(binary) X(select_n) X(clamp) X(convert)              \
   X(bitcast_convert) X(iota) X(reduce) X(argmax) X(argmin) X(reshape) X(transpose)         \
   X(broadcast_in_dim) X(slice) X(pad) X(concatenate) X(rev) X(dot_general) X(fused)        \
-  X(dynamic_slice) X(dynamic_update_slice) X(gather) X(scatter) X(sort) X(cumulative)
+  X(dynamic_slice) X(dynamic_update_slice) X(gather) X(scatter) X(sort) X(cumulative)   \
+  X(eig) X(eigh)
 
 #define TINYXLA_ENUM_ITEM(name) name,
 enum class OpKind : uint8_t { TINYXLA_GRAPH_OPS(TINYXLA_ENUM_ITEM) };
@@ -40,7 +41,8 @@ class Graph;
 // One operation. Attributes not used by a kind stay empty.
 struct Node {
   OpKind kind = OpKind::parameter;
-  // UnaryOp / BinaryOp / ReduceOp / ScatterOp / CumulativeOp code; a parameter's index; sort's num_keys.
+  // UnaryOp / BinaryOp / ReduceOp / ScatterOp / CumulativeOp code; a parameter's index; sort's
+  // num_keys; eig's flags (1: left eigenvectors, 2: right ones); eigh's lower (1) or upper (0).
   int op = 0;
   int64_t dimension = 0;   // concatenate, iota, sort, argmax/argmin axis; gather/scatter IndexMode
   std::vector<ValueId> inputs;
@@ -145,6 +147,10 @@ class GraphBuilder {
   ValueId sort(const std::vector<ValueId>& xs, int64_t dimension, int num_keys);
   // lax.cumsum etc. along `axis`, from the end when `reverse`.
   ValueId cumulative(CumulativeOp op, ValueId x, int64_t axis, bool reverse);
+  // lax.linalg.eig: returns the first of its results, w then vl and vr as requested.
+  ValueId eig(ValueId x, bool compute_left, bool compute_right);
+  // lax.linalg.eigh: returns the first of its two results, v then w.
+  ValueId eigh(ValueId x, bool lower);
   ValueId dot_general(ValueId lhs, ValueId rhs, const DotDims& dims,
                       std::optional<DType> preferred = std::nullopt);
   // A fused region: `body`'s parameters take `inputs`; returns the first of its results.

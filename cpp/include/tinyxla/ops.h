@@ -132,6 +132,15 @@ std::vector<Array> sort(const std::vector<Array>& operands, int64_t dimension, i
 // end when `reverse`).
 Array cumulative(CumulativeOp op, const Array& x, int64_t axis, bool reverse);
 
+// lax.linalg.eig of each matrix of x ([..., n, n], float or complex): the eigenvalues
+// [..., n], then the left eigenvectors if `compute_left` and the right ones if
+// `compute_right` ([..., n, n], column j for eigenvalue j, unit 2-norm), all complex. A
+// matrix whose decomposition fails (or holds inf/NaN) gets NaN results.
+std::vector<Array> eig(const Array& x, bool compute_left, bool compute_right);
+// lax.linalg.eigh of each Hermitian matrix of x, reading its lower (or upper) triangle:
+// {eigenvectors [..., n, n] (x's dtype), eigenvalues [..., n] (real, ascending)}.
+std::vector<Array> eigh(const Array& x, bool lower);
+
 Array dot_general(const Array& lhs, const Array& rhs, const DotDims& dims,
                   std::optional<DType> preferred = std::nullopt);
 

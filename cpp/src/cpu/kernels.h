@@ -55,6 +55,11 @@ void sort(const std::vector<Array>& operands, int64_t dimension, int num_keys,
 // lax.cumsum etc. along `axis` (from the end when `reverse`).
 void cumulative(CumulativeOp op, const Array& x, int64_t axis, bool reverse, const Array& out);
 
+// lax.linalg.eig into outs = {w, vl if compute_left, vr if compute_right} (see ops.h).
+void eig(const Array& x, bool compute_left, bool compute_right, const std::vector<Array>& outs);
+// lax.linalg.eigh into outs = {v, w}.
+void eigh(const Array& x, bool lower, const std::vector<Array>& outs);
+
 // out has shape batch + lhs free + rhs free; inputs keep their dtype, out may be wider.
 void dot_general(const Array& lhs, const Array& rhs, const DotDims& dims, const Array& out);
 

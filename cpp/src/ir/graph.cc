@@ -163,6 +163,19 @@ std::vector<ValueType> infer_types(Node& n, const Graph& g) {
         invalid(name, "cumulative needs reverse=0 or reverse=1");
       infer::cumulative(CumulativeOp(n.op), ref(in(0)), &n.dimension);
       return {in(0)};
+    case OpKind::eig:
+    case OpKind::eigh: {
+      need(1);
+      const bool is_eig = n.kind == OpKind::eig;
+      if (n.op < 0 || n.op > (is_eig ? 3 : 1)) invalid(name, "bad flags " + std::to_string(n.op));
+      const DType w = infer::eig(name, ref(in(0)));
+      const Shape w_shape(in(0).shape.begin(), in(0).shape.end() - 1);
+      if (!is_eig) return {in(0), {w_shape, w}};
+      std::vector<ValueType> types{{w_shape, w}};
+      for (int bit : {1, 2})
+        if (n.op & bit) types.push_back({in(0).shape, w});
+      return types;
+    }
     case OpKind::reshape:
       need(1);
       infer::reshape(in(0).shape, n.shape);
@@ -447,6 +460,22 @@ ValueId GraphBuilder::cumulative(CumulativeOp op, ValueId x, int64_t axis, bool 
   n.inputs = {x};
   n.dimension = axis;
   n.axes = {reverse ? 1 : 0};
+  return add(std::move(n));
+}
+
+ValueId GraphBuilder::eig(ValueId x, bool compute_left, bool compute_right) {
+  Node n;
+  n.kind = OpKind::eig;
+  n.op = (compute_left ? 1 : 0) | (compute_right ? 2 : 0);
+  n.inputs = {x};
+  return add(std::move(n));
+}
+
+ValueId GraphBuilder::eigh(ValueId x, bool lower) {
+  Node n;
+  n.kind = OpKind::eigh;
+  n.op = lower ? 1 : 0;
+  n.inputs = {x};
   return add(std::move(n));
 }
 

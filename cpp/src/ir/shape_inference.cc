@@ -483,6 +483,23 @@ Shape concatenate(const std::vector<TypeRef>& xs, int64_t* dimension) {
   return shape;
 }
 
+DType eig(const char* op, const TypeRef& x) {
+  const Shape& s = *x.shape;
+  if (s.size() < 2)
+    throw_error(ErrorKind::TypeError, op, std::string(op) + " requires an operand of rank at least 2, got " +
+                                             shape_str(s));
+  if (s[s.size() - 1] != s[s.size() - 2])
+    invalid(op, std::string(op) + " requires square matrices, got shape " + shape_str(s));
+  switch (x.dtype) {
+    case DType::F32: return std::string(op) == "eig" ? DType::C64 : DType::F32;
+    case DType::F64: return std::string(op) == "eig" ? DType::C128 : DType::F64;
+    case DType::C64: case DType::C128: return std::string(op) == "eig" ? x.dtype : real_dtype(x.dtype);
+    default:
+      throw_error(ErrorKind::TypeError, op, std::string(op) +
+                  " supports float32, float64, complex64 and complex128, got " + dtype_name(x.dtype));
+  }
+}
+
 Shape dot_general(const TypeRef& lhs, const TypeRef& rhs, const DotDims& dims, double* k) {
   check_same_dtypes("dot_general", {lhs.dtype, rhs.dtype});
   const Shape& ls = *lhs.shape;

@@ -63,6 +63,10 @@ void scatter(ScatterOp op, const TypeRef& x, const TypeRef& indices, const TypeR
              const GatherDims& dims);
 // Returns the result shape; `dimension` is made non-negative.
 Shape concatenate(const std::vector<TypeRef>& xs, int64_t* dimension);
+// Checks lax.linalg.eig / eigh's operand (`op` names it): a batch [..., n, n] of float32,
+// float64, complex64 or complex128 matrices. Returns the dtype of its eigenvalues
+// (complex for eig, real for eigh).
+DType eig(const char* op, const TypeRef& x);
 // Returns the result shape; `k` gets the product of the contracting sizes.
 Shape dot_general(const TypeRef& lhs, const TypeRef& rhs, const DotDims& dims, double* k);
 

@@ -168,6 +168,9 @@ std::string attrs(const Node& n) {
     case OpKind::cumulative:
       return "{dimension=" + std::to_string(n.dimension) +
              ", reverse=" + std::to_string(n.axes.empty() ? 0 : n.axes[0]) + "}";
+    case OpKind::eig:
+      return "{left=" + std::to_string(n.op & 1) + ", right=" + std::to_string((n.op >> 1) & 1) + "}";
+    case OpKind::eigh: return "{lower=" + std::to_string(n.op) + "}";
     case OpKind::transpose: return "{perm=" + ints(n.axes) + "}";
     case OpKind::broadcast_in_dim:
     case OpKind::rev: return "{dims=" + ints(n.axes) + "}";
@@ -441,6 +444,10 @@ class Parser {
         n.op = int(integer());
       } else if (key == "reverse") {
         n.axes = {integer()};
+      } else if (key == "left" || key == "right" || key == "lower") {
+        // eig's flag bits (left 1, right 2), eigh's lower.
+        const int bit = key == "right" ? 2 : 1;
+        n.op = integer() ? n.op | bit : n.op & ~bit;
       } else {
         std::vector<int64_t> v = int_list();
         if (key == "axes" || key == "perm" || key == "dims") n.axes = v;

@@ -127,6 +127,16 @@ void bind_graph(py::module_& m) {
         for (size_t i = 0; i < xs.size(); ++i) results.push_back(first + V(i));
         return results;
       })
+      .def("eig", [](B& b, V x, bool compute_left, bool compute_right) {
+        const V first = b.eig(x, compute_left, compute_right);
+        std::vector<V> results{first};
+        for (int i = 0; i < int(compute_left) + int(compute_right); ++i) results.push_back(first + 1 + V(i));
+        return results;
+      })
+      .def("eigh", [](B& b, V x, bool lower) {
+        const V first = b.eigh(x, lower);
+        return std::vector<V>{first, first + 1};
+      })
       .def("gather", [](B& b, V x, V indices, Ints offset_dims, Ints collapsed, Ints start_index_map,
                         Ints operand_batching, Ints indices_batching, Ints slice_sizes, int mode,
                         V fill_value) {

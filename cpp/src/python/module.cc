@@ -235,6 +235,8 @@ PYBIND11_MODULE(_core, m) {
   m.def("cumulative", [](int op, const Array& x, int64_t axis, bool reverse) {
     return cumulative(static_cast<CumulativeOp>(op), x, axis, reverse);
   });
+  m.def("eig", &eig);
+  m.def("eigh", &eigh);
   m.def("sort", [](const std::vector<Array>& xs, int64_t dimension, int num_keys) {
     return sort(xs, dimension, num_keys);
   });

@@ -95,6 +95,8 @@ void run_kernel(const Node& n, const std::vector<Array>& ins, const std::vector<
     case OpKind::cumulative:
       return cpu::cumulative(CumulativeOp(n.op), ins[0], n.dimension, n.axes[0] != 0, out);
     case OpKind::sort: return cpu::sort(ins, n.dimension, n.op, outs);
+    case OpKind::eig: return cpu::eig(ins[0], (n.op & 1) != 0, (n.op & 2) != 0, outs);
+    case OpKind::eigh: return cpu::eigh(ins[0], n.op != 0, outs);
     case OpKind::dynamic_slice:
       return cpu::dynamic_slice(ins[0], std::vector<Array>(ins.begin() + 1, ins.end()), out);
     case OpKind::dynamic_update_slice:

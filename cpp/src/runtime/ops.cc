@@ -11,6 +11,7 @@
 #include "../ir/shape_inference.h"
 #include "tinyxla/device.h"
 #include "tinyxla/error.h"
+#include "tinyxla/graph.h"
 
 namespace tinyxla {
 
@@ -335,6 +336,61 @@ std::vector<Array> sort(const std::vector<Array>& operands, int64_t dimension, i
   };
   device(dev).submit(std::move(deps), std::move(task), cost < kInlineCost);
   return outs;
+}
+
+namespace {
+
+// Runs `kernel(outs)` on x's device once x is ready; the results share one event.
+template <typename Kernel>
+std::vector<Array> launch_results(const Array& x, const std::vector<ValueType>& types,
+                                  double cost, Kernel kernel) {
+  auto ev = std::make_shared<Event>();
+  std::vector<Array> outs;
+  for (const ValueType& t : types) outs.emplace_back(t.shape, t.dtype, x.device(), ev);
+  std::vector<EventPtr> deps;
+  if (!x.is_ready()) deps.push_back(x.event());
+  auto task = [x, outs, kernel = std::move(kernel)]() {
+    const EventPtr& ev = outs[0].event();
+    if (x.event()->has_error()) {
+      ev->set_error(x.event()->error());
+      return;
+    }
+    try {
+      kernel(outs);
+      ev->set_ready();
+    } catch (...) {
+      ev->set_error(std::current_exception());
+    }
+  };
+  device(x.device()).submit(std::move(deps), std::move(task), cost < kInlineCost);
+  return outs;
+}
+
+// About 10 n^3 flops a matrix for either decomposition.
+double eig_cost(const Array& x) {
+  const double n = x.ndim() ? double(x.shape().back()) : 0.0;
+  return 10.0 * double(x.size()) * n;
+}
+
+}  // namespace
+
+std::vector<Array> eig(const Array& x, bool compute_left, bool compute_right) {
+  const DType w_dtype = infer::eig("eig", type_of(x));
+  Shape w_shape(x.shape().begin(), x.shape().end() - 1);
+  std::vector<ValueType> types{{w_shape, w_dtype}};
+  if (compute_left) types.push_back({x.shape(), w_dtype});
+  if (compute_right) types.push_back({x.shape(), w_dtype});
+  return launch_results(x, types, eig_cost(x),
+                        [x, compute_left, compute_right](const std::vector<Array>& outs) {
+                          cpu::eig(x, compute_left, compute_right, outs);
+                        });
+}
+
+std::vector<Array> eigh(const Array& x, bool lower) {
+  const DType w_dtype = infer::eig("eigh", type_of(x));
+  Shape w_shape(x.shape().begin(), x.shape().end() - 1);
+  return launch_results(x, {{x.shape(), x.dtype()}, {w_shape, w_dtype}}, eig_cost(x),
+                        [x, lower](const std::vector<Array>& outs) { cpu::eigh(x, lower, outs); });
 }
 
 Array cumulative(CumulativeOp op, const Array& x, int64_t axis, bool reverse) {

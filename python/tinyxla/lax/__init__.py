@@ -28,3 +28,4 @@ from tinyxla._src.lax.slicing import (  # noqa: F401
     dynamic_update_slice, dynamic_update_slice_in_dim, dynamic_update_slice_p, gather, gather_p,
     scatter, scatter_add, scatter_add_p, scatter_max, scatter_max_p, scatter_min, scatter_min_p,
     scatter_mul, scatter_mul_p, scatter_p)
+from tinyxla.lax import linalg  # noqa: F401,E402

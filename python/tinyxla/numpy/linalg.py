@@ -1,2 +1,3 @@
-"""``tinyxla.numpy.linalg`` (``jax.numpy.linalg``): so far ``norm`` and ``vector_norm``."""
-from tinyxla._src.numpy.linalg import norm, vector_norm  # noqa: F401
+"""``tinyxla.numpy.linalg`` (``jax.numpy.linalg``): norms and eigendecompositions."""
+from tinyxla._src.numpy.linalg import (  # noqa: F401
+    EighResult, EigResult, eig, eigh, eigvals, eigvalsh, norm, vector_norm)

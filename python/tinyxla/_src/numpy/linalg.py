@@ -1,16 +1,18 @@
-"""``jax.numpy.linalg``: so far the norms that need no decomposition. Matrix norms
-``ord=2``, ``-2`` and ``'nuc'`` need singular values and raise NotImplementedError until
-an SVD exists."""
+"""``jax.numpy.linalg``: the norms that need no decomposition, and the
+eigendecompositions (``eig``, ``eigvals``, ``eigh``, ``eigvalsh``) over
+``lax.linalg``'s primitives. Matrix norms ``ord=2``, ``-2`` and ``'nuc'`` need singular
+values and raise NotImplementedError until an SVD exists."""
 from __future__ import annotations
 
 import functools
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from tinyxla._src import dtypes
 from tinyxla._src.api import jit
 from tinyxla._src.lax import lax
+from tinyxla._src.lax import linalg as lax_linalg
 from tinyxla._src.numpy import reductions, ufuncs
 from tinyxla._src.numpy.promotion import (
     canonicalize_axis, ensure_arraylike, promote_dtypes_inexact)
@@ -96,3 +98,65 @@ def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> A
             f"jnp.linalg.norm: matrix norm ord={ord!r} needs singular values; "
             "tinyxla has no SVD yet")
     raise ValueError(f"Invalid order '{ord}' for matrix norm.")
+
+
+class EigResult(NamedTuple):
+    """``jax.numpy.linalg.EigResult``."""
+    eigenvalues: Any
+    eigenvectors: Any
+
+
+class EighResult(NamedTuple):
+    """``jax.numpy.linalg.EighResult``."""
+    eigenvalues: Any
+    eigenvectors: Any
+
+
+def eig(a: Any) -> EigResult:
+    """Mirrors ``jax.numpy.linalg.eig``: the (complex) eigenvalues and right eigenvectors
+    (columns, unit 2-norm) of each matrix of ``a`` ``[..., n, n]``, in LAPACK's order.
+    Not differentiable (as in JAX: eigenvector derivatives need
+    ``lax.linalg.eig(..., enable_eigvec_derivs=True)``)."""
+    a = ensure_arraylike("jnp.linalg.eig", a)
+    a, = promote_dtypes_inexact(a)
+    w, v = lax_linalg.eig(a, compute_left_eigenvectors=False)
+    return EigResult(w, v)
+
+
+@jit
+def eigvals(a: Any) -> Any:
+    """Mirrors ``jax.numpy.linalg.eigvals``: the complex eigenvalues of each matrix of
+    ``a`` ``[..., n, n]``, in LAPACK's order."""
+    a = ensure_arraylike("jnp.linalg.eigvals", a)
+    a, = promote_dtypes_inexact(a)
+    return lax_linalg.eig(a, compute_left_eigenvectors=False,
+                          compute_right_eigenvectors=False)[0]
+
+
+def _uplo_lower(UPLO: str | None) -> bool:
+    if UPLO is None or UPLO == "L":
+        return True
+    if UPLO == "U":
+        return False
+    raise ValueError(f"UPLO must be one of None, 'L', or 'U', got {UPLO}")
+
+
+@functools.partial(jit, static_argnames=("UPLO", "symmetrize_input"))
+def eigh(a: Any, UPLO: str | None = None, symmetrize_input: bool = True) -> EighResult:
+    """Mirrors ``jax.numpy.linalg.eigh``: ascending real eigenvalues and eigenvectors
+    (columns) of each Hermitian matrix of ``a``. With ``symmetrize_input`` (the default)
+    ``(a + a^H) / 2`` is decomposed; otherwise only the ``UPLO`` triangle is read."""
+    lower = _uplo_lower(UPLO)
+    a = ensure_arraylike("jnp.linalg.eigh", a)
+    a, = promote_dtypes_inexact(a)
+    v, w = lax_linalg.eigh(a, lower=lower, symmetrize_input=symmetrize_input)
+    return EighResult(w, v)
+
+
+@functools.partial(jit, static_argnames=("UPLO", "symmetrize_input"))
+def eigvalsh(a: Any, UPLO: str | None = "L", *, symmetrize_input: bool = True) -> Any:
+    """Mirrors ``jax.numpy.linalg.eigvalsh``: the ascending real eigenvalues of each
+    Hermitian matrix of ``a``."""
+    a = ensure_arraylike("jnp.linalg.eigvalsh", a)
+    w, _ = eigh(a, UPLO=UPLO, symmetrize_input=symmetrize_input)
+    return w
