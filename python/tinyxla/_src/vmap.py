@@ -137,8 +137,12 @@ class _Vmapped:
             args, kwargs = in_vals, {}
         else:
             args, kwargs = tree_unflatten(in_tree, in_vals)
-        with batching.extend_axis_env(btrace.axis_data), core.set_current_trace(btrace):
-            outs = self._fun(*args, **kwargs)
+        if btrace.axis_data.name is None:  # no axis to put in scope: one context less
+            with core.set_current_trace(btrace):
+                outs = self._fun(*args, **kwargs)
+        else:
+            with batching.extend_axis_env(btrace.axis_data), core.set_current_trace(btrace):
+                outs = self._fun(*args, **kwargs)
         if isinstance(outs, core.Tracer):
             return [outs], _LEAF_TREE, outs
         out_leaves, out_tree = tree_flatten(outs)
@@ -208,7 +212,7 @@ class _Vmapped:
             return tree_unflatten(out_tree, results)
         outvars = [results[i] for i in staged]
         key = stage.outputs_key(outvars)
-        hit = None if key is None else keyed_staging.edge(key)
+        hit = None if key is None else keyed_staging.edges.get(key)
         if hit is None:
             exe = executable_for_content(Jaxpr(stage.constvars, stage.args, outvars, stage.eqns))
             # The Arrays-only call, when the executable has one (a GraphExecutable).

@@ -117,11 +117,12 @@ class BatchTracer(core.Tracer):
 
     __slots__ = ("val", "batch_dim", "_aval")
 
-    def __init__(self, trace: "BatchTrace", val: Any, batch_dim: int | None):
+    def __init__(self, trace: "BatchTrace", val: Any, batch_dim: int | None,
+                 aval: ShapedArray | None = None):
         self._trace = trace
         self.val = val
         self.batch_dim = batch_dim
-        self._aval = None
+        self._aval = aval  # one example's, when the caller knows it
 
     @property
     def aval(self) -> ShapedArray:
@@ -129,20 +130,7 @@ class BatchTracer(core.Tracer):
         if aval is None:
             full = core.get_aval(self.val)
             d = self.batch_dim
-            if d is None:
-                aval = full
-            else:
-                # Staged values share their avals (memoized abstract evaluation): so
-                # can their one-example avals.
-                key = (full, d)
-                aval = _example_avals.get(key)
-                if aval is None:
-                    aval = ShapedArray(full.shape[:d] + full.shape[d + 1:], full.dtype,
-                                       full.weak_type)
-                    if len(_example_avals) >= _AVAL_MEMO_SIZE:
-                        _example_avals.clear()
-                    _example_avals[key] = aval
-            self._aval = aval
+            aval = self._aval = full if d is None else _example_aval(full, d)
         return aval
 
     # Read per op by jnp's promotion: straight from the memoized aval.
@@ -220,12 +208,15 @@ class BatchTrace(core.Trace):
             out = self._stage_elementwise(primitive, args, params)
             if out is not None:
                 return out
-        vals, dims, ours = [], [], False
+        vals, dims, ours, batched = [], [], False, False
         for x in args:
             if type(x) is BatchTracer and x._trace is self:
                 vals.append(x.val)
-                dims.append(x.batch_dim)
+                d = x.batch_dim
+                dims.append(d)
                 ours = True
+                if d is not None:
+                    batched = True
             else:
                 vals.append(x)
                 dims.append(not_mapped)
@@ -248,7 +239,7 @@ class BatchTrace(core.Trace):
         try:
             if axis_rule is not None:
                 out, out_dim = axis_rule(self.axis_data, vals, dims, **params)
-            elif all(d is None for d in dims):
+            elif not batched:
                 out = primitive.bind(*vals, **params)
                 out_dim = ([not_mapped] * len(out) if primitive.multiple_results
                            else not_mapped)
@@ -310,27 +301,30 @@ class BatchTrace(core.Trace):
                 key.append(entry[2])
         if dim is None:  # nothing batched: the unbatched trace's business
             return None
-        out = None
+        avals = None
         if stage.keyed:
             if params:
                 key.extend(params.items())
             try:
                 key_t = tuple(key)
-                hit = keyed_staging.edge(key_t)
+                hit = _edges.get(key_t)
             except TypeError:  # an unhashable parameter
                 hit = key_t = None
             if hit is not None:
-                stage.node, out = hit
+                stage.node, avals = hit
             elif key_t is None or None in key:  # a variable made without an event
                 stage.keyed = False
-        if out is None:
+        if avals is None:
             out = _elementwise_aval(primitive, invars, params)
+            # The output's and one example's avals (the latter read by jnp's promotion).
+            avals = (out, _example_aval(out, dim))
             if stage.keyed:
-                stage.node = keyed_staging.advance(key_t, out)
+                stage.node = keyed_staging.advance(key_t, avals)
+        out = avals[0]
         var = Var(out)
         stage.eqns.append(JaxprEqn(primitive, invars, [var], params))
         index[var] = len(index)
-        return BatchTracer(self, DynamicJaxprTracer(stage, out, var), dim)
+        return BatchTracer(self, DynamicJaxprTracer(stage, out, var), dim, avals[1])
 
     def _replay_rule(self, primitive: core.Primitive, rule: Callable[..., Any],
                      args: Sequence[Any], vals: Sequence[Any], dims: Sequence[int | None],
@@ -368,7 +362,7 @@ class BatchTrace(core.Trace):
             try:
                 key_t = (stage.node, keyed_staging.RULE, primitive, len(args), *refs,
                          *params.items())
-                hit = keyed_staging.edge(key_t)
+                hit = _edges.get(key_t)
             except TypeError:  # an unhashable parameter
                 hit = key_t = None
             if hit is not None:
@@ -385,6 +379,19 @@ class BatchTrace(core.Trace):
                 else:
                     stage.node = keyed_staging.advance(key_t, template)
         return template.replay(stage, invars, primitive.multiple_results)
+
+
+def _example_aval(full: ShapedArray, d: int) -> ShapedArray:
+    """One example's aval of a value batched along ``d``. Staged values share their avals
+    (memoized abstract evaluation): so can their one-example avals."""
+    key = (full, d)
+    aval = _example_avals.get(key)
+    if aval is None:
+        aval = ShapedArray(full.shape[:d] + full.shape[d + 1:], full.dtype, full.weak_type)
+        if len(_example_avals) >= _AVAL_MEMO_SIZE:
+            _example_avals.clear()
+        _example_avals[key] = aval
+    return aval
 
 
 def _elementwise_aval(primitive: core.Primitive, invars: list, params: dict) -> ShapedArray:
@@ -478,6 +485,7 @@ class _RuleTemplate:
 
 
 _PY_SCALARS = frozenset({bool, int, float, complex})
+_edges = keyed_staging.edges
 _AVAL_MEMO_SIZE = 8192
 _rule_templates: dict[tuple, _RuleTemplate] = {}
 _aval_memo: dict[tuple, ShapedArray] = {}  # (primitive, *in avals, *params) -> out aval
