@@ -184,7 +184,9 @@ class _Vmapped:
             if d is None:
                 in_vals.append(x)
             else:
-                in_vals.append(BatchTracer(btrace, stage.new_arg(core.get_aval(x)), d))
+                aval = core.get_aval(x)
+                in_vals.append(BatchTracer(btrace, stage.new_arg(aval), d,
+                                           batching.example_aval(aval, d)))
                 mapped.append(x)
         try:
             out_leaves, out_tree, outs = self._trace_fun(btrace, in_vals, in_tree)

@@ -130,7 +130,7 @@ class BatchTracer(core.Tracer):
         if aval is None:
             full = core.get_aval(self.val)
             d = self.batch_dim
-            aval = self._aval = full if d is None else _example_aval(full, d)
+            aval = self._aval = full if d is None else example_aval(full, d)
         return aval
 
     # Read per op by jnp's promotion: straight from the memoized aval.
@@ -290,7 +290,8 @@ class BatchTrace(core.Trace):
                 invars.append(var)
                 key.append(index.get(var))
             elif t in _PY_SCALARS:
-                lit, ref = keyed_staging.py_literal(x)
+                lit, ref = (_py_literals.get((t, x)) if x and t is not complex else None
+                            ) or keyed_staging.py_literal(x)
                 invars.append(lit)
                 key.append(ref)
             else:
@@ -317,7 +318,7 @@ class BatchTrace(core.Trace):
         if avals is None:
             out = _elementwise_aval(primitive, invars, params)
             # The output's and one example's avals (the latter read by jnp's promotion).
-            avals = (out, _example_aval(out, dim))
+            avals = (out, example_aval(out, dim))
             if stage.keyed:
                 stage.node = keyed_staging.advance(key_t, avals)
         out = avals[0]
@@ -352,8 +353,7 @@ class BatchTrace(core.Trace):
                 elif isinstance(x, core.Tracer):
                     return None
                 else:
-                    var = stage.const_var(x)  # a concrete value: a constant
-                    ref = index.get(var)
+                    var, ref = stage.const_ref(x)  # a concrete value: a constant
             invars.append(var)
             refs.append(ref)
             refs.append(d)
@@ -381,7 +381,7 @@ class BatchTrace(core.Trace):
         return template.replay(stage, invars, primitive.multiple_results)
 
 
-def _example_aval(full: ShapedArray, d: int) -> ShapedArray:
+def example_aval(full: ShapedArray, d: int) -> ShapedArray:
     """One example's aval of a value batched along ``d``. Staged values share their avals
     (memoized abstract evaluation): so can their one-example avals."""
     key = (full, d)
@@ -486,6 +486,7 @@ class _RuleTemplate:
 
 _PY_SCALARS = frozenset({bool, int, float, complex})
 _edges = keyed_staging.edges
+_py_literals = keyed_staging.py_literals  # hits read inline; py_literal makes the rest
 _AVAL_MEMO_SIZE = 8192
 _rule_templates: dict[tuple, _RuleTemplate] = {}
 _aval_memo: dict[tuple, ShapedArray] = {}  # (primitive, *in avals, *params) -> out aval

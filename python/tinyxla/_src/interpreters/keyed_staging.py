@@ -38,8 +38,9 @@ edges: dict[tuple, tuple[int, Any]] = {}
 _new_node = itertools.count(2).__next__
 # Literal ids, negative so they never equal a variable's position.
 _new_literal_id = itertools.count(-1, -1).__next__
-# (type, value) of a Python scalar -> (its Literal, its id); see py_literal.
-_py_literals: dict[tuple, tuple[Literal, int]] = {}
+# (type, value) of a Python scalar -> (its Literal, its id); see py_literal. The
+# elementwise fast path reads it directly for a nonzero int, float or bool.
+py_literals: dict[tuple, tuple[Literal, int]] = {}
 # (aval, repr of value) of another literal -> its id.
 _literal_ids: dict[tuple, int] = {}
 
@@ -63,13 +64,17 @@ class KeyedJaxprTrace(DynamicJaxprTrace):
             self._event((self.node, ARG, aval), tracer.var)
         return tracer
 
-    def const_var(self, x: Any) -> Var:
-        """``to_var`` of a concrete value closed over, recording a new constant's event."""
-        n = len(self.constvars)
-        var = self.to_var(x)
-        if self.keyed and len(self.constvars) != n:
-            self._event((self.node, CONST, var.aval), var)
-        return var
+    def const_ref(self, x: Any) -> tuple[Var | Literal, int | None]:
+        """``to_var`` of a concrete value closed over, and its reference in the key (None
+        when it has none), recording a new constant's event."""
+        var = self._const_vars.get(id(x))  # seen before (``consts`` keeps ``x`` alive)
+        if var is None:
+            var = self.to_var(x)
+            if type(var) is Literal:  # a numpy scalar
+                return var, literal_id(var)
+            if self.keyed:
+                self._event((self.node, CONST, var.aval), var)
+        return var, self.index.get(var)
 
     def _event(self, key: tuple, var: Var) -> None:
         hit = edges.get(key)
@@ -112,11 +117,11 @@ def py_literal(x: bool | int | float | complex) -> tuple[Literal, int]:
     zeros) by repr, which tells them apart."""
     t = type(x)
     key = (t, x) if x and t is not complex else (t, repr(x))
-    hit = _py_literals.get(key)
+    hit = py_literals.get(key)
     if hit is None:
-        if len(_py_literals) >= _TRIE_SIZE:
-            _py_literals.clear()
-        hit = _py_literals[key] = (Literal(x, core.get_aval(x)), _new_literal_id())
+        if len(py_literals) >= _TRIE_SIZE:
+            py_literals.clear()
+        hit = py_literals[key] = (Literal(x, core.get_aval(x)), _new_literal_id())
     return hit
 
 
@@ -133,7 +138,7 @@ def literal_id(lit: Literal) -> int:
 
 def _clear(*_: Any) -> None:
     # Python scalars' avals follow the x64 flag; the edges go with the ids they name.
-    _py_literals.clear()
+    py_literals.clear()
     _literal_ids.clear()
     edges.clear()
 
