@@ -67,7 +67,7 @@ class Array(metaclass=abc.ABCMeta):
 
     Slots: ``_h`` (the ``_core.Array`` handle), ``dtype`` (kept here rather than read
     from the handle: it is on every dispatch path), ``weak_type``, ``_committed`` (set by
-    ``device_put`` with a device). Build instances with ``_wrap``; the class has no
+    ``device_put`` with a device), ``_aval`` (the abstract value, made on first use). Build instances with ``_wrap``; the class has no
     public constructor, as in JAX. Differences from JAX: ``.view``, ``.flat`` and the
     only sharding is pmap's (the leading axis split over devices).
 
@@ -75,7 +75,7 @@ class Array(metaclass=abc.ABCMeta):
     ``pmap.ShardedBuffers``) and gets ``_h`` (all of it on one device) on first use.
     """
 
-    __slots__ = ("_h", "dtype", "weak_type", "_committed", "_shards", "__weakref__")
+    __slots__ = ("_h", "dtype", "weak_type", "_committed", "_shards", "_aval", "__weakref__")
     __array_priority__ = 100
     __hash__ = None  # type: ignore[assignment]
 
@@ -120,7 +120,12 @@ class Array(metaclass=abc.ABCMeta):
     @property
     def aval(self) -> core.ShapedArray:
         """The abstract value ``ShapedArray(shape, dtype, weak_type)``."""
-        return core.ShapedArray(self.shape, self.dtype, self.weak_type)
+        # Made once: tracing (vmap, at every call) reads closed-over arrays' avals. A
+        # weak type is set on a few arrays just after they are made; checked, to be safe.
+        aval = self._aval
+        if aval is None or aval.weak_type != self.weak_type:
+            aval = self._aval = core.ShapedArray(self.shape, self.dtype, self.weak_type)
+        return aval
 
     @property
     def device(self) -> devices.CpuDevice:
@@ -327,6 +332,7 @@ def _wrap(handle: Any, weak_type: bool, dtype: np.dtype) -> Array:
     a.dtype = dtype
     a.weak_type = weak_type
     a._committed = False
+    a._aval = None
     return a
 
 

@@ -29,7 +29,7 @@ from tinyxla._src import core, tree_util
 from tinyxla._src.array import Array
 from tinyxla._src.config import config
 from tinyxla._src.core import ClosedJaxpr, Jaxpr, Literal, Var
-from tinyxla._src.interpreters import batching
+from tinyxla._src.interpreters import batching, keyed_staging
 from tinyxla._src.interpreters import partial_eval as pe
 from tinyxla._src.interpreters.batching import AxisData, BatchTrace, BatchTracer
 from tinyxla._src.tree_util import tree_flatten, tree_unflatten
@@ -137,8 +137,12 @@ class _Vmapped:
             args, kwargs = in_vals, {}
         else:
             args, kwargs = tree_unflatten(in_tree, in_vals)
-        with batching.extend_axis_env(btrace.axis_data), core.set_current_trace(btrace):
-            outs = self._fun(*args, **kwargs)
+        if btrace.axis_data.name is None:  # no axis to put in scope: one context less
+            with core.set_current_trace(btrace):
+                outs = self._fun(*args, **kwargs)
+        else:
+            with batching.extend_axis_env(btrace.axis_data), core.set_current_trace(btrace):
+                outs = self._fun(*args, **kwargs)
         if isinstance(outs, core.Tracer):
             return [outs], _LEAF_TREE, outs
         out_leaves, out_tree = tree_flatten(outs)
@@ -173,14 +177,16 @@ class _Vmapped:
 
     def _call_staged(self, leaves, in_tree, dims, axis_data):
         """Eagerly: trace into a batched jaxpr, then run its cached executable."""
-        stage = pe.DynamicJaxprTrace()
+        stage = keyed_staging.KeyedJaxprTrace()
         btrace = BatchTrace(stage, axis_data, unbatched=core.EVAL_TRACE)
         in_vals, mapped = [], []
         for x, d in zip(leaves, dims):
             if d is None:
                 in_vals.append(x)
             else:
-                in_vals.append(BatchTracer(btrace, stage.new_arg(core.get_aval(x)), d))
+                aval = core.get_aval(x)
+                in_vals.append(BatchTracer(btrace, stage.new_arg(aval), d,
+                                           batching.example_aval(aval, d)))
                 mapped.append(x)
         try:
             out_leaves, out_tree, outs = self._trace_fun(btrace, in_vals, in_tree)
@@ -206,9 +212,21 @@ class _Vmapped:
             stage.valid = False
         if not staged:
             return tree_unflatten(out_tree, results)
-        jaxpr = Jaxpr(stage.constvars, stage.args, [results[i] for i in staged], stage.eqns)
-        exe = executable_for_content(jaxpr)
-        ys = exe([*stage.consts, *mapped])
+        outvars = [results[i] for i in staged]
+        key = stage.outputs_key(outvars)
+        hit = None if key is None else keyed_staging.edges.get(key)
+        if hit is None:
+            exe = executable_for_content(Jaxpr(stage.constvars, stage.args, outvars, stage.eqns))
+            # The Arrays-only call, when the executable has one (a GraphExecutable).
+            hit = (None, (exe, getattr(exe, "call_arrays", None)))
+            if key is not None:
+                keyed_staging.advance(key, hit[1])
+        exe, call_arrays = hit[1]
+        args = [*stage.consts, *mapped]
+        if call_arrays is not None and all(type(a) is Array for a in args):
+            ys = call_arrays(args)  # Arrays of the parameters' dtypes: their avals made them
+        else:
+            ys = exe(args)
         if out_tree is _LEAF_TREE:
             return ys[0]
         for i, y in zip(staged, ys):

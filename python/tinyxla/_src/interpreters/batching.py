@@ -25,7 +25,7 @@ import numpy as np
 from tinyxla._src import core
 from tinyxla._src.config import config
 from tinyxla._src.core import JaxprEqn, Literal, ShapedArray, Var
-from tinyxla._src.interpreters import ad
+from tinyxla._src.interpreters import ad, keyed_staging
 from tinyxla._src.interpreters.partial_eval import DynamicJaxprTrace, DynamicJaxprTracer
 
 not_mapped = None  # the batch dim of an operand that is the same for every example
@@ -117,11 +117,12 @@ class BatchTracer(core.Tracer):
 
     __slots__ = ("val", "batch_dim", "_aval")
 
-    def __init__(self, trace: "BatchTrace", val: Any, batch_dim: int | None):
+    def __init__(self, trace: "BatchTrace", val: Any, batch_dim: int | None,
+                 aval: ShapedArray | None = None):
         self._trace = trace
         self.val = val
         self.batch_dim = batch_dim
-        self._aval = None
+        self._aval = aval  # one example's, when the caller knows it
 
     @property
     def aval(self) -> ShapedArray:
@@ -129,20 +130,7 @@ class BatchTracer(core.Tracer):
         if aval is None:
             full = core.get_aval(self.val)
             d = self.batch_dim
-            if d is None:
-                aval = full
-            else:
-                # Staged values share their avals (memoized abstract evaluation): so
-                # can their one-example avals.
-                key = (full, d)
-                aval = _example_avals.get(key)
-                if aval is None:
-                    aval = ShapedArray(full.shape[:d] + full.shape[d + 1:], full.dtype,
-                                       full.weak_type)
-                    if len(_example_avals) >= _AVAL_MEMO_SIZE:
-                        _example_avals.clear()
-                    _example_avals[key] = aval
-            self._aval = aval
+            aval = self._aval = full if d is None else example_aval(full, d)
         return aval
 
     # Read per op by jnp's promotion: straight from the memoized aval.
@@ -202,11 +190,12 @@ class BatchTrace(core.Trace):
         # belong to is the one unbatched operands go to.
         self._lower_unmapped = self.unbatched is parent
         # vmap staging a top-level call: elementwise ops take a fast path (_stage_elementwise).
-        self._stage = parent if (type(parent) is DynamicJaxprTrace
+        self._stage = parent if (type(parent) is keyed_staging.KeyedJaxprTrace
                                  and not self._lower_unmapped) else None
         # Python scalars converted eagerly (jnp's promotion of ``x * 2.0``), by id: the
         # fast path stages them as literals, as a staging trace would, not as constants.
-        self._scalars: dict[int, tuple[Any, Literal]] = {}
+        # Each with its literal's id in the content key.
+        self._scalars: dict[int, tuple[Any, Literal, int]] = {}
         self.valid = True
 
     def to_batch_info(self, x: Any) -> tuple[Any, int | None]:
@@ -219,12 +208,15 @@ class BatchTrace(core.Trace):
             out = self._stage_elementwise(primitive, args, params)
             if out is not None:
                 return out
-        vals, dims, ours = [], [], False
+        vals, dims, ours, batched = [], [], False, False
         for x in args:
             if type(x) is BatchTracer and x._trace is self:
                 vals.append(x.val)
-                dims.append(x.batch_dim)
+                d = x.batch_dim
+                dims.append(d)
                 ours = True
+                if d is not None:
+                    batched = True
             else:
                 vals.append(x)
                 dims.append(not_mapped)
@@ -240,14 +232,14 @@ class BatchTrace(core.Trace):
             if (self._stage is not None and primitive.name == "convert_element_type"
                     and type(args[0]) in _PY_SCALARS):
                 aval = core.get_aval(out)
-                value = np.asarray(args[0]).astype(aval.dtype)[()]
-                self._scalars[id(out)] = (out, Literal(value, aval))
+                lit = Literal(np.asarray(args[0]).astype(aval.dtype)[()], aval)
+                self._scalars[id(out)] = (out, lit, keyed_staging.literal_id(lit))
             return out
         state.trace = self.parent
         try:
             if axis_rule is not None:
                 out, out_dim = axis_rule(self.axis_data, vals, dims, **params)
-            elif all(d is None for d in dims):
+            elif not batched:
                 out = primitive.bind(*vals, **params)
                 out_dim = ([not_mapped] * len(out) if primitive.multiple_results
                            else not_mapped)
@@ -275,11 +267,13 @@ class BatchTrace(core.Trace):
         """Records an elementwise op whose batched operands share their batch axis and
         shape (the others being Python scalars, or ones converted eagerly) as the one
         equation its rule would make, skipping the rule and the staging trace's abstract
-        evaluation (memoized here): vmap traces at every call, so this is its hot path.
-        None when it does not apply."""
+        evaluation (the output aval rides on the content key's edge): vmap traces at
+        every call, so this is its hot path. None when it does not apply."""
         stage = self._stage
+        index = stage.index
         dim = shape = None
-        invars, avals = [], []
+        invars = []
+        key: list[Any] = [stage.node, keyed_staging.ELEMENTWISE, primitive]
         for x in args:
             t = type(x)
             if t is BatchTracer and x._trace is self:
@@ -292,34 +286,46 @@ class BatchTrace(core.Trace):
                     dim, shape = d, a.shape
                 elif d != dim or a.shape != shape:
                     return None
-                invars.append(v.var)
+                var = v.var
+                invars.append(var)
+                key.append(index.get(var))
             elif t in _PY_SCALARS:
-                a = _py_scalar_aval(t)
-                invars.append(Literal(x, a))
+                lit, ref = (_py_literals.get((t, x)) if x and t is not complex else None
+                            ) or keyed_staging.py_literal(x)
+                invars.append(lit)
+                key.append(ref)
             else:
                 entry = self._scalars.get(id(x))
                 if entry is None or entry[0] is not x:
                     return None
                 invars.append(entry[1])
-                a = entry[1].aval
-            avals.append(a)
+                key.append(entry[2])
         if dim is None:  # nothing batched: the unbatched trace's business
             return None
-        try:
-            key = (primitive, *avals, *params.items())
-            out = _aval_memo.get(key)
-        except TypeError:  # an unhashable parameter
-            key = out = None
-        if out is None:
-            out = primitive.abstract_eval(*avals, **params)
-            if key is not None:
-                if len(_aval_memo) >= _AVAL_MEMO_SIZE:
-                    _aval_memo.clear()
-                _aval_memo[key] = out
+        avals = None
+        if stage.keyed:
+            if params:
+                key.extend(params.items())
+            try:
+                key_t = tuple(key)
+                hit = _edges.get(key_t)
+            except TypeError:  # an unhashable parameter
+                hit = key_t = None
+            if hit is not None:
+                stage.node, avals = hit
+            elif key_t is None or None in key:  # a variable made without an event
+                stage.keyed = False
+        if avals is None:
+            out = _elementwise_aval(primitive, invars, params)
+            # The output's and one example's avals (the latter read by jnp's promotion).
+            avals = (out, example_aval(out, dim))
+            if stage.keyed:
+                stage.node = keyed_staging.advance(key_t, avals)
+        out = avals[0]
         var = Var(out)
         stage.eqns.append(JaxprEqn(primitive, invars, [var], params))
-        return BatchTracer(self, DynamicJaxprTracer(stage, out, var), dim)
-
+        index[var] = len(index)
+        return BatchTracer(self, DynamicJaxprTracer(stage, out, var), dim, avals[1])
 
     def _replay_rule(self, primitive: core.Primitive, rule: Callable[..., Any],
                      args: Sequence[Any], vals: Sequence[Any], dims: Sequence[int | None],
@@ -329,44 +335,103 @@ class BatchTrace(core.Trace):
         once per such key (``_RuleTemplate``) and replayed onto the operands' variables.
         None when an operand is of a kind the template cannot take."""
         stage = self._stage
-        key: list[Any] = [primitive, *params.items()]
-        invars, avals = [], []
+        index = stage.index
+        invars, refs = [], []
         for x, v, d in zip(args, vals, dims):
             t = type(x)
             if t is BatchTracer:  # ours (batched or not): its value is staged
                 if type(v) is not DynamicJaxprTracer or v._trace is not stage:
                     return None
-                a, var = v._aval, v.var
+                var = v.var
+                ref = index.get(var)
             elif t in _PY_SCALARS:
-                a = _py_scalar_aval(t)
-                var = Literal(x, a)
+                var, ref = keyed_staging.py_literal(x)
             else:
                 entry = self._scalars.get(id(x))
                 if entry is not None and entry[0] is x:
-                    var = entry[1]
-                    a = var.aval
+                    var, ref = entry[1], entry[2]
                 elif isinstance(x, core.Tracer):
                     return None
                 else:
-                    var = stage.to_var(x)  # a concrete value: a constant
-                    a = var.aval
+                    var, ref = stage.const_ref(x)  # a concrete value: a constant
             invars.append(var)
-            avals.append(a)
-            key.append(a)
-            key.append(d)
-        try:
-            key_t = tuple(key)
-            template = _rule_templates.get(key_t)
-        except TypeError:  # an unhashable parameter
-            return None
+            refs.append(ref)
+            refs.append(d)
+        template = None
+        if stage.keyed:
+            try:
+                key_t = (stage.node, keyed_staging.RULE, primitive, len(args), *refs,
+                         *params.items())
+                hit = _edges.get(key_t)
+            except TypeError:  # an unhashable parameter
+                hit = key_t = None
+            if hit is not None:
+                stage.node, template = hit
+            elif key_t is None or None in refs[::2]:  # a variable made without an event
+                stage.keyed = False
         if template is None:
-            template = _RuleTemplate.record(primitive, rule, avals, dims, params)
+            template = _rule_template(primitive, rule, invars, dims, params)
             if template is None:
                 return None
-            if len(_rule_templates) >= _AVAL_MEMO_SIZE:
-                _rule_templates.clear()
-            _rule_templates[key_t] = template
+            if stage.keyed:
+                if any(isinstance(p, (core.Jaxpr, core.ClosedJaxpr)) for p in params.values()):
+                    stage.keyed = False  # sub-jaxprs are keyed by content: the walk does it
+                else:
+                    stage.node = keyed_staging.advance(key_t, template)
         return template.replay(stage, invars, primitive.multiple_results)
+
+
+def example_aval(full: ShapedArray, d: int) -> ShapedArray:
+    """One example's aval of a value batched along ``d``. Staged values share their avals
+    (memoized abstract evaluation): so can their one-example avals."""
+    key = (full, d)
+    aval = _example_avals.get(key)
+    if aval is None:
+        aval = ShapedArray(full.shape[:d] + full.shape[d + 1:], full.dtype, full.weak_type)
+        if len(_example_avals) >= _AVAL_MEMO_SIZE:
+            _example_avals.clear()
+        _example_avals[key] = aval
+    return aval
+
+
+def _elementwise_aval(primitive: core.Primitive, invars: list, params: dict) -> ShapedArray:
+    """The output aval of an elementwise equation, memoized by input avals and params."""
+    avals = [v.aval for v in invars]
+    try:
+        key = (primitive, *avals, *params.items())
+        out = _aval_memo.get(key)
+    except TypeError:  # an unhashable parameter
+        key = out = None
+    if out is None:
+        out = primitive.abstract_eval(*avals, **params)
+        if key is not None:
+            if len(_aval_memo) >= _AVAL_MEMO_SIZE:
+                _aval_memo.clear()
+            _aval_memo[key] = out
+    return out
+
+
+def _rule_template(primitive: core.Primitive, rule: Callable[..., Any], invars: list,
+                   dims: Sequence[int | None], params: dict) -> "_RuleTemplate | None":
+    """The template of ``rule`` for operands of these avals and dims (recorded once)."""
+    avals = [v.aval for v in invars]
+    key: list[Any] = [primitive, *params.items()]
+    for a, d in zip(avals, dims):
+        key.append(a)
+        key.append(d)
+    try:
+        key_t = tuple(key)
+        template = _rule_templates.get(key_t)
+    except TypeError:  # an unhashable parameter
+        return None
+    if template is None:
+        template = _RuleTemplate.record(primitive, rule, avals, dims, params)
+        if template is None:
+            return None
+        if len(_rule_templates) >= _AVAL_MEMO_SIZE:
+            _rule_templates.clear()
+        _rule_templates[key_t] = template
+    return template
 
 
 class _RuleTemplate:
@@ -401,13 +466,16 @@ class _RuleTemplate:
             return None
         return _RuleTemplate(trace.args, trace.eqns, outvars, out_dim)
 
-    def replay(self, stage: DynamicJaxprTrace, invars: list, multiple_results: bool
+    def replay(self, stage: keyed_staging.KeyedJaxprTrace, invars: list, multiple_results: bool
                ) -> tuple[Any, Any]:
         env: dict[Var, Any] = dict(zip(self.args, invars))
         eqns = stage.eqns
+        index = stage.index
         for eqn in self.eqns:
             outs = [Var(v.aval) for v in eqn.outvars]
             env.update(zip(eqn.outvars, outs))
+            for v in outs:
+                index[v] = len(index)
             eqns.append(JaxprEqn(eqn.primitive,
                                  [env[v] if type(v) is Var else v for v in eqn.invars],
                                  outs, eqn.params))
@@ -417,23 +485,16 @@ class _RuleTemplate:
 
 
 _PY_SCALARS = frozenset({bool, int, float, complex})
+_edges = keyed_staging.edges
+_py_literals = keyed_staging.py_literals  # hits read inline; py_literal makes the rest
 _AVAL_MEMO_SIZE = 8192
 _rule_templates: dict[tuple, _RuleTemplate] = {}
 _aval_memo: dict[tuple, ShapedArray] = {}  # (primitive, *in avals, *params) -> out aval
 _example_avals: dict[tuple, ShapedArray] = {}  # (batched aval, batch dim) -> one example's
-_py_avals: dict[type, ShapedArray] = {}
-
-
-def _py_scalar_aval(t: type) -> ShapedArray:
-    aval = _py_avals.get(t)
-    if aval is None:
-        aval = _py_avals[t] = core.get_aval(t())
-    return aval
 
 
 def _clear_memos(*_: Any) -> None:
-    # Python scalars' dtypes, and some abstract evaluations, follow the x64 flag.
-    _py_avals.clear()
+    # Some abstract evaluations follow the x64 flag.
     _aval_memo.clear()
     _example_avals.clear()
     _rule_templates.clear()

@@ -194,6 +194,7 @@ class GraphExecutable:
         for h, (weak, dt) in zip(self.executable.run([a._h for a in args], device), self._out):
             out = _new_array(Array)
             out._h, out.dtype, out.weak_type, out._committed = h, dt, weak, committed
+            out._aval = None
             result.append(out)
         return result
 
