@@ -40,22 +40,32 @@ def _dot_general(a: Any, b: Any, contract: tuple[Sequence[int], Sequence[int]],
     return promotion.convert(out, dt, weak)
 
 
+def _matrix_product(a: Any, b: Any) -> Any:
+    """The common case of ``dot`` and ``matmul``, quickly (vmap traces at every call, and
+    eager ``X @ w`` is a hot path): strong operands of one dtype and rank 1 or 2, where
+    both functions make the same dot_general with that dtype as the result type; lax.dot's
+    checks are the bind's. None for any other case."""
+    if not ((type(a) is Array or isinstance(a, Tracer))
+            and (type(b) is Array or isinstance(b, Tracer))):
+        return None
+    dt = a.dtype
+    an, bn = a.ndim, b.ndim
+    if (dt is b.dtype and not a.weak_type and not b.weak_type and 1 <= an <= 2
+            and 1 <= bn <= 2):
+        dims = (((an - 1,), (0 if bn == 1 else bn - 2,)), ((), ()))
+        return lax.dot_general_p.bind(a, b, dimension_numbers=dims,
+                                      precision=lax.canonicalize_precision(None),
+                                      preferred_element_type=dt)
+    return None
+
+
 def dot(a: ArrayLike, b: ArrayLike, *, precision: Any = None,
         preferred_element_type: Any = None) -> Any:
     """Mirrors ``jax.numpy.dot``: contracts a's last axis with b's second-to-last (or only) one."""
-    if (precision is None and preferred_element_type is None
-            and (type(a) is Array or isinstance(a, Tracer))
-            and (type(b) is Array or isinstance(b, Tracer))):
-        # The common case, quickly (vmap traces at every call): strong operands of one
-        # dtype, whose result type is that dtype; lax.dot's checks are the bind's.
-        dt = a.dtype
-        an, bn = a.ndim, b.ndim
-        if (dt is b.dtype and not a.weak_type and not b.weak_type and 1 <= an <= 2
-                and 1 <= bn <= 2):
-            dims = (((an - 1,), (0 if bn == 1 else bn - 2,)), ((), ()))
-            return lax.dot_general_p.bind(a, b, dimension_numbers=dims,
-                                          precision=lax.canonicalize_precision(None),
-                                          preferred_element_type=dt)
+    if precision is None and preferred_element_type is None:
+        out = _matrix_product(a, b)
+        if out is not None:
+            return out
     a, b = ensure_arraylike("dot", a, b)
     dt, weak = _result("dot", a, b, preferred_element_type)
     if a.ndim == 0 or b.ndim == 0:
@@ -74,6 +84,10 @@ def _type_str(x: Any) -> str:
 def matmul(a: ArrayLike, b: ArrayLike, *, precision: Any = None,
            preferred_element_type: Any = None) -> Any:
     """Mirrors ``jax.numpy.matmul``: batch dimensions broadcast; 1-d operands are vectors."""
+    if precision is None and preferred_element_type is None:
+        out = _matrix_product(a, b)
+        if out is not None:
+            return out
     a, b = ensure_arraylike("matmul", a, b)
     for i, x in enumerate((a, b)):
         if x.ndim < 1:
