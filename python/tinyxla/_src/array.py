@@ -67,8 +67,8 @@ class Array(metaclass=abc.ABCMeta):
 
     Slots: ``_h`` (the ``_core.Array`` handle), ``dtype`` (kept here rather than read
     from the handle: it is on every dispatch path), ``weak_type``, ``_committed`` (set by
-    ``device_put`` with a device), ``_aval`` (the abstract value, made on first use). Build instances with ``_wrap``; the class has no
-    public constructor, as in JAX. Differences from JAX: ``.view``, ``.flat`` and the
+    ``device_put`` with a device), ``_aval`` (the abstract value, made on first use).
+    Build instances with ``_wrap``; the class has no public constructor, as in JAX. Differences from JAX: ``.view``, ``.flat`` and the
     only sharding is pmap's (the leading axis split over devices).
 
     A pmap result holds its per-device buffers in ``_shards`` (a
