@@ -25,8 +25,8 @@ constexpr int kNV = 2;
 constexpr int kNR = 16 * kNV;
 // Blocking: a KC x NR panel of b stays in L1 (48 KiB) while the microkernel streams the
 // MC x KC block of a from L2 (1 MiB); a KC x NC block of b is shared from L3.
-constexpr int64_t kKC = 256;
-constexpr int64_t kMC = kMR * 12;
+constexpr int64_t kKC = 384;
+constexpr int64_t kMC = kMR * 8;
 constexpr int64_t kNC = 4096;
 // m * n * k up to which a (and b when row-major) are read in place.
 constexpr double kInPlace = double(1 << 18);
@@ -55,9 +55,14 @@ void kernel(int64_t k, const float* a, int64_t as, const float* b, int64_t bs, i
   for (int v = 0; v < kNV; ++v) mask[v] = lane_mask(cols, v);
   __m512 acc[MR][kNV];
 #pragma GCC unroll 16
-  for (int i = 0; i < MR; ++i)
+  for (int i = 0; i < MR; ++i) {
+    // The tile of c is fetched while the k loop runs: rows of a large c are in L3 or
+    // memory, and a row stride of a multiple of 4 KiB maps them all to one L1 set.
+    _mm_prefetch(reinterpret_cast<const char*>(c + i * ldc), _MM_HINT_T0);
+    _mm_prefetch(reinterpret_cast<const char*>(c + i * ldc + kNR - 1), _MM_HINT_T0);
 #pragma GCC unroll 4
     for (int v = 0; v < kNV; ++v) acc[i][v] = _mm512_setzero_ps();
+  }
   for (int64_t p = 0; p < k; ++p) {
     __m512 bv[kNV];
 #pragma GCC unroll 4
@@ -126,6 +131,48 @@ class Scratch {
 
 thread_local Scratch a_scratch, b_scratch;
 
+// Transposes the 16 x 16 block in r (rows in, columns out): pairs, quads, then lanes.
+void transpose16(__m512 r[16]) {
+  __m512 t[16];
+  for (int i = 0; i < 16; i += 2) {
+    t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);
+    t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
+  }
+  for (int i = 0; i < 16; i += 4) {
+    r[i] = _mm512_shuffle_ps(t[i], t[i + 2], 0x44);
+    r[i + 1] = _mm512_shuffle_ps(t[i], t[i + 2], 0xEE);
+    r[i + 2] = _mm512_shuffle_ps(t[i + 1], t[i + 3], 0x44);
+    r[i + 3] = _mm512_shuffle_ps(t[i + 1], t[i + 3], 0xEE);
+  }
+  for (int j = 0; j < 4; ++j) {
+    t[j] = _mm512_shuffle_f32x4(r[j], r[4 + j], 0x88);
+    t[4 + j] = _mm512_shuffle_f32x4(r[j], r[4 + j], 0xDD);
+    t[8 + j] = _mm512_shuffle_f32x4(r[8 + j], r[12 + j], 0x88);
+    t[12 + j] = _mm512_shuffle_f32x4(r[8 + j], r[12 + j], 0xDD);
+  }
+  for (int j = 0; j < 4; ++j) {
+    r[j] = _mm512_shuffle_f32x4(t[j], t[8 + j], 0x88);
+    r[8 + j] = _mm512_shuffle_f32x4(t[j], t[8 + j], 0xDD);
+    r[4 + j] = _mm512_shuffle_f32x4(t[4 + j], t[12 + j], 0x88);
+    r[12 + j] = _mm512_shuffle_f32x4(t[4 + j], t[12 + j], 0xDD);
+  }
+}
+
+// dst[p * dstride + i] = src[i * ld + p] for i < rows (<= 16), p < n, and 0 for
+// rows <= i < 16; lanes outside `store` are left alone.
+void pack_transposed(const float* src, int64_t ld, int64_t rows, int64_t n, float* dst,
+                     int64_t dstride, __mmask16 store) {
+  for (int64_t p0 = 0; p0 < n; p0 += 16) {
+    const int64_t np = std::min<int64_t>(16, n - p0);
+    const __mmask16 pm = lane_mask(np, 0);
+    __m512 r[16];
+    for (int i = 0; i < 16; ++i)
+      r[i] = i < rows ? _mm512_maskz_loadu_ps(pm, src + i * ld + p0) : _mm512_setzero_ps();
+    transpose16(r);
+    for (int64_t q = 0; q < np; ++q) _mm512_mask_storeu_ps(dst + (p0 + q) * dstride, store, r[q]);
+  }
+}
+
 // Packs b[kc x cols] (cols <= kNR) into a panel: row p at dst + p * kNR, zero-padded.
 void pack_b_panel(int64_t kc, int64_t cols, const float* b, int64_t rs, int64_t cs, float* dst) {
   if (cs == 1) {
@@ -135,23 +182,20 @@ void pack_b_panel(int64_t kc, int64_t cols, const float* b, int64_t rs, int64_t 
                         _mm512_maskz_loadu_ps(lane_mask(cols, v), b + p * rs + 16 * v));
     return;
   }
-  // Transposed storage: column j is contiguous in b.
-  for (int64_t j = 0; j < cols; ++j)
-    for (int64_t p = 0; p < kc; ++p) dst[p * kNR + j] = b[j * cs + p * rs];
-  for (int64_t p = 0; p < kc; ++p)
-    for (int64_t j = cols; j < kNR; ++j) dst[p * kNR + j] = 0.f;
+  // Transposed storage (rs == 1): column j is contiguous in b.
+  for (int v = 0; v < kNV; ++v)
+    pack_transposed(b + 16 * v * cs, cs, cols - 16 * v, kc, dst + 16 * v, kNR, 0xFFFF);
 }
 
 // Packs a[rows x kc] (rows <= kMR) into a panel: column p at dst + p * kMR.
 void pack_a_panel(int64_t kc, int64_t rows, const float* a, int64_t rs, int64_t cs, float* dst) {
+  const __mmask16 m = lane_mask(kMR, 0);
   if (rs == 1) {
-    const __mmask16 m = lane_mask(rows, 0);
     for (int64_t p = 0; p < kc; ++p)
-      _mm512_mask_storeu_ps(dst + p * kMR, m, _mm512_maskz_loadu_ps(m, a + p * cs));
+      _mm512_mask_storeu_ps(dst + p * kMR, m, _mm512_maskz_loadu_ps(lane_mask(rows, 0), a + p * cs));
     return;
   }
-  for (int64_t i = 0; i < rows; ++i)
-    for (int64_t p = 0; p < kc; ++p) dst[p * kMR + i] = a[i * rs + p * cs];
+  pack_transposed(a, rs, rows, kc, dst, kMR, m);  // row-major storage (cs == 1)
 }
 
 }  // namespace
