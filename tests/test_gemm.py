@@ -44,7 +44,7 @@ def test_shapes(m, n, k):
 @pytest.mark.parametrize("trans_b", [False, True])
 @pytest.mark.parametrize("m,n,k", [(2, 3, 4), (15, 33, 17), (64, 64, 64), (100, 37, 300),
                                    (3, 300, 129), (300, 5, 64), (170, 150, 513),
-                                   (400, 380, 270)])
+                                   (400, 380, 270), (20, 700, 900)])
 def test_storage_orders(trans_a, trans_b, m, n, k):
     rng = np.random.RandomState(m + n + k)
     a = rng.randn(m, k).astype(np.float32)

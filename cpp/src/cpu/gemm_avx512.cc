@@ -33,6 +33,9 @@ constexpr int64_t kMC = kMR * 8;
 constexpr int64_t kNC = 4096;
 // m * n * k up to which a (and b when row-major) are read in place.
 constexpr double kInPlace = double(1 << 18);
+// Rows of a up to which a row-major b is read in place at any size: each panel of b
+// would serve too few rows to repay packing it.
+constexpr int64_t kFewRows = 28;
 // m * n * k of a pool work item from which a worker is woken even on a busy machine
 // (as dot.cc's kLongChunkWork).
 constexpr double kLongChunkWork = double(1 << 24);
@@ -207,7 +210,7 @@ void sgemm(int64_t m, int64_t n, int64_t k, Operand a, Operand b, float* c, int6
            bool parallel) {
   const bool in_place = double(m) * double(n) * double(k) <= kInPlace;
   const bool pack_a = !in_place;
-  const bool pack_b = !in_place || b.cs != 1;
+  const bool pack_b = b.cs != 1 || !(in_place || m <= kFewRows);
   // In place, a is read along its unit stride: rows (a_rows) or columns.
   const bool a_rows = !pack_a && a.cs == 1 && a.rs != 1;
   const int64_t a_step = pack_a ? kMR : a_rows ? a.rs : a.cs;
@@ -222,7 +225,9 @@ void sgemm(int64_t m, int64_t n, int64_t k, Operand a, Operand b, float* c, int6
   int64_t mblocks = ceil_div(m, kMC);
   if (parallel) {
     const int64_t step = mblocks <= 4 * threads ? threads : 4 * threads;
-    mblocks = std::min(row_panels, ceil_div(mblocks, step) * step);
+    mblocks = ceil_div(mblocks, step) * step;
+    // Too few panels to share evenly (16 rows: 14 and 2): one block, split by columns.
+    if (mblocks * 2 > row_panels) mblocks = 1;
   }
   const int64_t mc = ceil_div(row_panels, mblocks) * kMR;  // the largest block
 
