@@ -1,5 +1,6 @@
 // dot_general: OpenBLAS gemm/gemv/dot for float and complex types (half types and wider
-// outputs convert around them), a blocked loop for integers and bool.
+// outputs convert around them), our own AVX-512 sgemm for float32 products where the CPU
+// has it, a blocked loop for integers and bool.
 #include <cblas.h>
 
 #include <algorithm>
@@ -11,9 +12,11 @@
 #include <type_traits>
 
 #include "../runtime/thread_pool.h"
+#include "gemm.h"
 #include "kernels.h"
 #include "strided.h"
 #include "tinyxla/error.h"
+#include "vmath.h"
 
 namespace tinyxla::cpu {
 namespace {
@@ -229,9 +232,10 @@ int blas_int(int64_t v) {
 }
 
 // Runs fn(lhs offset, rhs offset, batch index) over the batch, spread over the pool;
-// `work` flops a call.
+// `work` flops a call. `long_chunks` as parallel_for's (calls that compute for long).
 template <typename F>
-void for_batch(const View& a, const View& b, int64_t nb, double work, F fn) {
+void for_batch(const View& a, const View& b, int64_t nb, double work, F fn,
+               bool long_chunks = false) {
   auto run = [&](int64_t lo, int64_t hi) {
     int64_t ia[64] = {0};
     int64_t rem = lo, oa = 0, ob = 0;
@@ -254,7 +258,7 @@ void for_batch(const View& a, const View& b, int64_t nb, double work, F fn) {
       }
     }
   };
-  parallel_for(nb, std::max<int64_t>(1, int64_t(kParallelWork / work)), run);
+  parallel_for(nb, std::max<int64_t>(1, int64_t(kParallelWork / work)), run, long_chunks);
 }
 
 // Element offsets of batch item i in a and b.
@@ -309,9 +313,39 @@ void blocked_gemm(const View& a, const View& b, int64_t M, int64_t N, int64_t K,
   }, /*long_chunks=*/unit_work * double(grain) >= kLongChunkWork);
 }
 
+// The operand as gemm reads it: row-major with row stride ld, or transposed.
+gemm::Operand gemm_operand(const View& v, int64_t offset) {
+  const Layout l = *blas_layout(v);
+  const float* p = reinterpret_cast<const float*>(v.data) + offset;
+  return l.trans == CblasNoTrans ? gemm::Operand{p, l.ld, 1} : gemm::Operand{p, 1, l.ld};
+}
+
+// Float32 gemms (M, N > 1) on our AVX-512 kernel: small products one per work item as
+// with BLAS, a large one split over the pool by the kernel itself (sharing packed
+// blocks of b), a batch of many large ones one product per work item (waking workers
+// on a busy machine from kLongChunkWork, as blocked_gemm's blocks).
+void own_sgemm(const View& a, const View& b, int64_t M, int64_t N, int64_t K, int64_t nb,
+               float* c) {
+  const double work = double(M) * double(N) * double(K);
+  if (work > kGemmSingleThread && nb < 4 * int64_t(pool_size())) {
+    for (int64_t i = 0; i < nb; ++i) {
+      const auto [oa, ob] = batch_offsets(a, b, i);
+      gemm::sgemm(M, N, K, gemm_operand(a, oa), gemm_operand(b, ob), c + i * M * N, N, true);
+    }
+    return;
+  }
+  for_batch(a, b, nb, work, [&](int64_t oa, int64_t ob, int64_t i) {
+    gemm::sgemm(M, N, K, gemm_operand(a, oa), gemm_operand(b, ob), c + i * M * N, N, false);
+  }, /*long_chunks=*/work >= kLongChunkWork);
+}
+
 template <typename T>
 void blas_product(const View& a, const View& b, int64_t M, int64_t N, int64_t K, int64_t nb,
                   T* c) {
+  if constexpr (std::is_same_v<T, float>) {
+    if (M > 1 && N > 1 && vmath::isa_supported(vmath::Isa::Avx512))
+      return own_sgemm(a, b, M, N, K, nb, c);
+  }
   blas_on_one_thread();
   const T* pa = reinterpret_cast<const T*>(a.data);
   const T* pb = reinterpret_cast<const T*>(b.data);
