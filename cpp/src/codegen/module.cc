@@ -75,7 +75,7 @@ void run_reduce_typed(const KernelInfo& info, ReduceFn fn, const std::vector<con
     }
   };
   if (N * info.cost < kSerial) piece(0, pieces);
-  else parallel_for(pieces, 1, piece);
+  else parallel_for(pieces, 1, piece, N * info.cost >= kLongOpWork);
   for (size_t r = 0; r < nr; ++r) {
     const ReduceOp op = info.reduces[r].op;
     T* out = reinterpret_cast<T*>(outputs[size_t(info.reduces[r].output)].mutable_data());
@@ -300,7 +300,7 @@ bool Module::run(int node, const std::vector<Array>& inputs, const std::vector<A
     chunk(0, tiles);
   } else {
     const int64_t grain = std::max<int64_t>(1, std::clamp<int64_t>((1 << 16) / info.cost, 4096, 1 << 16) / T);
-    parallel_for(tiles, grain, chunk);
+    parallel_for(tiles, grain, chunk, N * info.cost >= kLongOpWork);
   }
   runs_.fetch_add(1, std::memory_order_relaxed);
   return true;

@@ -1086,11 +1086,12 @@ void run(const Array* const* ins, int nins, const Array& out, int64_t grain, con
   }
   char* const dst = out.mutable_data();
   const int64_t osize = int64_t(itemsize(out.dtype()));
+  const bool long_op = n * (grain == kHeavyGrain ? 10 : 1) >= kLongOpWork;
   auto parallel = [&](int64_t units, int64_t unit_grain, const auto& fn) {
     if (units <= unit_grain || pool_size() == 1) {
       fn(0, units);
     } else {
-      parallel_for(units, unit_grain, fn);
+      parallel_for(units, unit_grain, fn, long_op);
     }
   };
 

@@ -702,7 +702,7 @@ void run_tile(const Program& p, const RunState& s, Ctx& c, int64_t b, int64_t n)
 // Runs `items` work items, on the pool when the work is large enough.
 void for_items(int64_t items, int64_t work, const std::function<void(int64_t, int64_t)>& fn) {
   if (work < kSerial || items == 1) fn(0, items);
-  else parallel_for(items, 1, fn);
+  else parallel_for(items, 1, fn, work >= kLongOpWork);
 }
 
 }  // namespace
@@ -833,7 +833,7 @@ void FusedKernel::run(const std::vector<Array>& inputs, const std::vector<Array>
       if (s.stream) _mm_sfence();  // streamed stores are visible before the chunk counts done
     };
     if (work < kSerial) chunk(0, tiles);
-    else parallel_for(tiles, grain, chunk);
+    else parallel_for(tiles, grain, chunk, work >= kLongOpWork);
     return;
   }
 

@@ -9,12 +9,17 @@ namespace tinyxla {
 // out dynamically and the calling thread takes chunks too, so a descheduled worker never
 // holds the others at a barrier. Small n runs inline, and so does all work while no core is
 // idle (other processes or devices busy): a woken worker would only take the caller's core.
-// Safe to call from several threads. `long_chunks`: each chunk computes for milliseconds
-// (large gemm blocks), so a worker is woken even with no core idle: the caller's lost
-// time slice is small next to the work, and busy-waiting BLAS threads of other libraries
+// Safe to call from several threads. `long_chunks`: the work runs for milliseconds (large
+// gemm blocks, long fused ops), so a worker is woken even with no core idle: the caller's
+// lost time slice is small next to the work, and busy-waiting BLAS threads of other libraries
 // that count as running then yield to it.
 void parallel_for(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn,
                   bool long_chunks = false);
+// Element-ops (a cheap op on one element counts 1, a transcendental 10) of a whole
+// elementwise or fused op from which it runs for milliseconds: callers pass long_chunks
+// then. A sample of /proc/loadavg taken while a stream thread is being woken says "no idle
+// core" at random, and left such ops (16 ms) on one core half the time.
+constexpr int64_t kLongOpWork = int64_t(1) << 26;
 int pool_size();  // threads that can work at once, the caller included
 
 // Marks the calling device stream thread as running a task. parallel_for hands work to
