@@ -24,8 +24,8 @@ class Stream {
     {
       std::lock_guard<std::mutex> lock(mu_);
       stop_ = true;
+      wake_locked();
     }
-    cv_.notify_all();
     thread_.join();
   }
 
@@ -34,7 +34,7 @@ class Stream {
     std::lock_guard<std::mutex> lock(mu_);
     if (may_inline && queue_.empty() && !busy_) return false;
     queue_.push_back(Task{std::move(deps), std::move(fn)});
-    cv_.notify_one();
+    wake_locked();
     return true;
   }
 
@@ -67,13 +67,25 @@ class Stream {
  private:
   void loop() {
     set_flush_denormals_for_thread();
+    add_awake_stream(1);
     for (;;) {
       Task task;
       {
         std::unique_lock<std::mutex> lock(mu_);
         // busy_: a waiting thread is running one of our tasks (help).
-        cv_.wait(lock, [&] { return stop_ || (!queue_.empty() && !busy_); });
-        if (queue_.empty()) return;  // stopping
+        while (!(stop_ || (!queue_.empty() && !busy_))) {
+          sleeping_ = true;
+          add_awake_stream(-1);
+          cv_.wait(lock);
+          if (sleeping_) {  // woken spuriously, not by wake_locked
+            sleeping_ = false;
+            add_awake_stream(1);
+          }
+        }
+        if (queue_.empty()) {  // stopping
+          add_awake_stream(-1);
+          return;
+        }
         task = std::move(queue_.front());
         queue_.pop_front();
         busy_ = true;
@@ -106,7 +118,16 @@ class Stream {
   void finish_locked() {
     busy_ = false;
     if (queue_.empty()) idle_cv_.notify_all();
-    else cv_.notify_one();  // the stream thread may have skipped these while a helper ran
+    else wake_locked();  // the stream thread may have skipped these while a helper ran
+  }
+
+  // Wakes the stream thread, counting it awake from now: it is runnable before it runs.
+  void wake_locked() {
+    if (sleeping_) {
+      sleeping_ = false;
+      add_awake_stream(1);
+    }
+    cv_.notify_one();
   }
 
   std::mutex mu_;
@@ -114,6 +135,7 @@ class Stream {
   std::deque<Task> queue_;
   bool busy_ = false;
   bool stop_ = false;
+  bool sleeping_ = false;  // the stream thread is blocked in cv_.wait
   std::thread thread_;
 };
 

@@ -31,8 +31,9 @@ constexpr auto kSpin = std::chrono::microseconds(100);
 // Workers busy-waiting for work: they count as running in /proc/loadavg but give their
 // core up to a job at once, so core_idle does not count them.
 std::atomic<int> spinning_workers{0};
-// Device stream threads running a task (ScopedDeviceBusy).
+// Device stream threads running a task (ScopedDeviceBusy), and those not blocked.
 std::atomic<int> busy_devices{0};
+std::atomic<int> awake_streams{0};
 
 template <typename Ready>
 bool spin_until(Ready ready) {
@@ -193,8 +194,12 @@ bool core_idle(int cores) {
     p = std::strchr(p, ' ');
     if (p) ++p;
   }
-  const bool now_idle =
-      !p || std::atol(p) - spinning_workers.load(std::memory_order_relaxed) < cores;
+  // Our own threads that hold no core for long: spinning workers, and stream threads
+  // awake without a task (woken for one a waiting thread took).
+  const int transient = spinning_workers.load(std::memory_order_relaxed) +
+                        std::max(0, awake_streams.load(std::memory_order_relaxed) -
+                                        busy_devices.load(std::memory_order_relaxed));
+  const bool now_idle = !p || std::atol(p) - transient < cores;
   idle.store(now_idle, std::memory_order_relaxed);
   return now_idle;
 }
@@ -217,6 +222,8 @@ void parallel_for(int64_t n, int64_t grain, const std::function<void(int64_t, in
 }
 
 int pool_size() { return pool().size(); }
+
+void add_awake_stream(int delta) { awake_streams.fetch_add(delta, std::memory_order_relaxed); }
 
 ScopedDeviceBusy::ScopedDeviceBusy() { busy_devices.fetch_add(1, std::memory_order_relaxed); }
 ScopedDeviceBusy::~ScopedDeviceBusy() { busy_devices.fetch_sub(1, std::memory_order_relaxed); }
