@@ -56,6 +56,7 @@ class Stream {
       lock.unlock();
       {
         ScopedFlushDenormals ftz;
+        ScopedDeviceBusy busy;  // this thread is the stream's for now
         task.fn();
       }
       task = Task{};

@@ -61,11 +61,16 @@ struct Job {
   std::mutex mu;
   std::condition_variable cv;
 
-  // Runs chunks until none is left; returns after the last one this thread took.
-  void work() {
+  // Runs chunks until none is left; returns after the last one this thread took. A worker
+  // (`cores` > 0) also stops once every core has a busy device: a device that started
+  // after this job was handed out needs the core (pmap's devices ran 25-40% slower).
+  // Returns whether it stopped with chunks left.
+  bool work(int cores = 0) {
     for (;;) {
+      if (cores > 0 && busy_devices.load(std::memory_order_relaxed) >= cores)
+        return next.load(std::memory_order_relaxed) < num_chunks;
       int64_t c = next.fetch_add(1, std::memory_order_relaxed);
-      if (c >= num_chunks) return;
+      if (c >= num_chunks) return false;
       int64_t b = c * chunk, e = std::min(n, b + chunk);
       (*fn)(b, e);
       if (done.fetch_add(1, std::memory_order_acq_rel) + 1 == num_chunks) {
@@ -115,6 +120,7 @@ class Pool {
       if (it != jobs_.end()) {
         jobs_.erase(it);
         queued_.fetch_sub(1, std::memory_order_relaxed);
+        if (parked_ > 0) cv_.notify_all();
       }
     }
     if (spin_until([&] { return job->done.load(std::memory_order_acquire) == job->num_chunks; }))
@@ -148,7 +154,13 @@ class Pool {
           continue;
         }
       }
-      job->work();
+      if (job->work(size_)) {
+        // Left to the devices: sleep until the caller has finished the job and dropped it.
+        std::unique_lock<std::mutex> lock(mu_);
+        ++parked_;
+        cv_.wait(lock, [&] { return stop_ || jobs_.empty() || jobs_.front() != job; });
+        --parked_;
+      }
     }
   }
 
@@ -159,6 +171,7 @@ class Pool {
   bool stop_ = false;
   std::atomic<bool> stop_flag_{false};  // stop_, readable while spinning
   std::atomic<int> queued_{0};          // jobs_.size(), readable while spinning
+  int parked_ = 0;                      // workers waiting for a job they left to be dropped
   int size_ = 1;
 };
 

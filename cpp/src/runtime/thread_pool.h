@@ -27,7 +27,8 @@ int pool_size();  // threads that can work at once, the caller included
 // is runnable for a moment: parallel_for's check for an idle core does not count it.
 void add_awake_stream(int delta);
 
-// Marks the calling device stream thread as running a task. parallel_for hands work to
+// Marks the calling thread as running a device stream's task (the stream's own thread, or
+// a waiting thread that took the task). parallel_for hands work to
 // the pool's workers only while some core is free of busy device threads, so N devices
 // running at once never put more threads than cores to work.
 class ScopedDeviceBusy {
