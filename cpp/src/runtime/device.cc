@@ -108,7 +108,9 @@ class Stream {
       }
       {
         ScopedDeviceBusy busy;
+        add_awake_stream(-1);  // busy, not idle-awake, while it runs
         task.fn();
+        add_awake_stream(1);
       }
       task = Task{};  // drop the inputs it holds before reporting idle
       std::lock_guard<std::mutex> lock(mu_);

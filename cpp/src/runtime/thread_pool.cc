@@ -31,7 +31,8 @@ constexpr auto kSpin = std::chrono::microseconds(100);
 // Workers busy-waiting for work: they count as running in /proc/loadavg but give their
 // core up to a job at once, so core_idle does not count them.
 std::atomic<int> spinning_workers{0};
-// Device stream threads running a task (ScopedDeviceBusy), and those not blocked.
+// Threads running a device stream's task (ScopedDeviceBusy), and stream threads awake
+// without one.
 std::atomic<int> busy_devices{0};
 std::atomic<int> awake_streams{0};
 
@@ -210,8 +211,7 @@ bool core_idle(int cores) {
   // Our own threads that hold no core for long: spinning workers, and stream threads
   // awake without a task (woken for one a waiting thread took).
   const int transient = spinning_workers.load(std::memory_order_relaxed) +
-                        std::max(0, awake_streams.load(std::memory_order_relaxed) -
-                                        busy_devices.load(std::memory_order_relaxed));
+                        awake_streams.load(std::memory_order_relaxed);
   const bool now_idle = !p || std::atol(p) - transient < cores;
   idle.store(now_idle, std::memory_order_relaxed);
   return now_idle;

@@ -22,9 +22,10 @@ void parallel_for(int64_t n, int64_t grain, const std::function<void(int64_t, in
 constexpr int64_t kLongOpWork = int64_t(1) << 26;
 int pool_size();  // threads that can work at once, the caller included
 
-// Counts stream threads that are not blocked waiting for work (+1 when one is woken or
-// starts, -1 when it blocks). One woken for a task that a waiting thread then ran itself
-// is runnable for a moment: parallel_for's check for an idle core does not count it.
+// Counts stream threads awake without a task (+1 when one is woken, starts or finishes a
+// task, -1 when it blocks or starts one). One woken for a task that a waiting thread then
+// ran itself is runnable for a moment: parallel_for's check for an idle core does not
+// count it.
 void add_awake_stream(int delta);
 
 // Marks the calling thread as running a device stream's task (the stream's own thread, or
