@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -41,8 +42,12 @@ std::set<pid_t>& children() {
   static auto* s = new std::set<pid_t>();  // never destroyed: used by the exit handler
   return *s;
 }
+// Set at exit: a background build whose compiler was just killed would otherwise go on to
+// spawn its next step (the compile after the version probe), which nothing kills.
+bool exiting = false;  // guarded by children_mutex()
 void kill_children_at_exit() {
   std::lock_guard<std::mutex> lock(children_mutex());
+  exiting = true;
   for (pid_t pid : children()) kill(-pid, SIGKILL);
 }
 
@@ -98,7 +103,7 @@ int run_child(std::vector<std::string> args, const std::string& log_path) {
   int rc;
   {
     std::lock_guard<std::mutex> lock(children_mutex());
-    rc = posix_spawn(&pid, argv[0], &actions, &attr, argv.data(), environ);
+    rc = exiting ? ECANCELED : posix_spawn(&pid, argv[0], &actions, &attr, argv.data(), environ);
     if (rc == 0) children().insert(pid);
   }
   posix_spawn_file_actions_destroy(&actions);
