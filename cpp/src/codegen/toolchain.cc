@@ -99,12 +99,19 @@ int run_child(std::vector<std::string> args, const std::string& log_path) {
   posix_spawnattr_init(&attr);
   posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
   posix_spawnattr_setpgroup(&attr, 0);
+  // The lock is not held across the spawn: a fork() from another thread meanwhile would
+  // leave the child a locked mutex (its own builds then hang).
   pid_t pid = 0;
   int rc;
   {
     std::lock_guard<std::mutex> lock(children_mutex());
-    rc = exiting ? ECANCELED : posix_spawn(&pid, argv[0], &actions, &attr, argv.data(), environ);
-    if (rc == 0) children().insert(pid);
+    rc = exiting ? ECANCELED : 0;
+  }
+  if (rc == 0) rc = posix_spawn(&pid, argv[0], &actions, &attr, argv.data(), environ);
+  if (rc == 0) {
+    std::lock_guard<std::mutex> lock(children_mutex());
+    if (exiting) kill(-pid, SIGKILL);  // the exit handler ran during the spawn
+    else children().insert(pid);
   }
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attr);
@@ -145,14 +152,21 @@ void make_dirs(const std::string& dir) {
 std::string compiler_version(const std::string& compiler) {
   static std::mutex m;
   static std::map<std::string, std::string> versions;
-  std::lock_guard<std::mutex> lock(m);
-  auto it = versions.find(compiler);
-  if (it != versions.end()) return it->second;
+  {
+    std::lock_guard<std::mutex> lock(m);
+    auto it = versions.find(compiler);
+    if (it != versions.end()) return it->second;
+  }
+  // Probed without the lock held (a fork meanwhile would inherit it locked); two threads
+  // may both probe, with the same answer.
   make_dirs(cache_dir());
-  const std::string log = cache_dir() + "/version" + std::to_string(getpid()) + ".txt";
+  static std::atomic<int> probes{0};
+  const std::string log = cache_dir() + "/version" + std::to_string(getpid()) + "_" +
+                          std::to_string(probes++) + ".txt";
   std::string line = run_child({compiler, "--version"}, log) == 0 ? read_file(log) : "";
   std::remove(log.c_str());
   line = line.substr(0, line.find('\n'));
+  std::lock_guard<std::mutex> lock(m);
   versions[compiler] = line;
   return line;
 }
