@@ -8,11 +8,10 @@ Each figure is the median of repeats of a loop calibrated to at least 0.2 s (0.0
 --quick) after two warm-up calls; results are waited for inside the loop. jax columns
 need jax installed. Measured, not asserted.
 """
-import argparse
 
 import numpy as np
 
-from run import median_time  # bench/ is on sys.path when run as a script
+from run import compare_figures, median_time  # bench/ is on sys.path when run as a script
 
 
 def figures(jax, jnp, quick):
@@ -37,25 +36,10 @@ def figures(jax, jnp, quick):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--quick", action="store_true")
-    quick = parser.parse_args().quick
-    import tinyxla
-    import tinyxla.numpy as tnp
-    ours = figures(tinyxla, tnp, quick)
-    try:
-        import jax
-        import jax.numpy as jnp
-        theirs = figures(jax, jnp, quick)
-    except ImportError:
-        theirs = {}
-    print(f"{'figure':34} {'tinyxla':>9} {'jax':>9} {'jax/tx':>7}")
-    for name, t in ours.items():
-        j = theirs.get(name)
-        print(f"{name:34} {t:9.3f} " + (f"{j:9.3f} {j / t:7.2f}" if j else f"{'-':>9} {'-':>7}"))
+    ours, peers = compare_figures(figures)
     key_f, key_g = "jit(f), chain 1e6 f32 (ms)", "jit(grad f), chain 1e6 f32 (ms)"
     print(f"jit(grad f) / jit(f): tinyxla {ours[key_g] / ours[key_f]:.2f}" +
-          (f", jax {theirs[key_g] / theirs[key_f]:.2f}" if theirs else ""))
+          "".join(f", {p} {r[key_g] / r[key_f]:.2f}" for p, r in peers.items()))
 
 
 if __name__ == "__main__":

@@ -13,11 +13,10 @@ Each figure is the median of repeats of a loop calibrated to at least 0.2 s (0.0
 --quick) after two warm-up calls; results are waited for inside the loop. jax columns
 need jax installed. Measured, not asserted.
 """
-import argparse
 
 import numpy as np
 
-from run import median_time  # bench/ is on sys.path when run as a script
+from run import compare_figures, median_time  # bench/ is on sys.path when run as a script
 
 N = 1_000_000
 
@@ -81,25 +80,7 @@ def numpy_figures(quick):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--quick", action="store_true")
-    quick = parser.parse_args().quick
-    import tinyxla
-    import tinyxla.numpy as tnp
-    ours = figures(tinyxla, tnp, quick)
-    try:
-        import jax
-        import jax.numpy as jnp
-        theirs = figures(jax, jnp, quick)
-    except ImportError:
-        theirs = {}
-    peers = numpy_figures(quick)
-    print(f"{'figure':36} {'tinyxla':>9} {'jax':>9} {'numpy':>9} {'jax/tx':>7} {'np/tx':>7}")
-    for name, t in ours.items():
-        j, n = theirs.get(name), peers.get(name)
-        cells = [f"{v:9.2f}" if v else f"{'-':>9}" for v in (j, n)]
-        ratios = [f"{v / t:7.2f}" if v else f"{'-':>7}" for v in (j, n)]
-        print(f"{name:36} {t:9.2f} " + " ".join(cells) + " " + " ".join(ratios))
+    compare_figures(figures, numpy_figures)
     print("numpy's copying row is x.copy() then one store; its jit rows are the eager ones.")
 
 

@@ -8,13 +8,12 @@ Each time is the median of repeats of a loop calibrated to at least 0.2 s (0.05 
 row traces and compiles a fresh function each repeat. jax columns need jax installed.
 Measured, not asserted.
 """
-import argparse
 import statistics
 import time
 
 import numpy as np
 
-from run import median_time  # bench/ is on sys.path when run as a script
+from run import compare_figures, median_time  # bench/ is on sys.path when run as a script
 
 
 def first_call(jax, jnp, x, quick):
@@ -77,22 +76,9 @@ def chain20_peak_buffers(tinyxla, tnp):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--quick", action="store_true")
-    quick = parser.parse_args().quick
+    compare_figures(figures)
     import tinyxla
     import tinyxla.numpy as tnp
-    ours = figures(tinyxla, tnp, quick)
-    try:
-        import jax
-        import jax.numpy as jnp
-        theirs = figures(jax, jnp, quick)
-    except ImportError:
-        theirs = {}
-    print(f"{'figure':30} {'tinyxla':>9} {'jax':>9} {'jax/tx':>7}")
-    for name, t in ours.items():
-        j = theirs.get(name)
-        print(f"{name:30} {t:9.3f} " + (f"{j:9.3f} {j / t:7.2f}" if j else f"{'-':>9} {'-':>7}"))
     print(f"20-op chain on 1e6 f32, peak live buffers: {chain20_peak_buffers(tinyxla, tnp):.2f}")
 
 

@@ -17,7 +17,7 @@ import time
 
 import numpy as np
 
-from run import interleaved_medians  # bench/ is on sys.path when run as a script
+from run import interleaved_medians, print_figures  # bench/ is on sys.path when run as a script
 
 
 def make_problem():
@@ -92,10 +92,7 @@ def main():
             results[lib][name] = t * 1e3
     for lib in libs:
         results[lib]["first call, trace + compile (ms)"] = first[lib] * 1e3
-    print(f"{'figure':34} {'tinyxla':>9} {'jax':>9} {'jax/tx':>7}")
-    for name, t in results["tinyxla"].items():
-        j = results.get("jax", {}).get(name)
-        print(f"{name:34} {t:9.3f} " + (f"{j:9.3f} {j / t:7.2f}" if j else f"{'-':>9} {'-':>7}"))
+    print_figures(results.pop("tinyxla"), results)
 
 
 if __name__ == "__main__":

@@ -12,7 +12,7 @@ import argparse
 
 import numpy as np
 
-from run import interleaved_medians  # bench/ is on sys.path when run as a script
+from run import interleaved_medians, print_figures  # bench/ is on sys.path when run as a script
 
 
 def library_rows(lib, n):
@@ -52,16 +52,10 @@ def main():
                  lambda: gen.standard_normal(n, dtype=np.float32)))
     rows.append((("numpy", "uniform 1e6 f32, eager"), lambda: gen.random(n, dtype=np.float32)))
     res = interleaved_medians(rows, args.quick)
-    metrics = [m for m, _ in library_rows(tinyxla, 1)]
-    header = ("metric", "tinyxla", "jax", "numpy", "jax/tx", "np/tx")
-    print("{:26s} {:>10s} {:>10s} {:>10s} {:>7s} {:>7s}".format(*header))
-    for m in metrics:
-        tx = res[("tinyxla", m)]
-        jx = res.get(("jax", m))
-        npt = res.get(("numpy", m))
-        fmt = lambda t: f"{t * 1e3:8.3f}ms" if t is not None else f"{'-':>10s}"  # noqa: E731
-        ratio = lambda t: f"{t / tx:7.2f}" if t is not None else f"{'-':>7s}"  # noqa: E731
-        print(f"{m:26s} {fmt(tx)} {fmt(jx)} {fmt(npt)} {ratio(jx)} {ratio(npt)}")
+    tables: dict = {}
+    for (lib, metric), t in res.items():
+        tables.setdefault(lib, {})[f"{metric} (ms)"] = t * 1e3
+    print_figures(tables.pop("tinyxla"), tables)
 
 
 if __name__ == "__main__":

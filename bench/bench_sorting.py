@@ -7,11 +7,10 @@ Each figure is the median of repeats of a loop calibrated to at least 0.2 s (0.0
 --quick) after warm-up; results are waited for inside the loop. jax columns need jax
 installed. Measured, not asserted.
 """
-import argparse
 
 import numpy as np
 
-from run import median_time  # bench/ is on sys.path when run as a script
+from run import compare_figures, median_time  # bench/ is on sys.path when run as a script
 
 
 _rng = np.random.RandomState(0)
@@ -45,24 +44,7 @@ def numpy_figures(quick):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--quick", action="store_true")
-    quick = parser.parse_args().quick
-    import tinyxla
-    import tinyxla.numpy as tnp
-    ours = figures(tinyxla, tnp, quick)
-    nps = numpy_figures(quick)
-    try:
-        import jax
-        import jax.numpy as jnp
-        theirs = figures(jax, jnp, quick)
-    except ImportError:
-        theirs = {}
-    print(f"{'figure':30} {'tinyxla':>9} {'numpy':>9} {'jax':>9} {'np/tx':>6} {'jax/tx':>7}")
-    for name, t in ours.items():
-        n, j = nps[name], theirs.get(name)
-        print(f"{name:30} {t:9.2f} {n:9.2f} " +
-              (f"{j:9.2f} {n / t:6.2f} {j / t:7.2f}" if j else f"{'-':>9} {n / t:6.2f} {'-':>7}"))
+    compare_figures(figures, numpy_figures)
 
 
 if __name__ == "__main__":

@@ -234,6 +234,43 @@ def median_time(fn, quick):
     return interleaved_medians([(None, fn)], quick)[None]
 
 
+def print_figures(ours: dict, peers: dict) -> None:
+    """One table of named figures (times: lower is better): tinyxla's, each peer's
+    (``peers``: {library: {figure: value}}), then peer / tinyxla per peer."""
+    width = max(len("figure"), *(len(n) for n in ours))
+    names = list(peers)
+    print(f"{'figure':{width}} {'tinyxla':>9} " + " ".join(f"{p:>9}" for p in names) + " " +
+          " ".join(f"{p + '/tx':>9}" for p in names))
+    for name, t in ours.items():
+        vals = [peers[p].get(name) for p in names]
+        print(f"{name:{width}} {t:9.3f} " +
+              " ".join(f"{v:9.3f}" if v else f"{'-':>9}" for v in vals) + " " +
+              " ".join(f"{v / t:9.2f}" if v else f"{'-':>9}" for v in vals))
+
+
+def compare_figures(figures, numpy_figures=None) -> tuple[dict, dict]:
+    """The main of a bench script: parses ``--quick``, runs ``figures(lib, numpy_module,
+    quick)`` for tinyxla and (when installed) jax, and ``numpy_figures(quick)`` when given,
+    prints the table and returns (tinyxla's figures, {peer: figures})."""
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--quick", action="store_true")
+    quick = parser.parse_args().quick
+    import tinyxla
+    import tinyxla.numpy as tnp
+    ours = figures(tinyxla, tnp, quick)
+    peers = {}
+    try:
+        import jax
+        import jax.numpy as jnp
+        peers["jax"] = figures(jax, jnp, quick)
+    except ImportError:
+        pass
+    if numpy_figures is not None:
+        peers["numpy"] = numpy_figures(quick)
+    print_figures(ours, peers)
+    return ours, peers
+
+
 def run_metric(metric, libs, d, repeats, min_time):
     """Times every library on one metric. Repeats are interleaved across libraries so a
     burst of load from elsewhere on the machine hits all of them alike."""
