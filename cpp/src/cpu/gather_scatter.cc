@@ -89,6 +89,17 @@ bool window_start(const WindowPlan& p, const Shape& x_shape, const I* row,
   return true;
 }
 
+// The dims of a gather's result or a scatter's updates (rank `ndim`) that are not in the
+// sorted offset_dims: the ones that run over the index rows, in order.
+std::vector<int64_t> non_offset_dims(int64_t ndim, const GatherDims& d) {
+  std::vector<int64_t> pos;
+  for (int64_t i = 0, w = 0; i < ndim; ++i) {
+    if (w < int64_t(d.offset_dims.size()) && d.offset_dims[size_t(w)] == i) ++w;
+    else pos.push_back(i);
+  }
+  return pos;
+}
+
 // Batch position of row `r` (row-major over the indices' batch shape).
 void unravel(int64_t r, const Shape& shape, std::vector<int64_t>& pos) {
   for (size_t i = shape.size(); i-- > 0;) {
@@ -174,12 +185,7 @@ template <size_t kSize, typename I>
 void gather_rows(const Array& x, const I* idx, const WindowPlan& p, const GatherDims& d,
                  IndexMode mode, const char* fill, const Array& out) {
   const Strides out_strides = row_major_strides(out.shape());
-  // The result's batch positions (those not in offset_dims) in order.
-  std::vector<int64_t> batch_pos;
-  for (int64_t i = 0, w = 0; i < out.ndim(); ++i) {
-    if (w < int64_t(d.offset_dims.size()) && d.offset_dims[size_t(w)] == i) ++w;
-    else batch_pos.push_back(i);
-  }
+  const std::vector<int64_t> batch_pos = non_offset_dims(out.ndim(), d);
   Shape wshape;
   Strides src, dst;
   for (size_t j = 0; j < p.window_dims.size(); ++j) {
@@ -304,11 +310,7 @@ template <typename T, ScatterOp op, typename I>
 void scatter_rows(const Array& updates, const I* idx, const WindowPlan& p,
                   const GatherDims& d, IndexMode mode, const Array& out) {
   const Strides out_strides = row_major_strides(out.shape());
-  std::vector<int64_t> scatter_pos;  // the updates' dims that are not window dims
-  for (int64_t i = 0, w = 0; i < updates.ndim(); ++i) {
-    if (w < int64_t(d.offset_dims.size()) && d.offset_dims[size_t(w)] == i) ++w;
-    else scatter_pos.push_back(i);
-  }
+  const std::vector<int64_t> scatter_pos = non_offset_dims(updates.ndim(), d);
   Shape wshape;
   Strides src, dst;
   for (size_t j = 0; j < p.window_dims.size(); ++j) {
