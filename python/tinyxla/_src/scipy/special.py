@@ -2,7 +2,7 @@
 derivative rules where the naive ones are undefined (``xlogy`` at ``x = 0``, ``logit``)."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -46,41 +46,36 @@ def logit(x: Any) -> Any:
 logit.defjvps(lambda g, ans, x: lax.div(g, lax.mul(x, lax.sub(lax._const(x, 1), x))))
 
 
-@custom_jvp
-def xlogy(x: Any, y: Any) -> Any:
-    """Mirrors ``jax.scipy.special.xlogy``: ``x * log(y)``, 0 where ``x == 0`` (NaN in ``y``
-    still propagates, as in scipy); its derivative is defined at ``x == 0``."""
-    x, y = promote_args_inexact("xlogy", x, y)
-    x_ok = (x != 0.) | ufuncs.isnan(y)
-    return selection.where(x_ok, lax.mul(x, lax.log(y)), lax.full_like(x, 0))
+def _x_times(name: str, log: Callable[[Any], Any], x_dlog: Callable[[Any, Any], Any],
+             doc: str) -> Callable[[Any, Any], Any]:
+    """``x * log(y)``, 0 where ``x == 0`` (NaN in ``y`` still propagates, as in scipy),
+    with its derivative defined at ``x == 0``: ``dx log(y) + dy x_dlog(x, y)``."""
+
+    def f(x: Any, y: Any) -> Any:
+        x, y = promote_args_inexact(name, x, y)
+        x_ok = (x != 0.) | ufuncs.isnan(y)
+        return selection.where(x_ok, lax.mul(x, log(y)), lax.full_like(x, 0))
+
+    def jvp(primals: tuple, tangents: tuple) -> tuple:
+        (x, y), (x_dot, y_dot) = primals, tangents
+        result = fn(x, y)
+        return result, (x_dot * log(y) + y_dot * x_dlog(x, y)).astype(result.dtype)
+
+    f.__name__ = f.__qualname__ = name  # custom_jvp_call shows it in jaxprs
+    f.__doc__ = doc
+    jvp.__name__ = jvp.__qualname__ = f"_{name}_jvp"
+    fn = custom_jvp(f)
+    fn.defjvp(jvp)
+    return fn
 
 
-def _xlogy_jvp(primals: tuple, tangents: tuple) -> tuple:
-    x, y = primals
-    x_dot, y_dot = tangents
-    result = xlogy(x, y)
-    return result, (x_dot * lax.log(y) + y_dot * x / y).astype(result.dtype)
-
-
-xlogy.defjvp(_xlogy_jvp)
-
-
-@custom_jvp
-def xlog1py(x: Any, y: Any) -> Any:
-    """Mirrors ``jax.scipy.special.xlog1py``: ``x * log1p(y)``, 0 where ``x == 0``."""
-    x, y = promote_args_inexact("xlog1py", x, y)
-    x_ok = (x != 0.) | ufuncs.isnan(y)
-    return selection.where(x_ok, lax.mul(x, lax.log1p(y)), lax.full_like(x, 0))
-
-
-def _xlog1py_jvp(primals: tuple, tangents: tuple) -> tuple:
-    x, y = primals
-    x_dot, y_dot = tangents
-    result = xlog1py(x, y)
-    return result, (x_dot * lax.log1p(y) + y_dot * x / (1 + y)).astype(result.dtype)
-
-
-xlog1py.defjvp(_xlog1py_jvp)
+xlogy = _x_times("xlogy", lax.log, lambda x, y: x / y,
+                 "Mirrors ``jax.scipy.special.xlogy``: ``x * log(y)``, 0 where ``x == 0`` "
+                 "(NaN in ``y`` still propagates, as in scipy); its derivative is defined at "
+                 "``x == 0``.")
+xlog1py = _x_times("xlog1py", lax.log1p, lambda x, y: x / (1 + y),
+                   "Mirrors ``jax.scipy.special.xlog1py``: ``x * log1p(y)``, 0 where "
+                   "``x == 0``.")
 
 
 @custom_jvp
