@@ -312,13 +312,18 @@ def _quantile(name: str, a: ArrayLike, q: ArrayLike, axis: int | None, out: None
     return result
 
 
+def _percent_as_fraction(name: str, a: ArrayLike, q: ArrayLike) -> tuple[Any, Any]:
+    """``a`` and the percentiles ``q`` as quantiles (``q / 100``, inexact)."""
+    a, q = ensure_arraylike(name, a, q)
+    q, = promotion.promote_dtypes_inexact(q)
+    return a, lax.div(q, lax.full(q.shape, 100, q.dtype))
+
+
 def percentile(a: ArrayLike, q: ArrayLike, axis: int | tuple[int, ...] | None = None,
                out: None = None, overwrite_input: bool = False, method: str = "linear",
                keepdims: bool = False) -> Any:
     """Mirrors ``jax.numpy.percentile``: quantile of q / 100."""
-    a, q = ensure_arraylike("percentile", a, q)
-    q, = promotion.promote_dtypes_inexact(q)
-    q = lax.div(q, lax.full(q.shape, 100, q.dtype))
+    a, q = _percent_as_fraction("percentile", a, q)
     return quantile(a, q, axis=axis, out=out, overwrite_input=overwrite_input,
                     method=method, keepdims=keepdims)
 
@@ -334,9 +339,7 @@ def nanpercentile(a: ArrayLike, q: ArrayLike, axis: int | tuple[int, ...] | None
                   out: None = None, overwrite_input: bool = False, method: str = "linear",
                   keepdims: bool = False) -> Any:
     """Mirrors ``jax.numpy.nanpercentile``: nanquantile of q / 100."""
-    a, q = ensure_arraylike("nanpercentile", a, q)
-    q, = promotion.promote_dtypes_inexact(q)
-    q = lax.div(q, lax.full(q.shape, 100, q.dtype))
+    a, q = _percent_as_fraction("nanpercentile", a, q)
     return nanquantile(a, q, axis=axis, out=out, overwrite_input=overwrite_input,
                        method=method, keepdims=keepdims)
 
