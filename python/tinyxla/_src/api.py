@@ -4,7 +4,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import inspect
-import weakref
 from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
@@ -345,9 +344,11 @@ class JitWrapped:
         dyn_kw = {k: v for k, v in kwargs.items() if k not in self._static_argnames}
         return static, static_kw, dyn, dyn_kw
 
-    def _entry(self, args, kwargs) -> tuple[_CacheEntry, list]:
+    def _entry(self, args, kwargs, flat: tuple | None = None) -> tuple[_CacheEntry, list]:
+        """The cache entry for a call, and its flat dynamic arguments; ``flat`` is
+        ``tree_flatten((args, kwargs))`` when the caller has it (no static arguments)."""
         static, static_kw, dyn, dyn_kw = self._split(args, kwargs)
-        leaves, in_tree = tree_flatten((dyn, dyn_kw))
+        leaves, in_tree = flat if flat is not None else tree_flatten((dyn, dyn_kw))
         try:
             avals = tuple(_leaf_aval(x) for x in leaves)
         except TypeError:
@@ -395,7 +396,7 @@ class JitWrapped:
 
     def __call__(self, *args, **kwargs):
         fast = self._fast
-        tree_key = None
+        tree_key = flat = None
         if fast is not None and not kwargs and core._state.trace is core.EVAL_TRACE:
             key = _core.jit_signature(args, _fast_salt)
             if key is not None:
@@ -403,16 +404,16 @@ class JitWrapped:
                 if call is not None:
                     return call(args)
             else:
-                leaves, in_tree = tree_flatten(args)
-                sig = _core.jit_signature(leaves, _fast_salt, True)
+                flat = tree_flatten((args, kwargs))  # the general path reuses it
+                sig = _core.jit_signature(flat[0], _fast_salt, True)
                 if sig is not None:
-                    tree_key = (in_tree, sig)
+                    tree_key = (flat[1], sig)
                     call = self._fast_trees.get(tree_key)
                     if call is not None:
-                        return call(leaves)
+                        return call(flat[0])
         if config.jax_disable_jit:
             return self._fun(*args, **kwargs)
-        entry, leaves = self._entry(args, kwargs)
+        entry, leaves = self._entry(args, kwargs, flat)
         if fast is not None and not kwargs and not entry.tracer_consts and \
                 core._state.trace is core.EVAL_TRACE:
             key = _core.jit_signature(args, _fast_salt)
