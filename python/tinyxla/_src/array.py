@@ -120,10 +120,9 @@ class Array(metaclass=abc.ABCMeta):
     @property
     def aval(self) -> core.ShapedArray:
         """The abstract value ``ShapedArray(shape, dtype, weak_type)``."""
-        # Made once: tracing (vmap, at every call) reads closed-over arrays' avals. A
-        # weak type is set on a few arrays just after they are made; checked, to be safe.
+        # Made once: tracing (vmap, at every call) reads closed-over arrays' avals.
         aval = self._aval
-        if aval is None or aval.weak_type != self.weak_type:
+        if aval is None:
             aval = self._aval = core.ShapedArray(self.shape, self.dtype, self.weak_type)
         return aval
 
@@ -369,8 +368,9 @@ def _invalid_type(x: Any) -> TypeError:
     return TypeError(f"Argument '{x}' of type {type(x)} is not a valid JAX type")
 
 
-def _from_numpy(x: Any, device: int = 0) -> Array:
-    """A strong Array holding a numpy array or scalar (64-bit dtypes truncated with x64 off)."""
+def _from_numpy(x: Any, device: int = 0, weak_type: bool = False) -> Array:
+    """An Array holding a numpy array or scalar, strong unless ``weak_type`` (64-bit dtypes
+    truncated with x64 off)."""
     arr = np.asarray(x)
     dt = dtypes.canonicalize_dtype(arr.dtype)
     code = _CODE.get(dt)
@@ -379,7 +379,7 @@ def _from_numpy(x: Any, device: int = 0) -> Array:
                         "numeric types are supported by JAX.")
     if arr.dtype != dt:
         arr = arr.astype(dt)
-    return _wrap(_core.from_numpy(arr, code, device), False, _DTYPES[code])
+    return _wrap(_core.from_numpy(arr, code, device), weak_type, _DTYPES[code])
 
 
 def _from_python_scalar(x: bool | int | float | complex, device: int = 0) -> Array:
@@ -424,9 +424,7 @@ def _device_put_leaf(x: Any, device: int | None) -> Any:
 
 
 def _unpickle(value: np.ndarray, weak_type: bool) -> Array:
-    out = _from_numpy(value)
-    out.weak_type = weak_type
-    return out
+    return _from_numpy(value, weak_type=weak_type)
 
 
 # ----------------------------------------------------------------------------------------

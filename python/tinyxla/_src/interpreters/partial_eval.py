@@ -117,9 +117,7 @@ def _cast(val: Any, aval: ShapedArray) -> Any:
     if dtypes.scalar_type_to_dtype(type(py), py) == aval.dtype:
         return py
     from tinyxla._src.array import _from_numpy  # array imports the tracing machinery
-    out = _from_numpy(v)
-    out.weak_type = True
-    return out
+    return _from_numpy(v, weak_type=True)
 
 
 def trace_to_jaxpr(fun: Callable[..., Sequence[Any]], in_avals: Sequence[ShapedArray],
