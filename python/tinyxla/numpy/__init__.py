@@ -39,6 +39,8 @@ from tinyxla._src.numpy.einsum import einsum, einsum_path
 from tinyxla._src.numpy.float_parts import (
     fabs, frexp, iscomplex, iscomplexobj, isneginf, isposinf, isreal, isrealobj, ldexp, modf,
     nan_to_num, spacing)
+from tinyxla._src.numpy.histograms import (
+    bincount, histogram, histogram2d, histogram_bin_edges, histogramdd)
 from tinyxla._src.numpy.integer_math import bitwise_count, gcd, lcm
 from tinyxla._src.numpy.logaddexp2 import logaddexp2
 from tinyxla._src.numpy.nan_functions import (
@@ -46,6 +48,8 @@ from tinyxla._src.numpy.nan_functions import (
 from tinyxla._src.numpy.setops import (
     intersect1d, isin, setdiff1d, setxor1d, union1d, unique, unique_all, unique_counts,
     unique_inverse, unique_values)
+from tinyxla._src.numpy.statistics import average, corrcoef, count_nonzero, cov
+from tinyxla._src.numpy.vector_products import cross, kron, matvec, vecdot, vecmat
 from tinyxla._src.numpy.windows import bartlett, blackman, hamming, hanning, kaiser
 from tinyxla._src.numpy.shape import (
     atleast_1d, atleast_2d, atleast_3d, broadcast_arrays, broadcast_shapes, broadcast_to,
