@@ -56,6 +56,13 @@ def argsort(a: ArrayLike, axis: int | None = -1, *, kind: None = None, order: No
     return lax.rev(indices, (dimension,)) if descending else indices
 
 
+def sort_complex(a: ArrayLike) -> Any:
+    """Mirrors ``jax.numpy.sort_complex``: sorted along the last axis, as complex."""
+    a = ensure_arraylike("sort_complex", a)
+    a = lax_sorting.sort(a, dimension=a.ndim - 1) if a.ndim else a
+    return lax.convert_element_type(a, dtypes.to_complex_dtype(a.dtype))
+
+
 def lexsort(keys: Sequence[ArrayLike], axis: int = -1) -> Any:
     """Mirrors ``jax.numpy.lexsort``: the last key is the primary one."""
     key_arrays = tuple(ensure_arraylike("lexsort", *keys)) if len(keys) > 1 else \
