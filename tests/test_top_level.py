@@ -324,3 +324,12 @@ def test_dtypes_module():
     assert d.canonicalize_dtype(np.int64, allow_extended_dtype=True) == np.int32
     assert d.result_type(1, 2.0) == np.float32
     assert d.result_type(jnp.int8(1), 1, return_weak_type_flag=True) == (np.dtype("int8"), False)
+
+
+def test_custom_derivatives_module_and_nn_tanh():
+    cd = jax.custom_derivatives
+    assert cd.custom_jvp is jax.custom_jvp and cd.custom_vjp is jax.custom_vjp
+    assert cd.custom_gradient is jax.custom_gradient
+    assert cd.closure_convert is jax.closure_convert
+    assert jax.nn.tanh is jnp.tanh  # as in JAX
+    np.testing.assert_allclose(jax.grad(jax.nn.tanh)(0.5), 1 - np.tanh(0.5) ** 2, rtol=1e-6)

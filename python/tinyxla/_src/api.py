@@ -95,29 +95,29 @@ def typeof(x: Any) -> core.ShapedArray:
     JAX's ``float32[3]`` (``~`` marks a weak type)."""
     if isinstance(x, (list, tuple, dict)) or x is None:
         raise TypeError(f"Argument '{x}' of type '{type(x)}' is not a valid JAX type")
+    aval = _array_aval(x)
+    if aval is None:
+        raise TypeError(f"Argument '{x}' of type {type(x)} is not a valid JAX type")
+    return aval
+
+
+def _array_aval(x: Any) -> core.ShapedArray | None:
+    """The aval of a value that is an array to JAX; None for others (strings and objects
+    get an aval from numpy, of a dtype JAX has not)."""
     try:
         aval = core.get_aval(x)
     except Exception:
-        aval = None
-    if aval is None or aval.dtype not in dtypes._SUPPORTED_SET:
-        raise TypeError(f"Argument '{x}' of type {type(x)} is not a valid JAX type")
-    return aval
+        return None
+    return aval if aval.dtype in dtypes._SUPPORTED_SET else None
 
 
 def _leaf_aval(x: Any) -> core.ShapedArray:
     if isinstance(x, ShapeDtypeStruct):
         return core.ShapedArray(x.shape, dtypes.canonicalize_dtype(x.dtype), x.weak_type)
-    if isinstance(x, (list, tuple, dict)) or x is None:
-        raise TypeError(f"Argument '{x}' of type {type(x)} is not a valid JAX type.")
-    try:
-        aval = core.get_aval(x)
-    except Exception:
-        aval = None
-    # Strings and objects get an aval from numpy, of a dtype JAX has not.
-    if aval is None or aval.dtype not in dtypes._SUPPORTED_SET:
+    aval = None if isinstance(x, (list, tuple, dict)) or x is None else _array_aval(x)
+    if aval is None:
         raise TypeError(f"Argument '{x}' of type {type(x)} is not a valid JAX type.")
     return aval
-
 
 
 def _flat_fun(fun: Callable, in_tree, static: dict[int, Any], static_kw: dict[str, Any],
@@ -153,7 +153,8 @@ def make_jaxpr(fun: Callable, static_argnums: int | Iterable[int] = (),
         info = errors.DebugInfo("make_jaxpr", fun, names)
         closed = pe.trace_to_jaxpr(_flat_fun(fun, in_tree, static, {}, out_store), avals, info)
         if return_shape:
-            shapes = [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in closed.out_avals]
+            shapes = [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type)
+                      for a in closed.out_avals]
             return closed, tree_unflatten(out_store[0], shapes)
         return closed
 
@@ -500,7 +501,8 @@ class JitWrapped:
 
     def eval_shape(self, *args, **kwargs):
         entry, _ = self._entry(args, kwargs)
-        shapes = [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in entry.jaxpr.out_avals]
+        shapes = [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type)
+                  for a in entry.jaxpr.out_avals]
         return tree_unflatten(entry.out_tree, shapes)
 
     def clear_cache(self) -> None:

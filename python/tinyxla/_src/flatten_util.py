@@ -53,8 +53,8 @@ def _ravel_list(leaves: list[Any]) -> tuple[Any, Callable[[Any], list[Any]]]:
         # No conversion, so the unravel function takes any dtype (as JAX's).
         raveled = lax.concatenate([lax.reshape(x, (n,)) for x, n in zip(leaves, sizes)], 0)
         return raveled, _HashablePartial(_unravel_list_single_dtype, sizes, shapes)
-    raveled = lax.concatenate(
-        [lax.reshape(lax.convert_element_type(x, to_dtype), (n,)) for x, n in zip(leaves, sizes)], 0)
+    raveled = lax.concatenate([lax.reshape(lax.convert_element_type(x, to_dtype), (n,))
+                               for x, n in zip(leaves, sizes)], 0)
     return raveled, _HashablePartial(_unravel_list, sizes, shapes, from_dtypes, to_dtype)
 
 

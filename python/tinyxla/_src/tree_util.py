@@ -33,9 +33,12 @@ _registry: dict[type, _NodeType] = {}
 _type_nodes: dict[type, tuple[type, _NodeType] | None] = {}
 
 
+_KeyChildren = Iterable[tuple[KeyEntry, Any]]
+
+
 def register_pytree_node(nodetype: type[T], flatten_func: Callable[[T], tuple[Iterable[Any], Any]],
                          unflatten_func: Callable[[Any, Iterable[Any]], T],
-                         flatten_with_keys_func: Callable[[T], tuple[Iterable[tuple[KeyEntry, Any]], Any]]
+                         flatten_with_keys_func: Callable[[T], tuple[_KeyChildren, Any]]
                          | None = None) -> None:
     """Registers a container type (``jax.tree_util.register_pytree_node``); with
     ``flatten_with_keys_func`` its children get those keys in key paths."""

@@ -6,4 +6,5 @@ from tinyxla._src.nn.functions import (  # noqa: F401
     log1mexp, log_sigmoid, log_softmax, logmeanexp, logsumexp, mish, one_hot, relu, relu6, selu,
     sigmoid, silu, soft_sign, softmax, softplus, sparse_plus, sparse_sigmoid, squareplus,
     standardize, swish)
+from tinyxla._src.numpy.ufuncs import tanh  # noqa: F401  (jax.nn.tanh is jnp.tanh)
 from tinyxla.nn import initializers  # noqa: F401

@@ -15,10 +15,10 @@ from tinyxla._src.numpy import creation, shape as jnp_shape, ufuncs
 Initializer = Callable[..., Any]
 
 __all__ = [
-    "constant", "delta_orthogonal", "glorot_normal", "glorot_uniform", "he_normal", "he_uniform", "kaiming_normal",
-    "kaiming_uniform", "lecun_normal", "lecun_uniform", "normal", "ones", "orthogonal",
-    "truncated_normal",
-    "uniform", "variance_scaling", "xavier_normal", "xavier_uniform", "zeros"]
+    "constant", "delta_orthogonal", "glorot_normal", "glorot_uniform", "he_normal", "he_uniform",
+    "kaiming_normal", "kaiming_uniform", "lecun_normal", "lecun_uniform", "normal", "ones",
+    "orthogonal", "truncated_normal", "uniform", "variance_scaling", "xavier_normal",
+    "xavier_uniform", "zeros"]
 
 
 def _random() -> Any:
@@ -178,6 +178,14 @@ def he_normal(in_axis: int | Sequence[int] = -2, out_axis: int | Sequence[int] =
                             dtype)
 
 
+def _apply_reflector(x: Any, v: Any, tau: Any) -> Any:
+    """``(I - tau v v^T) x`` for an (m, n) ``x`` and an m-vector ``v``."""
+    m, n = x.shape
+    w = lax.dot_general(v, x, (((0,), (0,)), ((), ())))
+    return lax.sub(x, lax.mul(tau, lax.mul(lax.broadcast_in_dim(v, (m, n), (0,)),
+                                           lax.broadcast_in_dim(w, (m, n), (1,)))))
+
+
 def _householder_qr_signed(a: Any) -> Any:
     """The Q of ``a``'s (m, n) thin QR, m >= n, with each column multiplied by the sign of
     its diagonal entry of R (JAX's orthogonal sampling).
@@ -203,17 +211,12 @@ def _householder_qr_signed(a: Any) -> Any:
         scale = lax.select(trivial, zero, lax.div(one, lax.sub(alpha, beta)))
         v = lax.select(lax.eq(rows, np.int32(j)), lax.full_like(col, 1),
                        lax.select(below, lax.mul(col, scale), lax.full_like(col, 0)))
-        # a <- (I - tau v v^T) a; column j becomes (.., r_jj, 0, ..) exactly.
-        w = lax.dot_general(v, a, (((0,), (0,)), ((), ())))
-        a = lax.sub(a, lax.mul(tau, lax.mul(lax.broadcast_in_dim(v, (m, n), (0,)),
-                                            lax.broadcast_in_dim(w, (m, n), (1,)))))
+        a = _apply_reflector(a, v, tau)
         reflectors.append((v, tau))
         diag.append(lax.select(trivial, alpha, beta))
     q = creation.eye(m, n, dtype=dt)
     for v, tau in reversed(reflectors):
-        w = lax.dot_general(v, q, (((0,), (0,)), ((), ())))
-        q = lax.sub(q, lax.mul(tau, lax.mul(lax.broadcast_in_dim(v, (m, n), (0,)),
-                                            lax.broadcast_in_dim(w, (m, n), (1,)))))
+        q = _apply_reflector(q, v, tau)
     signs = lax.sign(jnp_shape.stack(diag))
     return lax.mul(q, lax.broadcast_in_dim(signs, (m, n), (1,)))
 
