@@ -412,6 +412,7 @@ def tree_reduce_associative(operation: Callable[[T, T], T], tree: Any, *,
         if isinstance(identity, Unspecified):
             raise TypeError("Must specify identity for parallel reduction of empty sequence.")
         return identity
+
     def reduce(lo: int, hi: int) -> T:
         if hi - lo == 1:
             return leaves[lo]
