@@ -235,3 +235,15 @@ def test_frompyfunc():
     np.testing.assert_array_equal(g(A([1.0, 2]))[1], [-1, -2])
     with pytest.raises(ValueError, match="reduce only supported for binary ufuncs"):
         g.reduce(A([1.0]))
+
+
+def test_argsort_dtype_issue19():
+    # Issue 19: argsort(dtype=) raised; JAX returns indices of that dtype (any dtype).
+    x = A([3, 1, 2])
+    out = jnp.argsort(x, dtype=np.int8)
+    assert out.dtype == np.int8 and out.tolist() == [1, 2, 0]
+    out = jnp.argsort(x, dtype=np.float32)
+    assert out.dtype == np.float32 and out.tolist() == [1.0, 2.0, 0.0]
+    assert jnp.argsort(x, dtype=None).dtype == np.int32
+    np.testing.assert_array_equal(jnp.argsort(X, axis=0, descending=True, dtype=np.int16),
+                                  np.argsort(-X, axis=0, kind="stable"))

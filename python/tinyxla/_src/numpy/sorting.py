@@ -41,13 +41,18 @@ def sort(a: ArrayLike, axis: int | None = -1, *, kind: None = None, order: None 
 
 
 def argsort(a: ArrayLike, axis: int | None = -1, *, kind: None = None, order: None = None,
-            stable: bool = True, descending: bool = False) -> Any:
+            stable: bool = True, descending: bool = False, dtype: Any = None) -> Any:
     """Mirrors ``jax.numpy.argsort``: a stable descending order keeps equal elements in
-    their original order (the operand is reversed before sorting)."""
+    their original order (the operand is reversed before sorting); ``dtype`` is the
+    indices' dtype (any, as in JAX)."""
     if order is not None:
         raise ValueError("'order' argument to argsort is not supported.")
     arr, dimension = _flat_or(ensure_arraylike("argsort", a), axis)
-    index_dtype = np.int64 if arr.shape[dimension] >= (1 << 31) else dtypes.default_int_dtype()
+    if dtype is not None:
+        index_dtype = lax._canonical_dtype(dtypes.check_user_dtype_supported(dtype, "argsort"))
+    else:
+        index_dtype = (np.int64 if arr.shape[dimension] >= (1 << 31)
+                       else dtypes.default_int_dtype())
     iota = lax.broadcasted_iota(index_dtype, arr.shape, dimension)
     if descending and stable:
         arr = lax.rev(arr, (dimension,))
