@@ -157,9 +157,11 @@ def polyder(p: ArrayLike, m: int = 1) -> Any:
     if m == 0:
         return p
     n = p.shape[0]
+    keep = max(n - m, 0)
+    # d^m/dx^m x^k = k (k-1) ... (k-m+1) x^(k-m), for the powers k = n-1 down to m.
     coeff = np.prod(np.arange(m, n)[None, :] - np.arange(m)[:, None], axis=0)[::-1]
-    return ufuncs.multiply(p[:n - m] if n > m else p[:0], lax.convert_element_type(
-        np.asarray(coeff, np.float64) if n > m else np.zeros(0), p.dtype))
+    return ufuncs.multiply(lax.slice(p, (0,), (keep,)),
+                           lax.convert_element_type(coeff.astype(np.float64), p.dtype))
 
 
 def polyint(p: ArrayLike, m: int = 1, k: int | ArrayLike | None = None) -> Any:
