@@ -64,7 +64,17 @@ def _composite(name: str, nargs: int, compute: Callable[..., Any]) -> Primitive:
         closed = jaxpr(tuple(a.aval for a in arrays))
         return executable_for(closed, name)(arrays)[0]
 
+    def jvp_through_composition(primals: Any, tangents: Any) -> tuple[Any, Any]:
+        """The derivative of the composition itself: for the primitives whose derivative
+        JAX does not define (zeta in x, igamma_grad_a, random_gamma_grad); rules set after
+        ``_composite`` replace it. It runs op by op (compiling the derivative of an
+        unrolled series takes longer than running it once)."""
+        outs, out_tangents = ad.jvp_flat(composition, primals,
+                                         [ad.instantiate_zeros(t) for t in tangents])
+        return outs[0], out_tangents[0]
+
     prim.def_impl(impl)
+    ad.primitive_jvps[prim] = jvp_through_composition
     register_lowering(prim, lambda ctx, *xs: lowering.inline_jaxpr(
         ctx.builder, jaxpr(tuple(ctx.avals_in)), xs)[0])
     batching.defbroadcasting(prim)
@@ -222,7 +232,7 @@ def _igamma_derivative(mode: str) -> Callable[[Any, Any], Any]:
 igamma_p = _composite("igamma", 2, _igamma)
 igammac_p = _composite("igammac", 2, _igammac)
 igamma_grad_a_p = _composite("igamma_grad_a", 2, _igamma_derivative(_DERIVATIVE))
-_random_gamma_grad = _igamma_derivative(_SAMPLE_DERIVATIVE)
+random_gamma_grad_p = _composite("random_gamma_grad", 2, _igamma_derivative(_SAMPLE_DERIVATIVE))
 
 
 def igamma(a: Any, x: Any) -> Any:
@@ -242,15 +252,8 @@ def igamma_grad_a(a: Any, x: Any) -> Any:
 
 def random_gamma_grad(a: Any, x: Any) -> Any:
     """The derivative of a Gamma(a, 1) sample ``x`` in ``a`` at fixed P(a, x): -(dP/da) /
-    (dP/dx) (``jax.lax.random_gamma_grad``; like JAX's, a composition, not a primitive,
-    so it differentiates through its ops)."""
-    shape = tuple(np.broadcast_shapes(_shape_of(a), _shape_of(x)))
-    a, x = _brcast_to(a, shape), _brcast_to(x, shape)
-    dtype = _dtype(a)
-    if dtype.itemsize < 4:
-        return convert_element_type(_random_gamma_grad(
-            convert_element_type(a, np.float32), convert_element_type(x, np.float32)), dtype)
-    return _random_gamma_grad(a, x)
+    (dP/dx) (``jax.lax.random_gamma_grad``; JAX's is a composition, not a primitive)."""
+    return random_gamma_grad_p.bind(a, x)
 
 
 def _igamma_gradx(g: Any, a: Any, x: Any) -> Any:
@@ -427,8 +430,8 @@ def _polygamma_gradm(g: Any, m: Any, x: Any) -> Any:
 
 
 ad.defjvp(polygamma_p, _polygamma_gradm, lambda g, m, x: g * polygamma(m + 1., x))
-# zeta_p has no derivative rule, as in JAX: jax.scipy.special.zeta differentiates
-# through its composition instead.
+# zeta_p and igamma_grad_a_p differentiate through their compositions (JAX has no rule
+# for them; jax.scipy.special.zeta differentiates through a series of its own).
 
 
 # ----------------------------------------------------------------------------------------
