@@ -27,11 +27,14 @@ from tinyxla._src.core import Primitive, ShapedArray
 from tinyxla._src.interpreters import ad, batching, lowering
 from tinyxla._src.interpreters.lowering import executable_for, register_lowering
 from tinyxla._src.interpreters.partial_eval import trace_to_jaxpr
-from tinyxla._src.lax.lax import (
-    _FLOAT, _brcast_to, _const, _dtype, _naryop_abstract_eval, _operand, abs, bitwise_and,
-    bitwise_not, bitwise_or, convert_element_type, digamma, eq, exp, floor, full_like, ge, gt,
-    le, lgamma, log, log1p, lt, ne, select, sign, sqrt)
-from tinyxla._src.lax.lax import erf_inv, erf_inv_p, digamma_p, lgamma_p  # noqa: F401
+from tinyxla._src.lax.conversion import _const, convert_element_type
+from tinyxla._src.lax.eager import _operand
+from tinyxla._src.lax.elementwise import (
+    _brcast_to, _naryop_abstract_eval, abs, bitwise_and, bitwise_not, bitwise_or, digamma,
+    eq, exp, floor, ge, gt, le, lgamma, log, log1p, lt, ne, select, sign, sqrt)
+from tinyxla._src.lax.elementwise import erf_inv, erf_inv_p, digamma_p, lgamma_p  # noqa: F401
+from tinyxla._src.lax.shape_ops import full_like
+from tinyxla._src.lax.type_rules import _FLOAT, _dtype
 
 
 # ----------------------------------------------------------------------------------------
