@@ -70,7 +70,8 @@ def nonzero(a: ArrayLike, *, size: int | None = None,
                 arr, "The size argument of jnp.nonzero must be statically specified to use "
                      "jnp.nonzero within JAX transformations.")
         return _traced_nonzero(arr, int(size), fills, index_dtype)
-    found = np.nonzero(np.asarray(_nonzero_mask(arr)))
+    with core.set_current_trace(core.EVAL_TRACE):  # a concrete array made inside a trace
+        found = np.nonzero(np.asarray(_nonzero_mask(arr)))
     if size is not None:
         found = tuple(np.concatenate([f[:size], np.full(max(0, size - len(f)),
                                                          0 if v is None else v)])

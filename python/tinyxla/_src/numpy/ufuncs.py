@@ -81,7 +81,8 @@ def _to_bool(x: Any) -> Any:
         return x
     if x.dtype in _COMPLEX:
         return lax.ne(x, const(x, 0))
-    return lax.convert_element_type(x, _BOOL)
+    # weak as lax.ne(x, const(x, 0)) would be: for a weak 0-d x only
+    return lax._convert_element_type(x, _BOOL, weak_type=x.weak_type and x.ndim == 0)
 
 
 # ---------------------------------------------------------------------------------------
