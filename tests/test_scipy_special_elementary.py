@@ -103,3 +103,36 @@ def test_derivatives_against_numerical(x64):
     check_grads(special.kl_div, (p, q), order=1, rtol=1e-5)
     check_grads(special.boxcox, (p + 0.1, q - 1.), order=1, rtol=1e-5)
     check_grads(special.boxcox1p, (p, q - 1.), order=1, rtol=1e-5)
+
+
+@pytest.mark.parametrize("dtype,rtol", [(np.float32, 1e-5), (np.float64, 1e-11)])
+def test_faddeeva_family_against_scipy(dtype, rtol, x64):
+    r = _rng()
+    cdtype = np.complex64 if dtype == np.float32 else np.complex128
+    z = (r.uniform(-10, 10, 200) + 1j * r.uniform(-3, 10, 200)).astype(cdtype)
+    z = z[np.abs(z.imag ** 2 - z.real ** 2) < 60]  # e^(∓z²) of the reflections fit complex64
+    got = special.wofz(z)
+    assert got.dtype == cdtype
+    np.testing.assert_allclose(np.asarray(got), ss.wofz(z.astype(complex)), rtol=rtol * 10)
+    np.testing.assert_allclose(np.asarray(special.erfcx(z)), ss.erfcx(z.astype(complex)), rtol=rtol * 10)
+    x = r.uniform(-30, 30, 200).astype(dtype)
+    got = special.dawsn(x)
+    assert got.dtype == dtype
+    np.testing.assert_allclose(np.asarray(got), ss.dawsn(x.astype(float)), rtol=rtol * 10)
+    assert special.wofz(np.float32(1.)).dtype == np.complex64
+
+
+def test_faddeeva_family_pinned_jit_and_derivatives(x64):
+    c64 = lambda *v: np.array(v, np.complex64)
+    np.testing.assert_allclose(np.asarray(special.wofz(c64(1 + 1j, -2 + .5j, 3 - 1j))),
+                               c64(0.30474424 + 0.20821896j, 0.10335883 - 0.28478593j,
+                                   -0.06467357 + 0.17373085j), rtol=1e-5)
+    np.testing.assert_allclose(np.asarray(special.dawsn(np.float32([-3, .5, 10]))),
+                               np.float32([-0.17827104, 0.4244364, 0.05025385]), rtol=1e-5)
+    with pytest.raises(ValueError, match="dawsn does not support complex-valued inputs."):
+        special.dawsn(1j)
+    x = np.array([-2., 0.3, 4.])
+    np.testing.assert_allclose(np.asarray(jax.jit(special.dawsn)(x)), np.asarray(special.dawsn(x)),
+                               rtol=1e-12)
+    check_grads(special.dawsn, (x,), order=1, rtol=1e-5)
+    check_grads(special.wofz, (x + 0.5j,), order=1, rtol=1e-5)
