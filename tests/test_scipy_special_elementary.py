@@ -136,3 +136,28 @@ def test_faddeeva_family_pinned_jit_and_derivatives(x64):
                                rtol=1e-12)
     check_grads(special.dawsn, (x,), order=1, rtol=1e-5)
     check_grads(special.wofz, (x + 0.5j,), order=1, rtol=1e-5)
+
+
+@pytest.mark.parametrize("dtype,atol", [(np.float32, 5e-6), (np.float64, 1e-13)])
+def test_fresnel_against_scipy(dtype, atol, x64):
+    x = np.concatenate([_rng().uniform(-50, 50, 300), [0., 1e-3, 1e5]]).astype(dtype)
+    s, c = special.fresnel(x)
+    assert s.dtype == c.dtype == dtype
+    s_ref, c_ref = ss.fresnel(x.astype(float))
+    np.testing.assert_allclose(np.asarray(s), s_ref, atol=atol)
+    np.testing.assert_allclose(np.asarray(c), c_ref, atol=atol)
+
+
+def test_fresnel_pinned_jit_and_derivatives(x64):
+    s, c = special.fresnel(np.float32([-1, 0, 0.5, 3, 40, 1e5]))
+    np.testing.assert_allclose(np.asarray(s), [-0.43825915, 0., 0.06473243, 0.496313, 0.49204224, 0.5],
+                               rtol=1e-5)
+    np.testing.assert_allclose(np.asarray(c), [-0.7798934, 0., 0.49234423, 0.60572076, 0.49999842, 0.5],
+                               rtol=1e-5)
+    x = np.array([-2., 0.3, 4.])
+    np.testing.assert_allclose(np.asarray(jax.jit(special.fresnel)(x)[1]),
+                               np.asarray(special.fresnel(x)[1]), rtol=1e-12)
+    check_grads(lambda x: special.fresnel(x)[0], (x,), order=1, rtol=1e-5)
+    check_grads(lambda x: special.fresnel(x)[1], (x,), order=1, rtol=1e-5)
+    with pytest.raises(NotImplementedError, match="complex-valued inputs"):
+        special.fresnel(1j)

@@ -3,7 +3,7 @@ from tinyxla._src.scipy.bessel import bessel_jn, i0, i0e, i1, i1e  # noqa: F401
 from tinyxla._src.scipy.boxcox import boxcox, boxcox1p  # noqa: F401
 from tinyxla._src.scipy.divergences import kl_div, rel_entr  # noqa: F401
 from tinyxla._src.scipy.error_functions import erfcx, log_ndtr  # noqa: F401
-from tinyxla._src.scipy.faddeeva import dawsn, wofz  # noqa: F401
+from tinyxla._src.scipy.faddeeva import dawsn, fresnel, wofz  # noqa: F401
 from tinyxla._src.scipy.exponential_integrals import exp1, expi, expn  # noqa: F401
 from tinyxla._src.scipy.gamma_functions import (  # noqa: F401
     bernoulli, beta, betainc, betaln, comb, factorial, gamma, gammainc, gammaincc, gammasgn,
