@@ -1,6 +1,6 @@
-"""jax.scipy.special's exp1, expi, expn, owens_t, bessel_jn, hyp1f1 and sici against scipy (float32 and
-float64), values pinned from JAX 0.10.2 where JAX departs from scipy, jit == eager, vmap
-and derivatives against numerical ones."""
+"""jax.scipy.special's exp1, expi, expn, owens_t, bessel_jn, hyp1f1 and sici against scipy
+(float32 and float64), values pinned from JAX 0.10.2 where JAX departs from scipy, jit ==
+eager, vmap and derivatives against numerical ones."""
 from __future__ import annotations
 
 import numpy as np
