@@ -16,3 +16,4 @@ from tinyxla._src.scipy.special import (  # noqa: F401
     digamma, entr, erf, erfc, erfinv, expit, gammaln, logit, logsumexp, ndtr, ndtri, xlog1py,
     xlogy)
 from tinyxla._src.scipy.spence import spence  # noqa: F401
+from tinyxla._src.scipy.spherical_harmonics import sph_harm_y  # noqa: F401
