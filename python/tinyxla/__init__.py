@@ -36,7 +36,7 @@ from tinyxla._src.custom_derivatives import closure_convert, custom_jvp, custom_
 from tinyxla._src.vmap import vmap  # noqa: E402
 from tinyxla._src.interpreters.pmap import pmap  # noqa: E402
 from tinyxla import core, errors, lax, numpy, random, tree, tree_util  # noqa: E402
-from tinyxla import nn, scipy  # noqa: E402
+from tinyxla import dlpack, nn, scipy  # noqa: E402
 
 __version__ = "0.1.0"
 

@@ -49,11 +49,16 @@ class _LazyModule:
 _jnp: Any = _LazyModule("_jnp", "tinyxla.numpy")
 _lax: Any = _LazyModule("_lax", "tinyxla._src.lax.lax")
 _indexing: Any = _LazyModule("_indexing", "tinyxla._src.numpy.indexing")
+_dlpack: Any = _LazyModule("_dlpack", "tinyxla._src.numpy.dlpack")
+_array_api: Any = _LazyModule("_array_api", "tinyxla._src.numpy.array_api")
 
 
 class DLDeviceType(enum.IntEnum):
     """DLPack device types (``__dlpack_device__`` returns ``(kDLCPU, 0)``, as JAX does)."""
     kDLCPU = 1
+    kDLCUDA = 2
+    kDLCUDAHost = 3
+    kDLROCM = 10
 
 
 _SETITEM_ERROR = (
@@ -228,8 +233,9 @@ class Array(metaclass=abc.ABCMeta):
 
     def __dlpack__(self, *, stream: Any = None, max_version: Any = None,
                    dl_device: Any = None, copy: bool | None = None) -> Any:
-        """A DLPack capsule of the (dense) values; waits. ``stream`` etc. are ignored on CPU."""
-        return self._h.dlpack()
+        """A DLPack capsule sharing the (dense) values; waits. DLPack 1.0 capsules are
+        read-only; ``stream`` is ignored on CPU."""
+        return _dlpack.export_capsule(self, max_version, dl_device, copy)
 
     def __dlpack_device__(self) -> tuple[DLDeviceType, int]:
         return DLDeviceType.kDLCPU, 0
@@ -594,6 +600,11 @@ def _at(self: Any) -> Any:
     return helper(self)
 
 
+def _array_namespace(self: Any, *, api_version: str | None = None) -> Any:
+    """The array API namespace: ``tinyxla.numpy``."""
+    return _array_api.__array_namespace__(self, api_version=api_version)
+
+
 def _flat(self: Any) -> Any:
     raise NotImplementedError("JAX Arrays do not implement the arr.flat property: "
                               "consider arr.flatten() instead.")
@@ -611,6 +622,7 @@ _SHARED: dict[str, Any] = {
     "__setitem__": _setitem,
     "__len__": _len,
     "__iter__": _iter,
+    "__array_namespace__": _array_namespace,
     "T": property(lambda self: _jnp.transpose(self), doc="``jnp.transpose(x)``"),
     "mT": property(lambda self: _jnp.matrix_transpose(self), doc="``jnp.matrix_transpose(x)``"),
     "real": property(lambda self: _jnp.real(self), doc="``jnp.real(x)``"),
