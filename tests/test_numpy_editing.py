@@ -18,7 +18,8 @@ def test_append():
     assert_same(jnp.append(B, 1.5), np.append(B, 1.5).astype(np.float32))
     assert_same(jnp.append(B, np.ones((1, 3), np.int32), axis=0),
                 np.append(B, np.ones((1, 3), np.int32), axis=0))
-    assert_same(jnp.append(np.zeros(0), np.array([1, 2])), np.append(np.zeros(0), [1, 2]).astype(np.float32))
+    assert_same(jnp.append(np.zeros(0), np.array([1, 2])),
+                np.append(np.zeros(0), [1, 2]).astype(np.float32))
     assert_grad_numeric(lambda v: jnp.append(v, v[:1] * 2, axis=0), F)
 
 

@@ -34,7 +34,8 @@ def test_concatenators():
     assert_same(jnp.r_[1, 2, np.array([3, 4])], np.r_[1, 2, np.array([3, 4])])
     for directive in ["0,2", "-1,2,0", "1,2,1", "0,3,-1", "r", "c"]:
         assert_same(jnp.r_[directive, [1, 2], [3, 4]], np.r_[directive, [1, 2], [3, 4]])
-    assert_same(jnp.c_[np.array([1, 2]), np.array([3, 4])], np.c_[np.array([1, 2]), np.array([3, 4])])
+    u, v = np.array([1, 2]), np.array([3, 4])
+    assert_same(jnp.c_[u, v], np.c_[u, v])
     assert_same(jnp.c_[np.ones((2, 2)), np.array([3, 4])], np.c_[np.ones((2, 2)), np.array([3, 4])])
     assert_same(jnp.r_[0:3, 5.0], np.r_[0:3, 5.0].astype(np.float32))
     assert_same(jnp.r_[-1:1:5j], np.r_[-1:1:5j].astype(np.float32))

@@ -69,8 +69,9 @@ from tinyxla._src.numpy.setops import (
 from tinyxla._src.numpy.windows import bartlett, blackman, hamming, hanning, kaiser
 from tinyxla._src.numpy.shape import (
     atleast_1d, atleast_2d, atleast_3d, block, broadcast_arrays, broadcast_shapes,
-    broadcast_to, column_stack, concat, concatenate, dstack, expand_dims, flip, hstack, isscalar, matrix_transpose, moveaxis,
-    ndim, permute_dims, ravel, reshape, shape, size, squeeze, stack, swapaxes, transpose,
+    broadcast_to, column_stack, concat, concatenate, dstack, expand_dims, flip, hstack,
+    isscalar, matrix_transpose, moveaxis, ndim, permute_dims, ravel, reshape, shape, size,
+    squeeze, stack, swapaxes, transpose,
     vstack)
 from tinyxla._src.numpy.ufuncs import (
     abs, absolute, add, angle, arccos, arccosh, arcsin, arcsinh, arctan, arctan2, arctanh,

@@ -1,4 +1,5 @@
-"""DLPack exchange: ``from_dlpack`` and ``to_dlpack`` (``jax.dlpack``, ``jnp.from_dlpack``, ``Array.__dlpack__``).
+"""DLPack exchange: ``from_dlpack`` and ``Array.__dlpack__`` (``jax.dlpack``,
+``jnp.from_dlpack``).
 
 Mirrors ``jax._src.dlpack``. Imports borrow the producer's memory when it is dense and
 naturally aligned (zero copy; tinyxla never writes it, and it stays alive while an array
