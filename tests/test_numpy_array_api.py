@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gc
 import io
+import sys
 import warnings
 
 import ml_dtypes
@@ -83,6 +84,17 @@ def test_dlpack_lifetimes():
     del y
     gc.collect()
     assert_same(back, np.arange(6.0, dtype=np.float32))  # the capsule keeps the buffer
+    # The producer is released once no array uses its memory (also when the last user is
+    # a computation finishing on a device thread).
+    host = np.ones(100_000, np.float32)
+    baseline = sys.getrefcount(host)
+    results = [jax.jit(lambda v: (v * 2).sum())(jnp.from_dlpack(host)) for _ in range(20)]
+    assert [float(r) for r in results] == [200_000.0] * 20
+    for _ in range(100):
+        gc.collect()
+        if sys.getrefcount(host) == baseline:
+            break
+    assert sys.getrefcount(host) == baseline
     # A borrowed buffer is never reused for a donated result: the producer keeps its data.
     host = np.ones(512, np.float32)
     out = jax.jit(lambda v: v * 3, donate_argnums=0)(jnp.from_dlpack(host))
@@ -103,6 +115,8 @@ def test_dlpack_copies():
     assert np.from_dlpack(jnp.arange(3.0), copy=True).flags.writeable
     assert_same(jnp.from_dlpack(jnp.arange(3.0).__dlpack__()), np.arange(3.0))
     assert jnp.ones(2).__dlpack_device__() == (1, 0)  # (kDLCPU, 0)
+    assert_same(jnp.from_dlpack(np.arange(3.0), copy=None, device=jax.devices()[0]),
+                np.arange(3.0, dtype=np.float32))
     with pytest.raises(BufferError):
         jnp.ones(2).__dlpack__(dl_device=(2, 0))
     with pytest.raises(TypeError, match="must have __dlpack__ and __dlpack_device__"):

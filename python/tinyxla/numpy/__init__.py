@@ -30,7 +30,7 @@ from tinyxla._src.numpy.scalar_types import (
 from tinyxla._src.numpy.cumulative import (
     cumprod, cumsum, cumulative_prod, cumulative_sum, diff, ediff1d, nancumprod, nancumsum,
     trapezoid)
-from tinyxla._src.numpy.dlpack import from_dlpack
+from tinyxla._src.numpy.dlpack import jnp_from_dlpack as from_dlpack
 from tinyxla._src.numpy.editing import append, delete, insert, place, put, put_along_axis
 from tinyxla._src.numpy.index_tricks import (
     c_, index_exp, indices, ix_, meshgrid, mgrid, ogrid, r_, ravel_multi_index, s_,

@@ -94,3 +94,8 @@ def from_dlpack(external_array: Any, device: Any = None, copy: bool | None = Non
         out._committed = True
     return out
 
+
+
+def jnp_from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> Array:
+    """Mirrors ``jax.numpy.from_dlpack`` (the array API's signature of ``from_dlpack``)."""
+    return from_dlpack(x, device=device, copy=copy)
