@@ -17,9 +17,9 @@ from tinyxla._src.lax import lax
 from tinyxla._src.numpy import promotion, reductions, sorting, ufuncs
 from tinyxla._src.numpy.creation import asarray, linspace
 from tinyxla._src.numpy.promotion import ensure_arraylike
-from tinyxla._src.numpy.shape import flip, moveaxis
+from tinyxla._src.numpy.shape import flip
 from tinyxla._src.numpy.splitting import slice_along
-from tinyxla._src.vmap import vmap
+from tinyxla._src.numpy.vectorize import apply_along_axis
 
 ArrayLike = Any
 Pairs = tuple[tuple[Any, Any], ...]
@@ -213,19 +213,10 @@ def _pad_empty(array: Any, pad_width: Pairs) -> Any:
     return lax.pad(array, _like(asarray(0), array), [(lo, hi, 0) for lo, hi in pad_width])
 
 
-def _along_axis(func: Callable[..., Any], axis: int, arr: Any, *args: Any) -> Any:
-    """``func`` applied to every 1-d lane of ``arr`` along ``axis`` (one vmap over the
-    other axes, as JAX's ``apply_along_axis`` nests them)."""
-    moved = moveaxis(arr, axis, -1)
-    lanes = lax.reshape(moved, (int(np.prod(moved.shape[:-1])), moved.shape[-1]))
-    out = vmap(lambda v: asarray(func(v, *args)))(lanes)
-    return moveaxis(lax.reshape(out, moved.shape[:-1] + out.shape[1:]), -1, axis)
-
-
 def _pad_func(array: Any, pad_width: Pairs, func: Callable[..., Any], **kwargs: Any) -> Any:
     padded = _pad_constant(array, pad_width, 0)
     for axis in range(padded.ndim):
-        padded = _along_axis(func, axis, padded, pad_width[axis], axis, kwargs)
+        padded = apply_along_axis(func, axis, padded, pad_width[axis], axis, kwargs)
     return padded
 
 
