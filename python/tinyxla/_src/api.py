@@ -13,6 +13,7 @@ from tinyxla._src import compile_log, core, dtypes, errors
 from tinyxla._src.config import config
 from tinyxla._src.interpreters import ad
 from tinyxla._src.interpreters import batching
+from tinyxla._src.interpreters.caches import Cache
 from tinyxla._src.interpreters import lowering
 from tinyxla._src.interpreters import partial_eval as pe
 from tinyxla._src.tree_util import tree_flatten, tree_unflatten
@@ -313,14 +314,15 @@ class JitWrapped:
         self._static_argnames = frozenset(static_argnames)
         self._donate_argnums = frozenset(donate_argnums)
         self._device = device
-        self._cache: dict[Any, _CacheEntry] = {}
+        # The cache entry of each argument signature (tree, avals, static arguments).
+        self._cache = Cache(_CACHE_SIZE)
         # Calls whose arguments are all Arrays, keyed by _core.jit_signature: the flat
         # executable and the output unflattening, without tree or aval work.
-        self._fast: dict[bytes, Callable] | None = \
-            {} if not (self._static_argnums or self._static_argnames or self._donate_argnums) else None
+        self._fast = Cache(_CACHE_SIZE) if not (
+            self._static_argnums or self._static_argnames or self._donate_argnums) else None
         # Calls with pytrees or Python scalars among the arguments, keyed by the arguments'
         # tree and the signature of its leaves: skips the avals and the general key.
-        self._fast_trees: dict[tuple, Callable] = {}
+        self._fast_trees = Cache(_CACHE_SIZE)
 
     def __repr__(self):
         return f"<PjitFunction of {self._fun!r}>"
@@ -357,17 +359,16 @@ class JitWrapped:
                tuple((type(v), v) for v in static.values()),
                tuple((k, type(v), v) for k, v in sorted(static_kw.items())),
                config.jax_enable_x64)
-        entry = self._cache.get(key)
+        entry = self._cache.entries.get(key)
         if entry is None:
             if config.jax_explain_cache_misses:
-                compile_log.explain_cache_miss(self._fun, self._cache, key, _flat_arg_names(
-                    self._fun, args, kwargs, self._static_argnums, len(avals)))
+                compile_log.explain_cache_miss(
+                    self._fun, self._cache.entries, key,
+                    _flat_arg_names(self._fun, args, kwargs, self._static_argnums, len(avals)))
             entry = self._trace(args, kwargs, static, static_kw, in_tree, avals)
             if entry.tracer_consts:
                 return entry, [*entry.tracer_consts, *leaves]
-            if len(self._cache) >= _CACHE_SIZE:
-                self._cache.pop(next(iter(self._cache)))
-            self._cache[key] = entry
+            self._cache.put(key, entry)
         return entry, leaves
 
     def _invalid_argument(self, args, kwargs, leaves) -> TypeError:
@@ -400,7 +401,7 @@ class JitWrapped:
         if fast is not None and not kwargs and core._state.trace is core.EVAL_TRACE:
             key = _core.jit_signature(args, _fast_salt)
             if key is not None:
-                call = fast.get(key)
+                call = fast.entries.get(key)
                 if call is not None:
                     return call(args)
             else:
@@ -408,7 +409,7 @@ class JitWrapped:
                 sig = _core.jit_signature(flat[0], _fast_salt, True)
                 if sig is not None:
                     tree_key = (flat[1], sig)
-                    call = self._fast_trees.get(tree_key)
+                    call = self._fast_trees.entries.get(tree_key)
                     if call is not None:
                         return call(flat[0])
         if config.jax_disable_jit:
@@ -418,18 +419,14 @@ class JitWrapped:
                 core._state.trace is core.EVAL_TRACE:
             key = _core.jit_signature(args, _fast_salt)
             if key is not None:
-                if len(fast) >= _CACHE_SIZE:
-                    fast.pop(next(iter(fast)))
-                fast[key] = call = _fast_call(
-                    lowering.executable_for(entry.jaxpr, self._name), entry.out_tree)
+                call = fast.put(key, _fast_call(
+                    lowering.executable_for(entry.jaxpr, self._name), entry.out_tree))
                 return call(args)
             if tree_key is not None:
-                trees = self._fast_trees
-                if len(trees) >= _CACHE_SIZE:
-                    trees.pop(next(iter(trees)))
                 executable = lowering.executable_for(entry.jaxpr, self._name)
                 out_tree = entry.out_tree
-                trees[tree_key] = call = lambda leaves: tree_unflatten(out_tree, executable(leaves))
+                call = self._fast_trees.put(
+                    tree_key, lambda leaves: tree_unflatten(out_tree, executable(leaves)))
                 return call(leaves)
         if self._donate_argnums and not entry.tracer_consts and \
                 core._state.trace is core.EVAL_TRACE:

@@ -33,10 +33,10 @@ import numpy as np
 from tinyxla import _core
 from tinyxla._src import core, dtypes
 from tinyxla._src.array import Array
-from tinyxla._src.config import config
 from tinyxla._src.core import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Primitive, ShapedArray, Var
 from tinyxla._src.interpreters import lowering
 from tinyxla._src.interpreters import partial_eval as pe
+from tinyxla._src.interpreters.caches import per_jaxpr
 
 _state = core._state
 
@@ -526,37 +526,13 @@ def backward_pass(jaxpr: Jaxpr, consts: Sequence[Any], args: Sequence[Any],
 # ---------------------------------------------------------------------------------------
 # Jaxpr -> Jaxpr transforms (for call primitives). Results are cached per jaxpr object.
 
-_CACHE_SIZE = 4096
-
-
-def _cached(transform: Callable[..., Any]) -> Callable[..., Any]:
-    """``transform(closed, *key)`` memoized on the jaxpr object (held, so its id stays
-    unique), the key and the x64 mode; at most ``_CACHE_SIZE`` entries, oldest out first."""
-    cache: dict[tuple, tuple[ClosedJaxpr, Any]] = {}
-
-    def cached(closed: ClosedJaxpr, *key: Any) -> Any:
-        k = (id(closed), config.jax_enable_x64, *key)
-        hit = cache.get(k)
-        if hit is not None and hit[0] is closed:
-            return hit[1]
-        out = transform(closed, *key)
-        if len(cache) >= _CACHE_SIZE:
-            cache.pop(next(iter(cache)))
-        cache[k] = (closed, out)
-        return out
-
-    cached.__doc__ = transform.__doc__
-    cached.__name__ = transform.__name__
-    return cached
-
-
 def _close(trace: pe.DynamicJaxprTrace, outs: Sequence[Any]) -> ClosedJaxpr:
     outvars = [trace.to_var(x) for x in outs]
     trace.valid = False
     return ClosedJaxpr(Jaxpr(trace.constvars, trace.args, outvars, trace.eqns), trace.consts)
 
 
-@_cached
+@per_jaxpr(4096)
 def jvp_jaxpr(closed: ClosedJaxpr, nonzeros: tuple[bool, ...]
               ) -> tuple[ClosedJaxpr, tuple[bool, ...]]:
     """``(primals, nonzero tangents) -> (primal outs, nonzero tangent outs)`` for a
@@ -577,7 +553,7 @@ def jvp_jaxpr(closed: ClosedJaxpr, nonzeros: tuple[bool, ...]
     return out, out_nz
 
 
-@_cached
+@per_jaxpr(4096)
 def linearize_jaxpr(closed: ClosedJaxpr, nonzeros: tuple[bool, ...]
                     ) -> tuple[ClosedJaxpr, ClosedJaxpr, tuple[bool, ...], int]:
     """Splits a closed jaxpr into its primal part and its linearization.
@@ -616,7 +592,7 @@ def linearize_jaxpr(closed: ClosedJaxpr, nonzeros: tuple[bool, ...]
     return known, linear, out_nz, len(res)
 
 
-@_cached
+@per_jaxpr(4096)
 def transpose_jaxpr(closed: ClosedJaxpr, linear: tuple[bool, ...],
                     ct_nonzero: tuple[bool, ...]) -> ClosedJaxpr:
     """``(non-linear inputs, nonzero output cotangents) -> cotangents of the linear
