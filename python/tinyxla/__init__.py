@@ -26,15 +26,17 @@ from tinyxla._src import dtypes  # noqa: E402
 from tinyxla._src.array import Array  # noqa: E402
 from tinyxla._src.config import config  # noqa: E402
 from tinyxla._src.devices import (  # noqa: E402
-    CpuDevice as Device, block_until_ready, default_backend, device_count, device_get,
-    device_put, devices, local_device_count, local_devices, process_count, process_index)
-from tinyxla._src.api import ShapeDtypeStruct, disable_jit, eval_shape, jit, make_jaxpr  # noqa: E402
+    CpuDevice as Device, default_backend, device_count, devices, local_device_count,
+    local_devices, process_count, process_index)
+from tinyxla._src.api import (  # noqa: E402
+    ShapeDtypeStruct, block_until_ready, device_get, device_put, disable_jit, eval_shape, jit,
+    make_jaxpr)
 from tinyxla._src.autodiff import (  # noqa: E402
     grad, hessian, jacfwd, jacobian, jacrev, jvp, linearize, value_and_grad, vjp)
 from tinyxla._src.checkpoint import checkpoint, remat  # noqa: E402
 from tinyxla._src.custom_derivatives import closure_convert, custom_jvp, custom_vjp  # noqa: E402
 from tinyxla._src.vmap import vmap  # noqa: E402
-from tinyxla._src.interpreters.pmap import pmap  # noqa: E402
+from tinyxla._src.pmap import pmap  # noqa: E402
 from tinyxla import core, errors, lax, numpy, random, tree, tree_util  # noqa: E402
 from tinyxla import nn, scipy  # noqa: E402
 

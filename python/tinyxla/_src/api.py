@@ -9,7 +9,7 @@ from typing import Any, Callable, Iterable, Sequence
 import numpy as np
 
 from tinyxla import _core
-from tinyxla._src import compile_log, core, dtypes, errors
+from tinyxla._src import array, compile_log, core, devices, dtypes, errors, tree_util
 from tinyxla._src.config import config
 from tinyxla._src.interpreters import ad
 from tinyxla._src.interpreters import batching
@@ -544,3 +544,44 @@ def eval_shape(fun: Callable, *args, **kwargs) -> Any:
                                errors.DebugInfo("eval_shape", fun, []))
     shapes = [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type) for a in closed.out_avals]
     return tree_unflatten(out_store[0], shapes)
+
+
+# ---------------------------------------------------------------------------------------
+# Device placement (``jax.device_put`` and friends, as in ``jax._src.api``).
+
+def device_put(x: Any, device: Any = None, *, src: Any = None, donate: bool = False,
+               may_alias: bool | None = None) -> Any:
+    """Moves every leaf of the pytree ``x`` to a device as an Array (``jax.device_put``).
+
+    Python scalars become weak-typed arrays, numpy values strong ones (64-bit dtypes are
+    truncated when x64 is off). Without ``device`` an existing Array is returned as it is;
+    with one, the result is committed to that device. ``src``, ``donate`` and
+    ``may_alias`` are accepted for compatibility and ignored.
+    """
+    dev = None if device is None else devices._device_index(device)
+    return tree_util.tree_map(lambda leaf: array._device_put_leaf(leaf, dev), x)
+
+
+def device_get(x: Any) -> Any:
+    """Every Array leaf of the pytree ``x`` as a numpy array (``jax.device_get``).
+
+    Arrays are first all waited on; other leaves are returned unchanged.
+    """
+    leaves = tree_util.tree_leaves(x)
+    for leaf in leaves:
+        if type(leaf) is array.Array:
+            leaf._h.wait()
+    return tree_util.tree_map(
+        lambda leaf: leaf._value if type(leaf) is array.Array else leaf, x)
+
+
+def block_until_ready(x: Any) -> Any:
+    """Waits for every Array leaf of the pytree ``x`` and returns ``x`` (``jax.block_until_ready``).
+
+    A failed computation raises its error here.
+    """
+    for leaf in tree_util.tree_leaves(x):
+        wait = getattr(leaf, "block_until_ready", None)
+        if wait is not None:
+            wait()
+    return x

@@ -16,6 +16,7 @@ import functools
 from typing import Any, Callable, Sequence
 
 from tinyxla._src import core, errors
+from tinyxla._src.api import _flat_arg_names, _lift_tracer_consts
 from tinyxla._src.config import config
 from tinyxla._src.core import ClosedJaxpr, Primitive
 from tinyxla._src.interpreters import ad, batching, lowering
@@ -146,7 +147,6 @@ remat = checkpoint
 def _trace(fun: Callable, args: tuple, kwargs: dict, in_tree: Any,
            avals: Sequence[core.ShapedArray], static_vals: dict[int, Any]
            ) -> tuple[ClosedJaxpr, list, list]:
-    from tinyxla._src.api import _flat_arg_names, _lift_tracer_consts
     out_store: list = []
 
     def flat(*leaves):

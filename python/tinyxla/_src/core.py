@@ -14,7 +14,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from tinyxla._src import dtypes
+from tinyxla._src import dtypes, errors
 
 
 class ShapedArray:
@@ -121,7 +121,6 @@ def _check_no_tracers(args: Sequence[Any]) -> None:
     """A tracer reaching eager evaluation escaped its transformation: JAX's leak error."""
     for x in args:
         if isinstance(x, Tracer):
-            from tinyxla._src import errors
             raise errors.unexpected_tracer_error(x)
 
 
@@ -434,19 +433,15 @@ class Tracer:
 
     # Concrete values are not available while tracing: JAX's errors.
     def __bool__(self):
-        from tinyxla._src import errors
         raise errors.TracerBoolConversionError(self)
 
     def __array__(self, *args, **kwargs):
-        from tinyxla._src import errors
         raise errors.TracerArrayConversionError(self)
 
     def __index__(self):
-        from tinyxla._src import errors
         raise errors.TracerIntegerConversionError(self)
 
     def _concretization_error(self, fun: str):
-        from tinyxla._src import errors
         return errors.ConcretizationTypeError(
             self, f"The problem arose with the `{fun}` function. If trying to convert the data "
                   f"type of a value, try using `x.astype({fun})` or `jnp.array(x, {fun})` instead.")

@@ -30,11 +30,10 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from tinyxla import _core
 from tinyxla._src import core, dtypes
+from tinyxla._src.ad_util import add_jaxvals_p, zeros_like_aval  # noqa: F401
 from tinyxla._src.array import Array
 from tinyxla._src.core import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Primitive, ShapedArray, Var
-from tinyxla._src.interpreters import lowering
 from tinyxla._src.interpreters import partial_eval as pe
 from tinyxla._src.interpreters.caches import per_jaxpr
 
@@ -97,38 +96,9 @@ class Zero:
         return f"Zero({self.aval.str_short()})"
 
 
-def zeros_like_aval(aval: ShapedArray) -> Any:
-    """Zeros of ``aval`` (a numpy array for float0, whose values are never used)."""
-    if aval.dtype == dtypes.float0:
-        return np.zeros(aval.shape, dtypes.float0)
-    from tinyxla._src.lax import lax
-    zero = lax._convert_element_type(0, aval.dtype, aval.weak_type)
-    return lax.broadcast(zero, aval.shape) if aval.shape else zero
-
-
 def instantiate_zeros(t: Any) -> Any:
     """``t`` with a symbolic zero replaced by an array of zeros."""
     return t.instantiate() if type(t) is Zero else t
-
-
-# add_any: the sum of two tangents or cotangents (JAX's ``add_jaxvals_p``). A primitive of
-# its own so that transposition knows the sum is of linear values.
-add_jaxvals_p = Primitive("add_any")
-
-
-@add_jaxvals_p.def_abstract_eval
-def _add_jaxvals_abstract_eval(x: ShapedArray, y: ShapedArray) -> ShapedArray:
-    return ShapedArray(x.shape, x.dtype, x.weak_type and y.weak_type)
-
-
-@add_jaxvals_p.def_impl
-def _add_jaxvals_impl(x: Any, y: Any) -> Any:
-    from tinyxla._src.lax import lax
-    return lax.add_p.impl(x, y)
-
-
-lowering.register_lowering(
-    add_jaxvals_p, lambda ctx, x, y: ctx.builder.binary(_core.BINARY_OPS.index("add"), x, y))
 
 
 def add_tangents(x: Any, y: Any) -> Any:

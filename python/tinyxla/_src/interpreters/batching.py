@@ -17,6 +17,7 @@ live in a thread-local axis environment that collective rules read through
 from __future__ import annotations
 
 import itertools
+import os
 import sys
 import threading
 from functools import partial
@@ -155,12 +156,13 @@ class BatchTracer(core.Tracer):
                 f"\n  {where}")
 
 
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
 def _user_frame_summary() -> str | None:
     """``file:line:column (function)`` of the innermost frame outside tinyxla."""
-    import tinyxla
-    pkg = tinyxla.__file__.rsplit("/", 1)[0]
     frame = sys._getframe(1)
-    while frame is not None and frame.f_code.co_filename.startswith(pkg):
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
         frame = frame.f_back
     if frame is None:
         return None

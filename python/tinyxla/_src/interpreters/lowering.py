@@ -249,14 +249,13 @@ class JaxprExecutable:
 
     def __call__(self, args: Sequence[Any], device: int | None = None,
                  donated: Sequence[bool] | None = None) -> list[Any]:
-        from tinyxla._src.numpy.creation import asarray
         with core.set_current_trace(core.EVAL_TRACE):
             outs = core.eval_jaxpr(self.closed.jaxpr, self.closed.consts, *args)
         for a, d in zip(args, donated or ()):
             if d and type(a) is Array:
                 a.delete()
         # An output that is an input or a literal is a Python or numpy value: make it an Array.
-        return [x if isinstance(x, Array) else asarray(x) for x in outs]
+        return [x if isinstance(x, Array) else _to_array(x) for x in outs]
 
     def text(self) -> str:
         return str(self.closed)

@@ -22,7 +22,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from tinyxla import _core
-from tinyxla._src import dtypes, tree_util
+from tinyxla._src import ad_util, dtypes, tree_util
 from tinyxla._src.array import _CODE, Array, _wrap
 from tinyxla._src.core import Primitive, ShapedArray
 from tinyxla._src.interpreters import ad, batching, lowering
@@ -880,6 +880,7 @@ def _complex_transpose(t: Any, x: Any, y: Any) -> list[Any]:
 
 ad.primitive_jvps[add_p] = _add_jvp
 ad.primitive_transposes[add_p] = _add_transpose
+ad_util.add_jaxvals_p.def_impl(add_p.impl)  # the sum of tangents, eagerly
 ad.primitive_jvps[sub_p] = _sub_jvp
 ad.primitive_transposes[sub_p] = _sub_transpose
 ad.defjvp(div_p, lambda g, x, y: div(g, y),
@@ -944,6 +945,18 @@ def _mul_transpose_rhs(ct: Any, x: Any, y: Any, *, out_dtype: Any = None) -> Any
 
 
 ad.defbilinear(mul_p, _mul_transpose_lhs, _mul_transpose_rhs)
+
+
+def _logaddexp(x1: Any, x2: Any) -> Any:
+    """log(exp(x1) + exp(x2)) of real operands from lax ops: ``jnp.logaddexp``'s real
+    case and the combine of ``cumlogsumexp``'s derivative."""
+    amax = max(x1, x2)
+    delta = sub(x1, x2)
+    # min - max is -|x1 - x2| exactly; unlike abs, its derivative at a tie is 0 (max and
+    # min split it 1/2 each), so d/dx1 there is 1/2 as in JAX's custom JVP rule.
+    neg_abs_delta = sub(min(x1, x2), amax)
+    return select_n(ne(delta, delta), add(amax, log1p(exp(neg_abs_delta))),
+                    add(x1, x2))  # NaNs, or infinities of one sign
 
 
 def _pow_dtype_rule(x: Any, y: Any) -> np.dtype:

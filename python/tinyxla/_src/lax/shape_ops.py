@@ -15,7 +15,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from tinyxla import _core
-from tinyxla._src import core, dtypes
+from tinyxla._src import ad_util, core, dtypes
 from tinyxla._src.array import _CODE, _DTYPES, Array, _wrap
 from tinyxla._src.core import Primitive, ShapedArray
 from tinyxla._src.interpreters import ad, batching, lowering
@@ -718,6 +718,16 @@ def full_like(x: Any, fill_value: Any, dtype: Any = None, shape: Any = None) -> 
     weak_type = dtype is None and dtypes.is_weakly_typed(x)
     dtype = _dtype(x) if dtype is None else _dtype(dtype)
     return full(fill_shape, _convert_element_type(fill_value, dtype, weak_type))
+
+
+def zeros_like_shaped_array(aval: ShapedArray) -> Any:
+    """Zeros of ``aval``'s shape, dtype and weak type
+    (``jax._src.lax.lax.zeros_like_shaped_array``)."""
+    zero = _convert_element_type(0, aval.dtype, aval.weak_type)
+    return broadcast(zero, aval.shape) if aval.shape else zero
+
+
+ad_util.aval_zeros_likers[ShapedArray] = zeros_like_shaped_array
 
 
 def zeros_like_array(x: Any) -> Any:

@@ -1,6 +1,5 @@
 """``jax.nn.initializers``: functions ``init(key, shape, dtype)`` that make parameter
-arrays. The random ones draw from ``tinyxla.random``, imported when called so that this
-module does not depend on it at import time."""
+arrays. The random ones draw from ``tinyxla.random``."""
 from __future__ import annotations
 
 import math
@@ -8,7 +7,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from tinyxla._src import dtypes
+from tinyxla._src import dtypes, random
 from tinyxla._src.numpy import creation, ufuncs
 
 Initializer = Callable[..., Any]
@@ -17,11 +16,6 @@ __all__ = [
     "constant", "glorot_normal", "glorot_uniform", "he_normal", "he_uniform", "kaiming_normal",
     "kaiming_uniform", "lecun_normal", "lecun_uniform", "normal", "ones", "truncated_normal",
     "uniform", "variance_scaling", "xavier_normal", "xavier_uniform", "zeros"]
-
-
-def _random() -> Any:
-    from tinyxla import random
-    return random
 
 
 def _float_dtype(dtype: Any) -> np.dtype:
@@ -53,7 +47,7 @@ def uniform(scale: Any = 1e-2, dtype: Any = None) -> Initializer:
     """Mirrors ``jax.nn.initializers.uniform``: values uniform in ``[0, scale)``."""
     def init(key: Any, shape: Sequence[int], dtype: Any = dtype) -> Any:
         dtype = _float_dtype(dtype)
-        return _random().uniform(key, _shape(shape), dtype) * creation.array(scale, dtype)
+        return random.uniform(key, _shape(shape), dtype) * creation.array(scale, dtype)
     return init
 
 
@@ -61,7 +55,7 @@ def normal(stddev: Any = 1e-2, dtype: Any = None) -> Initializer:
     """Mirrors ``jax.nn.initializers.normal``: values ``N(0, stddev²)``."""
     def init(key: Any, shape: Sequence[int], dtype: Any = dtype) -> Any:
         dtype = _float_dtype(dtype)
-        return _random().normal(key, _shape(shape), dtype) * creation.array(stddev, dtype)
+        return random.normal(key, _shape(shape), dtype) * creation.array(stddev, dtype)
     return init
 
 
@@ -71,7 +65,7 @@ def truncated_normal(stddev: Any = 1e-2, dtype: Any = None, lower: Any = -2.0,
     ``(lower, upper)``, times ``stddev`` (no variance correction, as in JAX)."""
     def init(key: Any, shape: Sequence[int], dtype: Any = dtype) -> Any:
         dtype = _float_dtype(dtype)
-        return (_random().truncated_normal(key, lower, upper, _shape(shape), dtype)
+        return (random.truncated_normal(key, lower, upper, _shape(shape), dtype)
                 * creation.array(stddev, dtype))
     return init
 
@@ -118,7 +112,6 @@ def variance_scaling(scale: Any, mode: str, distribution: str,
         if dtypes.issubdtype(dtype, np.complexfloating):
             raise NotImplementedError("variance_scaling: complex dtypes are not supported yet")
         variance = creation.array(scale / denominator, dtype=dtype)
-        random = _random()
         if distribution == "truncated_normal":
             # The constant is the std of a standard normal truncated to (-2, 2).
             stddev = ufuncs.sqrt(variance) / creation.array(.87962566103423978, dtype)

@@ -21,6 +21,7 @@ from tinyxla._src.lax import sorting as lax_sorting
 from tinyxla._src.numpy import promotion
 from tinyxla._src.numpy.indexing import take, take_along_axis
 from tinyxla._src.numpy.promotion import canonicalize_axis, ensure_arraylike
+from tinyxla._src.numpy.selection import nonzero
 
 ArrayLike = Any
 
@@ -212,7 +213,6 @@ def unique(ar: ArrayLike, return_index: bool = False, return_inverse: bool = Fal
             differs = lax.bitwise_and(differs, lax.bitwise_not(
                 lax.bitwise_and(lax.ne(prev, prev), lax.ne(cur, cur))))
         mask = lax.concatenate([lax.full((1,), True, np.bool_), differs], 0)
-    from tinyxla._src.numpy.selection import nonzero
     if size is None:
         size = int(np.asarray(lax.reduce_sum(lax.convert_element_type(mask, np.int32), (0,))))
     starts, = nonzero(mask, size=size, fill_value=n)
