@@ -43,6 +43,36 @@ def register_inline(prim: core.Primitive, jaxpr_param: str) -> None:
     _inlined[prim] = jaxpr_param
 
 
+class GraphOps:
+    """The graph builder under the op interface an emitter writes to (``register_emitter``):
+    the builder's methods, and ``full_like``."""
+
+    __slots__ = ("builder",)
+
+    def __init__(self, builder: Any):
+        self.builder = builder
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.builder, name)
+
+    def full_like(self, x: int, value: Any) -> int:
+        """A constant of ``x``'s shape and dtype filled with ``value``."""
+        b = self.builder
+        s = b.constant(_core.scalar(value, b.dtype_code(x), 0))
+        shape = b.shape(x)
+        return s if not shape else b.broadcast_in_dim(s, list(shape), [])
+
+
+def register_emitter(prim: core.Primitive, emit: Callable[..., Any]) -> None:
+    """Registers ``emit(GraphOps(builder), *operands, **params)`` as ``prim``'s lowering.
+
+    An emitter writes a primitive's C++ ops once, against the op interface that both the
+    graph builder (``GraphOps``) and the eager runtime (``lax/eager.EAGER``: ``_core``'s
+    functions under the builder's names) provide; the eager impl runs the same emitter on
+    handles, so eager and jit cannot disagree."""
+    register_lowering(prim, lambda ctx, *xs, **params: emit(GraphOps(ctx.builder), *xs, **params))
+
+
 class LoweringContext:
     """What a lowering rule sees besides its operands."""
 
