@@ -1,4 +1,5 @@
-"""The user-facing transforms and their caches: make_jaxpr, jit, eval_shape (mirrors ``jax._src.api``)."""
+"""The user-facing transforms make_jaxpr, jit and eval_shape, and device_put / device_get /
+block_until_ready (mirrors ``jax._src.api``)."""
 from __future__ import annotations
 
 import contextlib

@@ -1,10 +1,10 @@
-"""``tinyxla.Array`` (JAX's ``jax.Array``): a future of an n-d array on a device, and its methods.
+"""``tinyxla.Array`` (JAX's ``jax.Array``): a future of an n-d array on a device.
 
 An Array wraps a ``_core.Array`` handle whose shape, dtype and device are known at once and
 whose buffer is filled asynchronously; anything that reads values (repr, ``np.asarray``,
 ``float``, ``.item()``, ``block_until_ready``) waits and raises a failed kernel's error.
-Operators and most methods delegate to ``tinyxla.numpy``; the same operators, methods and
-properties are installed on ``core.Tracer`` so traced values behave like arrays.
+Operators and most methods delegate to ``tinyxla.numpy``, which installs them here and on
+``core.Tracer`` (``numpy/array_methods.py``), so traced values behave like arrays.
 
 The class is named ``ArrayImpl`` at run time, as JAX's concrete array class is, so Python's
 own error texts (``unhashable type: 'ArrayImpl'``, ``unsupported operand type(s) for +:
