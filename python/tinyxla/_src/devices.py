@@ -3,8 +3,9 @@
 Mirrors ``jax.devices``, ``jax.Device`` (as ``CpuDevice``) and
 ``jax.sharding.SingleDeviceSharding`` (``device_put`` and friends are in ``api.py``). Each
 device is a host thread with an in-order stream in the C++ runtime; their number is fixed
-when the runtime first starts, from ``jax_num_cpu_devices`` or the environment (``TINYXLA_NUM_CPU_DEVICES``,
-``XLA_FLAGS=--xla_force_host_platform_device_count=N``, read by the C++ side).
+when the runtime first starts, from ``jax_num_cpu_devices`` or the environment
+(``TINYXLA_NUM_CPU_DEVICES``, ``XLA_FLAGS=--xla_force_host_platform_device_count=N``, read
+by the C++ side).
 """
 from __future__ import annotations
 
