@@ -10,9 +10,6 @@ SRC = pathlib.Path(__file__).resolve().parent.parent / "python" / "tinyxla" / "_
 
 # (module path under _src, imported module) -> why the import must be deferred.
 ALLOWED = {
-    ("interpreters/batching.py", "tinyxla._src.lax"):
-        "batching's rule helpers (moveaxis, broadcast, matchaxis) are lax ops, and every "
-        "lax module registers its batching rules here, so lax sits above batching",
     ("numpy/promotion.py", "tinyxla._src.numpy.creation"):
         "creation builds on promotion; promotion's ensure_array needs jnp.asarray for "
         "array-likes other than Python scalars",

@@ -266,15 +266,9 @@ class BatchTrace(core.Trace):
 # ---------------------------------------------------------------------------------------
 # Helpers for rules. They bind under the current trace (the rule's parent trace).
 
-_lax_module: Any = None
-
-
-def _lax() -> Any:
-    global _lax_module
-    if _lax_module is None:
-        from tinyxla._src.lax import lax as _lax_mod
-        _lax_module = _lax_mod
-    return _lax_module
+# The lax ops the helpers are made of (transpose, broadcast_in_dim, expand_dims), filled in
+# by lax when it loads: lax sits above the interpreters and registers its rules here.
+lax_ops: dict[str, Callable[..., Any]] = {}
 
 
 def shape_of(x: Any) -> tuple[int, ...]:
@@ -302,7 +296,7 @@ def moveaxis(x: Any, src: int, dst: int) -> Any:
         return x
     perm = [i for i in range(ndim) if i != src]
     perm.insert(dst, src)
-    return _lax().transpose(x, perm)
+    return lax_ops["transpose"](x, perm)
 
 
 def unmapped_aval(size: int, axis: int, aval: ShapedArray) -> ShapedArray:
@@ -317,7 +311,7 @@ def broadcast(x: Any, size: int, axis: int) -> Any:
     shape = list(shape_of(x))
     shape.insert(axis, size)
     dims = tuple(i for i in range(len(shape)) if i != axis)
-    return _lax().broadcast_in_dim(x, tuple(shape), dims)
+    return lax_ops["broadcast_in_dim"](x, tuple(shape), dims)
 
 
 def bdim_at_front(x: Any, bdim: int | None, size: int) -> Any:
@@ -388,7 +382,7 @@ def broadcast_batcher(prim: core.Primitive, vals: Sequence[Any], dims: Sequence[
     vals = [bdim_at_front(x, d, 1) if shape_of(x) else x for x, d in zip(vals, dims)]
     nd = max(ndim_of(x) for x in vals)
     vals = [x if d is None or ndim_of(x) == nd
-            else _lax().expand_dims(x, tuple(range(ndim_of(x), nd)))
+            else lax_ops["expand_dims"](x, tuple(range(ndim_of(x), nd)))
             for x, d in zip(vals, dims)]
     return prim.bind(*vals, **params), 0
 

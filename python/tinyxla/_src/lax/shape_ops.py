@@ -268,6 +268,11 @@ def expand_dims(array: Any, dimensions: Sequence[int]) -> Any:
     return broadcast_in_dim(array, result_shape, broadcast_dims)
 
 
+# The batching helpers (moveaxis, broadcast, ...) are these ops.
+batching.lax_ops.update(transpose=transpose, broadcast_in_dim=broadcast_in_dim,
+                        expand_dims=expand_dims)
+
+
 def _compute_squeeze_shape(shape: tuple[int, ...], dimensions: tuple[int, ...]) -> tuple[int, ...]:
     dims_set = set(dimensions)
     if len(dims_set) != len(dimensions):
