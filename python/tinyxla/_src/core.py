@@ -60,6 +60,9 @@ class ShapedArray:
         weak = ", weak_type=True" if self.weak_type else ""
         return f"ShapedArray({self.dtype.name}[{','.join(map(str, self.shape))}]{weak})"
 
+    def __str__(self):  # JAX's: ``float32[3]``, ``~float32[]`` when weak
+        return f"{'~' if self.weak_type else ''}{self.dtype.name}[{','.join(map(str, self.shape))}]"
+
 
 class Primitive:
     """A primitive operation (``jax.core.Primitive``).
@@ -280,14 +283,14 @@ def check_jaxpr(jaxpr: Jaxpr) -> None:
 
     def define(v: Var) -> None:
         if id(v) in defined:
-            raise TypeError(f"Variable {v} defined twice")
+            raise errors.JaxprTypeError(f"Variable {v} defined twice")
         defined.add(id(v))
 
     def read(v) -> ShapedArray:
         if isinstance(v, Literal):
             return v.aval
         if id(v) not in defined:
-            raise TypeError(f"Variable {v} used before it is defined")
+            raise errors.JaxprTypeError(f"Variable {v} used before it is defined")
         return v.aval
 
     for v in jaxpr.constvars + jaxpr.invars:
@@ -298,8 +301,8 @@ def check_jaxpr(jaxpr: Jaxpr) -> None:
         outs = list(out) if eqn.primitive.multiple_results else [out]
         for v, a in zip(eqn.outvars, outs):
             if (v.aval.shape, v.aval.dtype) != (a.shape, a.dtype):
-                raise TypeError(f"{eqn.primitive} output {v.aval.str_short()} does not match "
-                                f"its rule's {a.str_short()}")
+                raise errors.JaxprTypeError(f"{eqn.primitive} output {v.aval.str_short()} does "
+                                            f"not match its rule's {a.str_short()}")
             define(v)
     for v in jaxpr.outvars:
         read(v)

@@ -328,7 +328,8 @@ def power(x1: ArrayLike, x2: ArrayLike, /) -> Any:
             x1, = promote_dtypes_numeric(x1)
             return lax.integer_pow(x1, exponent)
     promotion._check_scalars((x1, x2), ("x1", "x2"))
-    x1a, x2a = promotion.promote_shapes(promotion.ensure_array(x1), promotion.ensure_array(x2))
+    x1a, x2a = promotion.promote_shapes("power", promotion.ensure_array(x1),
+                                        promotion.ensure_array(x2))
     x1p, x2p = promote_args_numeric("power", x1a, x2a, arg_names=("x1", "x2"))
     if _is_int(x1p.dtype):
         return _pow_int_int(x1p, x2p)
