@@ -12,6 +12,7 @@ from tinyxla._src.custom_derivatives import custom_jvp
 from tinyxla._src.lax import lax
 from tinyxla._src.numpy import creation, selection
 from tinyxla._src.numpy.promotion import promote_args_inexact
+from tinyxla._src.scipy import faddeeva
 from tinyxla._src.scipy.special import ndtr
 
 # Below LOWER log(ndtr) underflows, so the asymptotic series is used; above UPPER
@@ -81,11 +82,10 @@ _log_ndtr.defjvp(_log_ndtr_jvp)
 def erfcx(x: Any) -> Any:
     """Mirrors ``jax.scipy.special.erfcx`` for real ``x``: ``e^(x²) erfc(x)``, by its
     asymptotic series for large x (from x = 8 in float32, where JAX's ``erfc`` underflows
-    first and JAX returns 0 up to 9.4). Complex ``x``, which JAX computes through
-    ``wofz``, is not supported here yet."""
+    first and JAX returns 0 up to 9.4); ``wofz(iz)`` for complex ``z``."""
     x, = promote_args_inexact("erfcx", x)
     if dtypes.issubdtype(x.dtype, np.complexfloating):
-        raise ValueError("erfcx of complex arguments is not supported by tinyxla yet.")
+        return faddeeva.wofz(lax.complex(-lax.imag(x), lax.real(x)))  # erfcx(z) = w(iz)
     if x.dtype.itemsize < 4:
         return _erfcx(x.astype(np.float32)).astype(x.dtype)
     return _erfcx(x)
@@ -110,4 +110,4 @@ def _erfcx(x: Any) -> Any:
     return selection.where(large, asymptotic, direct)
 
 
-_erfcx.defjvps(lambda g, ans, x: g * (2. * x * ans - 2. / np.sqrt(np.pi)))
+_erfcx.defjvps(lambda g, ans, x: g * (2. * x * ans - float(2. / np.sqrt(np.pi))))
