@@ -5,6 +5,7 @@ mirrors JAX and where it differs.
 """
 from __future__ import annotations
 
+import sys as _sys
 from typing import Any
 
 import numpy as _np
@@ -13,6 +14,7 @@ from tinyxla._src import dtypes as _dtypes
 from tinyxla._src.array import Array as ndarray
 from tinyxla._src.numpy.array_api import (
     __array_api_version__, __array_namespace__, __array_namespace_info__)
+from tinyxla._src.numpy.array_methods import register_array_methods as _register_array_methods
 from tinyxla._src.numpy.comparisons import allclose, array_equal, array_equiv, isclose
 from tinyxla._src.numpy.constructors import frombuffer, fromfunction, fromiter, fromstring
 from tinyxla._src.numpy.creation import (
@@ -138,6 +140,10 @@ _REMOVED = {
     "fix": "jax.numpy.fix was deprecated in JAX v0.9.0, and will be removed in JAX v0.10.0. "
            "Use jax.numpy.trunc instead.",
 }
+
+
+# The Array operators and methods delegate to this namespace (JAX's array_methods).
+_register_array_methods(_sys.modules[__name__])
 
 
 def __getattr__(name: str) -> Any:

@@ -21,7 +21,6 @@ from tinyxla._src.array import _DTYPES, DLDeviceType, Array, _wrap
 from tinyxla._src.lax import lax
 
 DLPACK_VERSION = (1, 0)
-MIN_DLPACK_VERSION = (0, 5)
 
 SUPPORTED_DTYPES = frozenset({
     dtypes.int8, dtypes.int16, dtypes.int32, dtypes.int64, dtypes.uint8, dtypes.uint16,
@@ -33,21 +32,6 @@ def is_supported_dtype(dtype: Any) -> bool:
     if dtype is None:
         raise TypeError(f"Expected a string or dtype-like object; got {dtype=}")
     return np.dtype(dtype) in SUPPORTED_DTYPES
-
-
-def export_capsule(x: Array, max_version: Any, dl_device: Any, copy: bool | None) -> Any:
-    """What ``Array.__dlpack__`` returns, with the Array API's BufferErrors."""
-    if dl_device is not None and tuple(dl_device) != (DLDeviceType.kDLCPU, 0):
-        raise BufferError("The device specification passed to to_dlpack contains an "
-                          f"unsupported device type (DLDeviceType: {dl_device[0]})")
-    if max_version is not None and tuple(max_version) < MIN_DLPACK_VERSION:
-        raise BufferError(f"JAX does not support any version below {MIN_DLPACK_VERSION} "
-                          f"but version ({max_version}) was requested.")
-    if copy is False and not x._h.is_contiguous:
-        raise BufferError("to_dlpack: the array is a strided view, which needs a copy, but "
-                          "copy=False")
-    versioned = max_version is not None and tuple(max_version) >= (1, 0)
-    return x._h.dlpack(versioned, bool(copy))
 
 
 def _device_id(device: Any) -> int:
