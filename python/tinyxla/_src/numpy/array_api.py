@@ -8,7 +8,7 @@ current x64 setting allows. ``default_device()`` is None (arrays are uncommitted
 """
 from __future__ import annotations
 
-import importlib
+import sys
 from types import ModuleType
 from typing import Any
 
@@ -33,7 +33,8 @@ def __array_namespace__(self: Any = None, *, api_version: str | None = None) -> 
     if api_version is not None and api_version != __array_api_version__:
         raise ValueError(f"{api_version=!r} is not available; available versions are: "
                          f"{[__array_api_version__]}")
-    return importlib.import_module("tinyxla.numpy")
+    # tinyxla.numpy imports this module, so it is looked up, not imported, here.
+    return sys.modules["tinyxla.numpy"]
 
 
 class ArrayNamespaceInfo:
