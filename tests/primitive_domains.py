@@ -99,6 +99,18 @@ def value_columns(dt: np.dtype, arity: int, seed: int) -> list[np.ndarray]:
     return [np.concatenate([c, random_values(dt, extra, seed + k)]) for k, c in enumerate(cols)]
 
 
+def canonical_nans(x: np.ndarray) -> np.ndarray:
+    """x with every NaN (of a real or complex part) replaced by one NaN: results are
+    compared bit for bit up to NaN sign and payload, which neither JAX nor C define."""
+    if x.dtype.kind == "c":
+        out = x.copy()
+        out.real, out.imag = canonical_nans(x.real.copy()), canonical_nans(x.imag.copy())
+        return out
+    if x.dtype.kind != "f" and x.dtype != BF16:
+        return x
+    return np.where(np.isnan(x), np.array(np.nan, x.dtype), x)
+
+
 # ---- cases ----
 
 @dataclasses.dataclass

@@ -218,8 +218,8 @@ def _bits_equal(a: Any, b: Any) -> bool:
     if isinstance(a, str) or isinstance(b, str):
         return isinstance(a, str) and isinstance(b, str) and a.split(":")[0] == b.split(":")[0]
     return len(a) == len(b) and all(
-        x.dtype == y.dtype and x.shape == y.shape and x.tobytes() == y.tobytes()
-        for x, y in zip(a, b))
+        x.dtype == y.dtype and x.shape == y.shape and
+        dom.canonical_nans(x).tobytes() == dom.canonical_nans(y).tobytes() for x, y in zip(a, b))
 
 
 _RTOL = {"float16": 2e-3, "bfloat16": 2e-2, "float32": 2e-5, "float64": 1e-12,
@@ -317,7 +317,7 @@ def _first_difference(a: Any, b: Any, case: Case) -> str:
     for x, y in zip(a, b):
         if x.shape != y.shape or x.dtype != y.dtype:
             return f"{x.dtype}{x.shape} vs {y.dtype}{y.shape}"
-        flat_x, flat_y = x.reshape(-1), y.reshape(-1)
+        flat_x, flat_y = dom.canonical_nans(x).reshape(-1), dom.canonical_nans(y).reshape(-1)
         diff = [i for i in range(flat_x.size) if flat_x[i:i + 1].tobytes() != flat_y[i:i + 1].tobytes()]
         if diff:
             i = diff[0]

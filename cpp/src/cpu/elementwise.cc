@@ -235,7 +235,14 @@ struct Conj {
 };
 struct Square {
   template <class T> static T f(T a) {
-    if constexpr (kIsComplex<T>) return cmul(a, a);
+    // XLA's complex square: (x - y)(x + y) + 2xy i, with a real part of exactly 0 when
+    // |x| == |y| is finite (so 1e30+1e30j squares to 0+inf j in complex64, not nan+inf j).
+    if constexpr (kIsComplex<T>) {
+      using R = typename T::value_type;
+      const R x = a.real(), y = a.imag();
+      const R re = std::fabs(x) == std::fabs(y) && std::isfinite(x) ? R(0) : (x - y) * (x + y);
+      return T(re, R(2) * (x * y));
+    }
     else if constexpr (kIsInt<T>) return T(Wide<T>(a) * Wide<T>(a));
     else return a * a;
   }
