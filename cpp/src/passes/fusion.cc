@@ -17,6 +17,9 @@
 #include "../cpu/elementwise_ops.h"
 #include "../cpu/fused.h"
 #include "../ir/fused_body.h"
+#include "../ops/elementwise.h"
+#include "../ops/reductions.h"
+#include "../ops/structural.h"
 #include "passes.h"
 
 namespace tinyxla::passes {
@@ -69,7 +72,7 @@ class Fuser {
   int64_t root_size(const Node& n) const {
     if (n.kind == OpKind::reduce) {
       const ValueType& t = g_.type(n.inputs[0]);
-      if (!cpu::can_fuse_reduce(ReduceOp(n.op), t.dtype, t.shape, n.axes)) return 0;
+      if (!cpu::can_fuse_reduce(n.attr<ops::ReduceAttrs>().op, t.dtype, t.shape, n.attr<ops::ReduceAttrs>().axes)) return 0;
       return num_elements(t.shape);
     }
     if (!is_elementwise(n.kind) || !cpu::can_fuse_elementwise(n, g_)) return 0;
@@ -89,15 +92,15 @@ class Fuser {
   }
 
   bool cheap(const Node& p) const {
-    if (p.kind == OpKind::unary) return !cpu::is_expensive(UnaryOp(p.op));
-    if (p.kind == OpKind::binary) return !cpu::is_expensive(BinaryOp(p.op));
+    if (p.kind == OpKind::unary) return !cpu::is_expensive(p.attr<ops::UnaryAttrs>().op);
+    if (p.kind == OpKind::binary) return !cpu::is_expensive(p.attr<ops::BinaryAttrs>().op);
     return true;
   }
 
   bool feeds_max_reduce(ValueId v) const {
     for (int u : readers_[size_t(v)]) {
       const Node& r = g_.node(u);
-      if (r.kind == OpKind::reduce && (ReduceOp(r.op) == ReduceOp::max || ReduceOp(r.op) == ReduceOp::min))
+      if (r.kind == OpKind::reduce && (r.attr<ops::ReduceAttrs>().op == ReduceOp::max || r.attr<ops::ReduceAttrs>().op == ReduceOp::min))
         return true;
     }
     return false;
@@ -168,7 +171,7 @@ class Fuser {
     const Node& c = g_.node(u);
     if (c.kind == OpKind::reduce) {
       const ValueType& t = g_.type(c.inputs[0]);
-      if (root_size(c) != b.size || (b.has_reduce && (t.shape != b.reduce_shape || c.axes != b.reduce_axes)))
+      if (root_size(c) != b.size || (b.has_reduce && (t.shape != b.reduce_shape || c.attr<ops::ReduceAttrs>().axes != b.reduce_axes)))
         return false;
     } else if (!joinable(c, b.size)) {
       return false;
@@ -189,7 +192,7 @@ class Fuser {
     if (c.kind == OpKind::reduce && !b.has_reduce) {
       b.has_reduce = true;
       b.reduce_shape = g_.type(c.inputs[0]).shape;
-      b.reduce_axes = c.axes;
+      b.reduce_axes = c.attr<ops::ReduceAttrs>().axes;
     }
     return true;
   }
@@ -204,7 +207,7 @@ class Fuser {
     if (rn.kind == OpKind::reduce) {
       b.has_reduce = true;
       b.reduce_shape = g_.type(rn.inputs[0]).shape;
-      b.reduce_axes = rn.axes;
+      b.reduce_axes = rn.attr<ops::ReduceAttrs>().axes;
     }
     b.absorbed = {root};
     member_of_[size_t(root)] = b.gid;
@@ -291,11 +294,9 @@ class Fuser {
     auto body = std::make_shared<Graph>();
     std::map<ValueId, ValueId> map;
     for (ValueId v : grp.inputs) {
-      Node p;
-      p.kind = OpKind::parameter;
-      p.shape = g_.type(v).shape;
-      p.dtype = g_.type(v).dtype;
-      map[v] = body->add_node(std::move(p), {g_.type(v)});
+      const ValueType& t = g_.type(v);
+      map[v] = body->add_node(
+          ops::make_node(OpKind::parameter, ops::ParameterAttrs{0, t.shape, t.dtype}), {t});
     }
     for (int i : grp.nodes) {
       Node c = g_.node(i);

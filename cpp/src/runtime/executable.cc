@@ -11,7 +11,7 @@
 #include "../cpu/kernels.h"
 #include "../ir/fused_body.h"
 #include "../passes/passes.h"
-#include "node_runner.h"
+#include "../ops/structural.h"
 #include "tinyxla/compiler.h"
 #include "tinyxla/device.h"
 #include "tinyxla/error.h"
@@ -37,11 +37,9 @@ std::unique_ptr<cpu::FusedKernel> single_op_kernel(const Graph& g, const Node& n
   Graph body;
   Node copy = n;
   for (size_t i = 0; i < n.inputs.size(); ++i) {
-    Node p;
-    p.kind = OpKind::parameter;
-    p.shape = g.type(n.inputs[i]).shape;
-    p.dtype = g.type(n.inputs[i]).dtype;
-    copy.inputs[i] = body.add_node(std::move(p), {g.type(n.inputs[i])});
+    const ValueType& t = g.type(n.inputs[i]);
+    copy.inputs[i] = body.add_node(
+        ops::make_node(OpKind::parameter, ops::ParameterAttrs{0, t.shape, t.dtype}), {t});
   }
   ValueId v = body.add_node(std::move(copy), {g.type(n.first_result)});
   body.set_outputs({v});
@@ -56,16 +54,16 @@ void run_body(const Graph& body, const std::vector<Array>& ins, const std::vecto
     const ValueId v = n.first_result;
     const ValueType& t = body.type(v);
     if (n.kind == OpKind::parameter) {
-      vals[size_t(v)] = ins[size_t(n.op)];
+      vals[size_t(v)] = ins[size_t(n.attr<ops::ParameterAttrs>().index)];
     } else if (n.kind == OpKind::constant) {
       vals[size_t(v)] = n.constant;
-    } else if (runtime::is_view(n.kind)) {
-      vals[size_t(v)] = runtime::make_view(n, t, vals[size_t(n.inputs[0])]);
+    } else if (ops::op_def(n.kind).is_view()) {
+      vals[size_t(v)] = ops::ready_view(n, t, vals[size_t(n.inputs[0])]);
     } else {
       std::vector<Array> args;
       for (ValueId in : n.inputs) args.push_back(vals[size_t(in)]);
       Array out(t.shape, t.dtype, ins.empty() ? 0 : ins[0].device(), Event::ready());
-      runtime::run_kernel(n, args, {out});
+      ops::op_def(n.kind).run(n.attrs, args, {out});
       vals[size_t(v)] = out;
     }
   }
@@ -135,13 +133,14 @@ struct Executable::Impl {
     switch (step.kind) {
       case StepKind::Parameter:
         // Moved: once the caller drops its handle, the buffer is ours alone to reuse.
-        if (!vals[size_t(v0)].buffer()) vals[size_t(v0)] = std::move(args[size_t(n.op)]);
+        if (!vals[size_t(v0)].buffer())
+          vals[size_t(v0)] = std::move(args[size_t(n.attr<ops::ParameterAttrs>().index)]);
         return;
       case StepKind::Constant:
         if (!vals[size_t(v0)].buffer()) vals[size_t(v0)] = n.constant;
         return;
       case StepKind::View: {
-        Array view = runtime::make_view(n, graph.type(v0), vals[size_t(n.inputs[0])]);
+        Array view = ops::ready_view(n, graph.type(v0), vals[size_t(n.inputs[0])]);
         if (is_output[size_t(v0)]) cpu::copy(view, vals[size_t(v0)]);
         else vals[size_t(v0)] = std::move(view);
         return;
@@ -190,7 +189,7 @@ struct Executable::Impl {
         break;
       }
       case StepKind::Body: run_body(*n.body, ins, results); break;
-      default: runtime::run_kernel(n, ins, results); break;
+      default: ops::op_def(n.kind).run(n.attrs, ins, results); break;
     }
     for (int r = 0; r < n.num_results; ++r) vals[size_t(v0 + r)] = std::move(results[size_t(r)]);
   }
@@ -254,7 +253,7 @@ std::vector<Array> Executable::run(std::vector<Array> args, int dev,
   for (ValueId v : g.outputs()) {
     const Node& n = g.node(g.defining_node(v));
     if (n.kind == OpKind::parameter) {
-      outs.push_back(args[size_t(n.op)]);
+      outs.push_back(args[size_t(n.attr<ops::ParameterAttrs>().index)]);
     } else if (n.kind == OpKind::constant) {
       outs.push_back(n.constant);
     } else {
@@ -330,7 +329,7 @@ std::shared_ptr<Executable> compile(const Graph& graph, const CompileOptions& op
     } else if (n.kind == OpKind::constant) {
       step.kind = StepKind::Constant;
       impl->constants.push_back(n.constant);
-    } else if (runtime::is_view(n.kind)) {
+    } else if (ops::op_def(n.kind).is_view()) {
       step.kind = StepKind::View;
     } else {
       impl->num_kernels += 1;
