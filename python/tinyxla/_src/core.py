@@ -4,7 +4,7 @@ Mirrors ``jax._src.core`` in its stackless form: the current trace is thread-loc
 and ``Primitive.bind`` hands the primitive to it. Eager execution is the ``EvalTrace``,
 which calls the primitive's ``impl`` on concrete arrays. Staging (make_jaxpr, jit) and
 the transforms (jvp, vmap) add traces of their own; each primitive keeps all its rules
-next to its definition (see ``_src/lax/lax.py``).
+next to its definition (see the family modules of ``_src/lax/``).
 """
 from __future__ import annotations
 

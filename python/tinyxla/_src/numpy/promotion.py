@@ -11,7 +11,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from tinyxla._src import dtypes
+from tinyxla._src import core, dtypes, errors
 from tinyxla._src.array import Array
 from tinyxla._src.config import config
 from tinyxla._src.lax import lax
@@ -238,3 +238,11 @@ def canonicalize_axis(axis: Any, ndim: int) -> int:
         raise ValueError(f"axis {axis} is out of bounds for array of dimension {ndim}")
     return axis + ndim if axis < 0 else axis
 
+
+
+def concrete_or_error(force: Any, value: Any, context: str = "") -> Any:
+    """``force(value)`` for a concrete value; JAX's ConcretizationTypeError (with
+    ``context``) for a traced one (``jax._src.core.concrete_or_error``)."""
+    if isinstance(value, core.Tracer):
+        raise errors.ConcretizationTypeError(value, context)
+    return value if force is None else force(value)
