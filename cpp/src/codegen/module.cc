@@ -16,7 +16,7 @@
 
 #include "../cpu/kernels.h"
 #include "../ops/layout.h"
-#include "../runtime/thread_pool.h"
+#include "../core/thread_pool.h"
 #include "toolchain.h"
 
 namespace tinyxla::codegen {

@@ -20,7 +20,7 @@
 #include "../ir/fused_body.h"
 #include "../ops/elementwise.h"
 #include "../ops/reductions.h"
-#include "../runtime/thread_pool.h"
+#include "../core/thread_pool.h"
 #include "elementwise_ops.h"
 #include "kernels.h"
 #include "strided.h"

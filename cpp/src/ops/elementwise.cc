@@ -2,6 +2,7 @@
 // bitcast_convert) and iota.
 #include "elementwise.h"
 
+#include "../cpu/elementwise_ops.h"
 #include "../cpu/kernels.h"
 
 namespace tinyxla::ops {
@@ -11,19 +12,6 @@ using Types = std::vector<infer::TypeRef>;
 using Arrays = std::vector<Array>;
 
 double elements(const std::vector<ValueType>& outs) { return double(num_elements(outs[0].shape)); }
-
-bool is_transcendental(UnaryOp op) {
-  switch (op) {
-    case UnaryOp::neg: case UnaryOp::abs: case UnaryOp::sign: case UnaryOp::floor:
-    case UnaryOp::ceil: case UnaryOp::round: case UnaryOp::round_even:
-    case UnaryOp::logical_not: case UnaryOp::bitwise_not: case UnaryOp::real:
-    case UnaryOp::imag: case UnaryOp::conj: case UnaryOp::square: case UnaryOp::isnan:
-    case UnaryOp::isinf: case UnaryOp::is_finite: case UnaryOp::signbit:
-      return false;
-    default:
-      return true;
-  }
-}
 
 class UnaryDef final : public TypedOpDef<UnaryAttrs> {
  public:
@@ -36,7 +24,7 @@ class UnaryDef final : public TypedOpDef<UnaryAttrs> {
     cpu::unary(get(a).op, ins[0], outs[0]);
   }
   double cost(const std::any& a, const Arrays&, const std::vector<ValueType>& outs) const override {
-    return elements(outs) * (is_transcendental(get(a).op) ? 8 : 1);
+    return elements(outs) * (cpu::is_expensive(get(a).op) ? 8 : 1);
   }
 };
 
@@ -54,10 +42,7 @@ class BinaryDef final : public TypedOpDef<BinaryAttrs> {
     cpu::binary(get(a).op, ins[0], ins[1], outs[0]);
   }
   double cost(const std::any& a, const Arrays&, const std::vector<ValueType>& outs) const override {
-    const BinaryOp op = get(a).op;
-    const bool heavy = op == BinaryOp::pow || op == BinaryOp::atan2 || op == BinaryOp::logaddexp ||
-                       op == BinaryOp::nextafter || op == BinaryOp::hypot;
-    return elements(outs) * (heavy ? 8 : 1);
+    return elements(outs) * (cpu::is_expensive(get(a).op) ? 8 : 1);
   }
 };
 

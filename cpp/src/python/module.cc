@@ -5,7 +5,7 @@
 
 #include "python/graph_bindings.h"
 #include "python/op_bindings.h"
-#include "runtime/thread_pool.h"
+#include "core/thread_pool.h"
 #include "tinyxla/graph.h"
 #include "tinyxla/tinyxla.h"
 
