@@ -1,4 +1,4 @@
-// Definitions of the LAPACK-backed decompositions: eig, eigh.
+// Definitions of the LAPACK-backed decompositions: eig, eigh, cholesky.
 #include "linalg.h"
 
 #include "../cpu/kernels.h"
@@ -58,9 +58,41 @@ class EighDef final : public TypedOpDef<EighAttrs> {
   }
 };
 
+// The lower Cholesky factor of each matrix [..., n, n] (float or complex), read from its
+// lower triangle.
+class CholeskyDef final : public TypedOpDef<NoAttrs> {
+ public:
+  CholeskyDef() : TypedOpDef(OpKind::cholesky) {}
+  std::vector<ValueType> infer(std::any&, const Types& ins) const override {
+    need(ins, 1);
+    const Shape& s = *ins[0].shape;
+    if (s.size() < 2)
+      throw_error(ErrorKind::TypeError, name(),
+                  "Input 0 to cholesky must have rank at least 2, but got shape=" + shape_str(s));
+    if (s[s.size() - 1] != s[s.size() - 2])
+      invalid("The input to cholesky must be a square matrix. Got shape " +
+              shape_str(Shape(s.end() - 2, s.end())) + ".");
+    if (!is_floating(ins[0].dtype) && !is_complex(ins[0].dtype))
+      throw_error(ErrorKind::TypeError, name(),
+                  std::string("cholesky does not accept dtype ") + dtype_name(ins[0].dtype));
+    if (ins[0].dtype != DType::F32 && ins[0].dtype != DType::F64 && !is_complex(ins[0].dtype))
+      throw_error(ErrorKind::TypeError, name(),
+                  std::string("cholesky supports float32, float64, complex64 and complex128, got ") +
+                      dtype_name(ins[0].dtype));
+    return {{s, ins[0].dtype}};
+  }
+  void run(const std::any&, const Arrays& ins, const Arrays& outs) const override {
+    cpu::cholesky(ins[0], outs[0]);
+  }
+  double cost(const std::any&, const Arrays& ins, const std::vector<ValueType>&) const override {
+    return decomposition_cost(ins[0]) / 30;
+  }
+};
+
 }  // namespace
 
 TINYXLA_REGISTER_OP(eig, EigDef)
 TINYXLA_REGISTER_OP(eigh, EighDef)
+TINYXLA_REGISTER_OP(cholesky, CholeskyDef)
 
 }  // namespace tinyxla::ops
