@@ -117,3 +117,85 @@ def test_log_compiles_logs_function_signature_and_time(caplog):
                for m in messages)
     assert ("Compiling jit(logged_fn) with global shapes and types (ShapedArray(float32[3]), "
             "ShapedArray(float32[], weak_type=True)).") in "\n".join(messages)
+
+
+def _explain(caplog, calls):
+    """The explanation lines (after the header) logged for the last call of ``calls``."""
+    jax.config.update("jax_explain_cache_misses", True)
+    try:
+        with caplog.at_level(logging.WARNING, logger="tinyxla"):
+            for call in calls:
+                caplog.clear()
+                call()
+    finally:
+        jax.config.update("jax_explain_cache_misses", False)
+    (message,) = [r.getMessage() for r in caplog.records]
+    return message.split("\n", 1)[1]
+
+
+def logged(x, y):
+    return x * y
+
+
+def test_explain_cache_miss_shape_dtype_and_weak_type(caplog):
+    # Messages of JAX 0.10.2 (after the "TRACING CACHE MISS at file:line" header).
+    head = ("  for logged defined at " + __file__ + ":{}\n  all previously seen cache keys "
+            "differ. For the closest previous key:\n").format(logged.__code__.co_firstlineno)
+    f = jax.jit(logged)
+    f.clear_cache()
+    first = _explain(caplog, [lambda: f(jnp.ones(3), 2.0)])
+    assert first.startswith("  never seen function:\n    logged id=")
+    assert _explain(caplog, [lambda: f(jnp.ones(4), 2.0)]) == head + (
+        "  different input types:\n  * at x, now f32[4] and before f32[3]")
+    assert _explain(caplog, [lambda: f(jnp.ones(4, jnp.int32), 2.0)]) == head + (
+        "  different input types:\n  * at x, now i32[4] and before f32[3]")
+    assert _explain(caplog, [lambda: f(jnp.ones(4), jnp.float32(2.0))]) == head + (
+        "  different input types:\n  * at y, now f32[]{weak_type=False} and before "
+        "f32[]{weak_type=True}https://docs.jax.dev/en/latest/type_promotion.html#weak-types")
+
+
+def test_explain_cache_miss_tree(caplog):
+    def t(x, y=None):
+        return x
+
+    f = jax.jit(t)
+    msgs = [_explain(caplog, [lambda: f([jnp.ones(3)]), lambda: f([jnp.ones(3), jnp.ones(3)])]),
+            _explain(caplog, [lambda: f({"a": 1.0})]),
+            _explain(caplog, [lambda: f({"a": jnp.ones(2)}, y=1.0)])]
+    tails = [m.split("For the closest previous key:\n")[1] for m in msgs]
+    assert tails == [
+        "  different input pytree:\n  * at input path [0][0], now list of length 2 and before "
+        "list of length 1, so the lengths do not match",
+        "  different input pytree:\n  * at input path [0][0], now <class 'dict'> and before "
+        "<class 'list'>, so their Python types differ",
+        "  different input pytree:\n  * at input path [1], now <class 'dict'> with 1 child and "
+        "before <class 'dict'> with 0 child, so the numbers of children do not match, with the "
+        "symmetric difference of key sets: {'y'}"]
+
+
+def test_explain_cache_miss_static_argument_and_config(caplog):
+    def s(x, n):
+        return x * n
+
+    def kw(x, *, n=1):
+        return x * n
+
+    g = jax.jit(s, static_argnums=1)
+    h = jax.jit(kw, static_argnames="n")
+    static = _explain(caplog, [lambda: g(1.0, 2), lambda: g(1.0, 3)])
+    static_kw = _explain(caplog, [lambda: h(1.0, n=2), lambda: h(1.0, n=3)])
+    meta = ("now <class 'tinyxla._src.compile_log.Static'> with pytree metadata Static(val=3) "
+            "and before <class 'tinyxla._src.compile_log.Static'> with pytree metadata "
+            "Static(val=2), so the pytree node metadata does not match")
+    assert static.endswith("  different input pytree:\n  * at input path [0][1], " + meta)
+    assert static_kw.endswith("  different input pytree:\n  * at input path [1]['n'], " + meta)
+
+    def t(x):
+        return x
+
+    f = jax.jit(t)
+    f(jnp.ones(3))
+    with jax.enable_x64(True):
+        x64 = _explain(caplog, [lambda: f(jnp.ones(3, jnp.float32))])
+    assert x64.endswith("  Tracing context doesn't match, e.g. due to config or context "
+                        "manager.\n  * jax_enable_x64 differs: now True and before False")

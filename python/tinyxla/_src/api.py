@@ -419,7 +419,8 @@ class JitWrapped:
             if config.jax_explain_cache_misses:
                 compile_log.explain_cache_miss(
                     self._fun, self._cache.entries, key,
-                    _flat_arg_names(self._fun, args, kwargs, self._static_argnums, len(avals)))
+                    _flat_arg_names(self._fun, args, kwargs, self._static_argnums, len(avals)),
+                    self._static_argnums)
             entry = self._trace(args, kwargs, static, static_kw, in_tree, avals)
             if entry.tracer_consts:
                 return entry, [*entry.tracer_consts, *leaves]
