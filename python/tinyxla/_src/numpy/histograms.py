@@ -86,7 +86,7 @@ def _range_edges(name: str, arr: Any, bins: Any, range: Any, dtype: np.dtype) ->
         range = [reductions.min(arr), reductions.max(arr)]
     lohi = asarray(range, dtype=dtype)
     if lohi.shape != (2,):
-        raise ValueError(f"`range` must be either None or a sequence of scalars, got {range}")
+        raise ValueError(f"`range` must be either None or a sequence of scalars, got {lohi}")
     lo, hi = lohi[0], lohi[1]
     flat = lax.eq(lo, hi)
     half = lax.full_like(lo, 0.5)
