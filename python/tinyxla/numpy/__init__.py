@@ -29,23 +29,35 @@ from tinyxla._src.numpy.cumulative import (
 from tinyxla._src.numpy.indexing import take, take_along_axis
 from tinyxla._src.numpy.sorting import (
     argpartition, argsort, digitize, lexsort, median, nanmedian, nanpercentile, nanquantile,
-    partition, percentile, quantile, searchsorted, sort)
+    partition, percentile, quantile, searchsorted, sort, sort_complex)
 from tinyxla._src.numpy.selection import argwhere, flatnonzero, nonzero, where
 from tinyxla._src.numpy.array_api_aliases import (
     acos, acosh, asin, asinh, atan, atan2, atanh, bitwise_invert, bitwise_left_shift,
     bitwise_right_shift)
 from tinyxla._src.numpy.bessel import i0
+from tinyxla._src.numpy.bit_packing import packbits, unpackbits
+from tinyxla._src.numpy.choosing import choose, compress, extract, select
+from tinyxla._src.numpy.convolution import convolve, correlate
 from tinyxla._src.numpy.einsum import einsum, einsum_path
 from tinyxla._src.numpy.float_parts import (
     fabs, frexp, iscomplex, iscomplexobj, isneginf, isposinf, isreal, isrealobj, ldexp, modf,
     nan_to_num, spacing)
+from tinyxla._src.numpy.histograms import (
+    bincount, histogram, histogram2d, histogram_bin_edges, histogramdd)
 from tinyxla._src.numpy.integer_math import bitwise_count, gcd, lcm
-from tinyxla._src.numpy.logaddexp2 import logaddexp2
 from tinyxla._src.numpy.nan_functions import (
     nanargmax, nanargmin, nanmax, nanmin, nanprod, nanstd, nanvar)
+from tinyxla._src.numpy.polynomial import (
+    poly, polyadd, polyder, polydiv, polyfit, polyint, polymul, polysub, polyval, roots,
+    trim_zeros, vander)
+from tinyxla._src.numpy.sampled_functions import gradient, interp, unwrap
 from tinyxla._src.numpy.setops import (
     intersect1d, isin, setdiff1d, setxor1d, union1d, unique, unique_all, unique_counts,
     unique_inverse, unique_values)
+from tinyxla._src.numpy.statistics import average, corrcoef, count_nonzero, cov
+from tinyxla._src.numpy.vector_products import cross, kron, matvec, vecdot, vecmat
+from tinyxla._src.numpy.vectorize import (
+    apply_along_axis, apply_over_axes, piecewise, vectorize)
 from tinyxla._src.numpy.windows import bartlett, blackman, hamming, hanning, kaiser
 from tinyxla._src.numpy.shape import (
     atleast_1d, atleast_2d, atleast_3d, broadcast_arrays, broadcast_shapes, broadcast_to,
@@ -53,15 +65,18 @@ from tinyxla._src.numpy.shape import (
     ndim, permute_dims, ravel, reshape, shape, size, squeeze, stack, swapaxes, transpose,
     vstack)
 from tinyxla._src.numpy.ufuncs import (
-    abs, absolute, add, angle, arccos, arccosh, arcsin, arcsinh, arctan, arctan2, arctanh,
-    around, bitwise_and, bitwise_not, bitwise_or, bitwise_xor, cbrt, ceil, clip, conj,
-    conjugate, copysign, cos, cosh, deg2rad, degrees, divide, divmod, equal, exp, exp2, expm1,
-    float_power, floor, floor_divide, fmax, fmin, fmod, greater, greater_equal, heaviside,
-    hypot, imag, invert, isfinite, isinf, isnan, left_shift, less, less_equal, log, log1p,
-    log2, log10, logaddexp, logical_and, logical_not, logical_or, logical_xor, maximum,
-    minimum, mod, multiply, negative, nextafter, not_equal, positive, pow, power, rad2deg,
-    radians, real, reciprocal, remainder, right_shift, rint, round, sign, signbit, sin, sinc,
-    sinh, sqrt, square, subtract, tan, tanh, true_divide, trunc)
+    abs, absolute, angle, arccos, arccosh, arcsin, arcsinh, arctan, arctan2, arctanh,
+    around, bitwise_not, cbrt, ceil, clip, conj, conjugate, copysign, cos, cosh, deg2rad,
+    degrees, divide, divmod, equal, exp, exp2, expm1, float_power, floor, floor_divide,
+    fmax, fmin, fmod, greater, greater_equal, heaviside, hypot, imag, invert, isfinite,
+    isinf, isnan, left_shift, less, less_equal, log, log1p, log2, log10, logical_not, mod,
+    nextafter, not_equal, positive, pow, power, rad2deg, radians, real, reciprocal,
+    remainder, right_shift, rint, round, sign, signbit, sin, sinc, sinh, sqrt, square, tan,
+    tanh, true_divide, trunc)
+from tinyxla._src.numpy.ufunc_class import (
+    add, bitwise_and, bitwise_or, bitwise_xor, frompyfunc, logaddexp, logaddexp2,
+    logical_and, logical_or, logical_xor, maximum, minimum, multiply, negative, subtract,
+    ufunc)
 
 from tinyxla.numpy import linalg  # noqa: E402
 
