@@ -151,6 +151,7 @@ def _default_options() -> dict[str, _Option]:
       'jax_threefry_partitionable': _bool_option('jax_threefry_partitionable', True),
       'jax_debug_nans': _bool_option('jax_debug_nans', False),
       'jax_debug_infs': _bool_option('jax_debug_infs', False),
+      'jax_enable_checks': _bool_option('jax_enable_checks', False),
       'jax_disable_jit': _bool_option('jax_disable_jit', False),
   }
 
@@ -349,6 +350,10 @@ debug_infs = State('jax_debug_infs', True,
                    'Add inf checks to every operation. When an inf is detected on the output '
                    'of a jit-compiled computation, call into the un-compiled version in an '
                    'attempt to more precisely identify the operation which produced the inf.')
+enable_checks = State('jax_enable_checks', True,
+                      'Turn on invariant checking for JAX internals. Makes things slower. '
+                      '(tinyxla: every jaxpr that jit, make_jaxpr and eval_shape trace goes '
+                      'through the type checker, ``core.check_jaxpr``.)')
 threefry_partitionable = State('jax_threefry_partitionable', True,
                                'Enables internal threefry PRNG implementation changes that '
                                'render it automatically partitionable.')
