@@ -24,6 +24,7 @@ import numpy as np
 
 from tinyxla._src import dtypes
 from tinyxla._src import prng
+from tinyxla._src import xla_cpu_math
 from tinyxla._src.api import jit
 from tinyxla._src.array import Array
 from tinyxla._src.core import Tracer
@@ -296,32 +297,8 @@ def _randint(data: Any, minval: Any, maxval: Any, shape: tuple[int, ...], dtype:
 _randint_jit = jit(_randint, static_argnums=(3, 4, 5))
 
 
-# float32 erf_inv as XLA computes it (Giles' single-precision polynomial), so that normal
-# samples match JAX bit for bit.
-_ERFINV_W_LT_5 = (2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06,
-                  2.1858087e-04, -1.25372503e-03, -4.17768164e-03, 0.246640727, 1.50140941)
-_ERFINV_W_GE_5 = (-2.00214257e-04, 1.00950558e-04, 1.34934322e-03, -3.67342844e-03,
-                  5.73950773e-03, -7.6224613e-03, 9.43887047e-03, 1.00167406, 2.83297682)
-
-
-def _erf_inv_f32(x: Any) -> Any:
-    f32 = np.float32
-    w = lax.neg(lax.log1p(lax.neg(lax.mul(x, x))))
-    lt = lax.lt(w, f32(5.0))
-    w = lax.select(lt, lax.sub(w, f32(2.5)), lax.sub(lax.sqrt(w), f32(3.0)))
-
-    def coefficient(i: int) -> Any:
-        return lax.select(lt, lax.full_like(x, f32(_ERFINV_W_LT_5[i])),
-                          lax.full_like(x, f32(_ERFINV_W_GE_5[i])))
-
-    p = coefficient(0)
-    for i in range(1, len(_ERFINV_W_LT_5)):
-        p = lax.add(coefficient(i), lax.mul(p, w))
-    return lax.select(lax.eq(lax.abs(x), f32(1)), lax.mul(x, f32(np.inf)), lax.mul(p, x))
-
-
 def _erf_inv(x: Any) -> Any:
-    return _erf_inv_f32(x) if x.dtype == np.float32 else lax.erf_inv(x)
+    return xla_cpu_math.erf_inv_f32(x) if x.dtype == np.float32 else lax.erf_inv(x)
 
 
 def normal(key: Any, shape: Shape = (), dtype: Any = None) -> Any:
