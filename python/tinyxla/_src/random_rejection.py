@@ -1,7 +1,9 @@
 """The samplers of ``jax.random`` whose algorithms loop until every lane is accepted: gamma
 (Marsaglia and Tsang's rejection method, per lane), poisson (Knuth's product of uniforms
 below rate 10, Hormann's transformed rejection above) and binomial (geometric inversion
-below mean 10, BTRS above), each a primitive bit for bit equal to JAX 0.10's (float32).
+below mean 10, BTRS above), each a primitive following JAX 0.10's loops step for step
+(float32 poisson and binomial samples equal JAX's bit for bit; see
+``random_distributions`` for gamma).
 
 JAX writes them as ``lax.while_loop``s; tinyxla has no while loop yet, so each is a
 primitive whose impl drives a compiled step from the host (``host_loop``): the step runs a
@@ -120,6 +122,8 @@ def _gamma_setup(key: Any, a: Any, partitionable: bool) -> tuple[Any, ...]:
     # Gamma(alpha) = Gamma(alpha + 1) * U**(1/alpha) for alpha < 1.
     alpha = lax.select(lax.ge(alpha_orig, one), alpha_orig, lax.add(alpha_orig, one))
     d = lax.sub(alpha, _const(alpha, 1. / 3.))
+    # For large alpha XLA's c (through an approximate rsqrt on some CPUs) can differ in the
+    # last bit: a few samples of alpha in the hundreds differ from JAX's in the last bits.
     c = lax.div(_const(alpha, 1. / 3.), lax.sqrt(d))
     halves = _lane_split(keys, 2, partitionable)
     n = alpha.shape[0]
