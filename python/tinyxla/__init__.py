@@ -1,12 +1,12 @@
 """tinyxla: a JAX-compatible array runtime. ``import tinyxla as jax`` gives the ``jax`` namespace.
 
-What is here so far: ``Array``, the ``numpy``, ``lax``, ``random``, ``tree_util``, ``errors``,
-``nn`` and ``scipy`` (special, stats.norm) modules, ``config``, ``dtypes``, the device
-functions, ``device_put``/``device_get``, ``block_until_ready``, ``jit``, ``make_jaxpr``,
-``eval_shape``, the autodiff transforms, ``vmap`` and ``pmap``.
+What is here so far: ``Array``, the ``numpy``, ``lax``, ``random``, ``tree_util``, ``tree``,
+``errors``, ``typing``, ``ops``, ``flatten_util``, ``nn`` and ``scipy`` modules, ``config``
+and its context managers (``enable_x64`` ...), ``dtypes``, the device functions,
+``device_put``/``device_get``, ``block_until_ready``, ``jit``, ``make_jaxpr``,
+``eval_shape``, ``typeof``, the autodiff transforms (with ``custom_gradient`` and
+``linear_transpose``), ``vmap`` and ``pmap``.
 """
-from __future__ import annotations
-
 import ctypes as _ctypes
 import os as _os
 
@@ -24,19 +24,28 @@ _preload_openblas()
 from tinyxla import _core  # noqa: E402
 from tinyxla._src import dtypes  # noqa: E402
 from tinyxla._src.array import Array  # noqa: E402
-from tinyxla._src.config import config  # noqa: E402
+from tinyxla._src.config import (  # noqa: E402
+    config, default_matmul_precision, enable_x64, explain_cache_misses, log_compiles,
+    numpy_dtype_promotion, numpy_rank_promotion, threefry_partitionable)
 from tinyxla._src.devices import (  # noqa: E402
     CpuDevice as Device, block_until_ready, default_backend, device_count, device_get,
     device_put, devices, local_device_count, local_devices, process_count, process_index)
-from tinyxla._src.api import ShapeDtypeStruct, disable_jit, eval_shape, jit, make_jaxpr  # noqa: E402
+from tinyxla._src.api import (  # noqa: E402
+    ShapeDtypeStruct, disable_jit, eval_shape, jit, make_jaxpr, typeof)
+from tinyxla._src.compile_time_eval import ensure_compile_time_eval  # noqa: E402
+from tinyxla._src.custom_gradient import custom_gradient  # noqa: E402
+from tinyxla._src.dtypes import float0  # noqa: E402
+from tinyxla._src.environment_info import print_environment_info  # noqa: E402
+from tinyxla._src.linear_transpose import linear_transpose  # noqa: E402
+from tinyxla._src.name_scope import named_call, named_scope  # noqa: E402
 from tinyxla._src.autodiff import (  # noqa: E402
     grad, hessian, jacfwd, jacobian, jacrev, jvp, linearize, value_and_grad, vjp)
 from tinyxla._src.checkpoint import checkpoint, remat  # noqa: E402
 from tinyxla._src.custom_derivatives import closure_convert, custom_jvp, custom_vjp  # noqa: E402
 from tinyxla._src.vmap import vmap  # noqa: E402
 from tinyxla._src.interpreters.pmap import pmap  # noqa: E402
-from tinyxla import core, errors, lax, numpy, random, tree, tree_util  # noqa: E402
-from tinyxla import nn, scipy  # noqa: E402
+from tinyxla import core, errors, lax, numpy, random, tree, tree_util, typing  # noqa: E402
+from tinyxla import custom_derivatives, flatten_util, nn, ops, scipy  # noqa: E402
 
 __version__ = "0.1.0"
 

@@ -1,5 +1,6 @@
 """JAX's error classes (``jax.errors``)."""
 from tinyxla._src.errors import (  # noqa: F401
-    ConcretizationTypeError, JAXIndexError, JAXTypeError, NonConcreteBooleanIndexError,
+    ConcretizationTypeError, InconclusiveDimensionOperation, JAXIndexError, JAXTypeError,
+    JaxprTypeError, JaxRuntimeError, KeyReuseError, NonConcreteBooleanIndexError,
     TracerArrayConversionError, TracerBoolConversionError, TracerIntegerConversionError,
     UnexpectedTracerError)

@@ -12,6 +12,7 @@
 #include <optional>
 #include <sstream>
 
+#include "../core/element_semantics.h"
 #include "../cpu/elementwise_ops.h"
 #include "../cpu/fused.h"
 #include "../ir/fused_body.h"
@@ -127,11 +128,11 @@ std::optional<std::string> inline_expr(const Node& n, const std::vector<std::str
         return "(" + a[0] + " ? " + a[2] + " : " + a[1] + ")";
       return std::nullopt;
     case OpKind::convert:
-      // Casts whose C semantics are cpu::convert's: to a real float from any real or
-      // bool, between integers (wrapping), and to bool.
-      if ((flt || integer || in == DType::Bool) && (is_real_float(out) || (is_int(out) && !flt)))
-        return std::string("(") + ctype(out) + ")" + a[0];
-      if ((flt || integer) && out == DType::Bool) return "(uint8_t)(" + a[0] + " != 0)";
+      // semantics::convert as C: the casts it defines as C's, and to bool from real floats
+      // and integers through the shared functions.
+      if (semantics::convert_is_c_cast(in, out)) return std::string("(") + ctype(out) + ")" + a[0];
+      if (out == DType::Bool && flt) return std::string("tx_f") + (in == DType::F32 ? "32" : "64") + "_to_bool(" + a[0] + ")";
+      if (out == DType::Bool && integer) return "(uint8_t)(" + a[0] + " != 0)";
       return std::nullopt;
     default:
       return std::nullopt;
@@ -154,6 +155,13 @@ struct Load {
 
 std::string num(int64_t v) { return std::to_string(v) + "LL"; }
 
+// The functions of core/element_semantics.inc as text, pasted into every module.
+#define TX_SEMANTICS(...) #__VA_ARGS__
+constexpr const char kElementSemantics[] =
+#include "../core/element_semantics.inc"
+    ;
+#undef TX_SEMANTICS
+
 }  // namespace
 
 int FunctionTable::add(void* fn) {
@@ -173,12 +181,7 @@ typedef void (*tx_binary)(const void*, const void*, void*, int64_t);
 typedef void (*tx_clamp)(const void*, const void*, const void*, void*, int64_t);
 typedef void (*tx_select)(const void*, const void* const*, int64_t, void*, int64_t);
 typedef void (*tx_stream)(void*, const void*, size_t);
-#define TX_MAX(T, S) static inline T tx_max##S(T a, T b) { T m = a > b ? a : b; \
-  m = a == b ? (__builtin_signbit(a) ? b : a) : m; m = b != b ? b : m; return a != a ? a : m; }
-#define TX_MIN(T, S) static inline T tx_min##S(T a, T b) { T m = a < b ? a : b; \
-  m = a == b ? (__builtin_signbit(a) ? a : b) : m; m = b != b ? b : m; return a != a ? a : m; }
-TX_MAX(float, f) TX_MAX(double, ) TX_MIN(float, f) TX_MIN(double, )
-)";
+)" + std::string(kElementSemantics) + "\n";
 }
 
 bool emit_kernel(const Graph& body, const std::vector<Strides>& param_strides,
@@ -538,11 +541,11 @@ bool emit_kernel(const Graph& body, const std::vector<Strides>& param_strides,
     const std::string p = reduce_load[q] >= 0 ? pointer_of_load(reduce_load[q])
                                               : "t" + std::to_string(alias[size_t(reduces[q]->inputs[0])]);
     const std::string id = ri.op == ReduceOp::sum ? "0" : ri.op == ReduceOp::max ? "-__builtin_inf()" : "__builtin_inf()";
-    // x = op(x, y); a NaN wins, as in the base tier.
+    // x = op(x, y) with the combiners of core/element_semantics.h.
+    const std::string suffix = ri.dtype == DType::F32 ? "f" : "";
     auto fold = [&](const std::string& x, const std::string& y) {
       if (ri.op == ReduceOp::sum) return x + " = " + x + " + " + y + ";";
-      const char* cmp = ri.op == ReduceOp::max ? " > " : " < ";
-      return x + " = (" + y + cmp + x + " || " + y + " != " + y + ") ? " + y + " : " + x + ";";
+      return x + " = tx_" + (ri.op == ReduceOp::max ? "max" : "min") + suffix + "(" + x + ", " + y + ");";
     };
     c << "    { " << t << "* const A = (" << t << "*)acc[" << q << "];\n"
       << "      for (int64_t i = 0; i < n;) {\n        const int64_t g = b + i;\n";

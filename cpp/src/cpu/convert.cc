@@ -1,9 +1,9 @@
-// Dtype conversion, fill, iota and Scalar::store: every dtype pair with JAX's semantics.
+// Dtype conversion, fill, iota and Scalar::store over every dtype pair; the element
+// conversion itself is semantics::convert (core/element_semantics.h).
 #include <algorithm>
 #include <cstring>
-#include <limits>
-#include <type_traits>
 
+#include "../core/element_semantics.h"
 #include "../runtime/thread_pool.h"
 #include "kernels.h"
 #include "strided.h"
@@ -12,47 +12,11 @@
 namespace tinyxla {
 namespace {
 
-template <typename T>
-constexpr bool kIsHalf = std::is_same_v<T, half> || std::is_same_v<T, bfloat16>;
-template <typename T>
-constexpr bool kIsComplex = std::is_same_v<T, complex64> || std::is_same_v<T, complex128>;
-
-// Float to integer as XLA: truncate, saturate to the integer's range, NaN to 0.
-template <typename To, typename F>
-inline To float_to_int(F f) {
-  constexpr To lo = std::numeric_limits<To>::min(), hi = std::numeric_limits<To>::max();
-  if (f != f) return To(0);
-  // F(hi) rounds to the next power of two when hi is not representable, so >= saturates.
-  if (f >= F(hi)) return hi;
-  if (f <= F(lo)) return lo;
-  return To(f);
-}
-
-template <typename To, typename From>
-inline To cvt(From x) {
-  if constexpr (kIsHalf<From>) {
-    return cvt<To>(to_float(x));
-  } else if constexpr (kIsComplex<From> && !kIsComplex<To>) {
-    return cvt<To>(x.real());  // as lax (jnp.astype(bool) instead tests x != 0)
-  } else if constexpr (std::is_same_v<To, bool>) {
-    return x != From(0);
-  } else if constexpr (kIsHalf<To>) {
-    if constexpr (std::is_same_v<To, half>) return to_half(float(x));
-    else return to_bfloat16(float(x));
-  } else if constexpr (kIsComplex<To>) {
-    if constexpr (kIsComplex<From>) return To(typename To::value_type(x.real()),
-                                              typename To::value_type(x.imag()));
-    else return To(typename To::value_type(x), 0);
-  } else if constexpr (std::is_integral_v<To> && std::is_floating_point_v<From>) {
-    return float_to_int<To>(x);
-  } else {
-    return static_cast<To>(x);  // integers wrap modulo 2^bits, as numpy's C casts
-  }
-}
+using semantics::convert;
 
 template <typename To, typename From>
 void convert_run(const From* in, To* out, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) out[i] = cvt<To>(in[i]);
+  for (int64_t i = 0; i < n; ++i) out[i] = convert<To>(in[i]);
 }
 
 constexpr int64_t kChunk = 2048;  // elements gathered per step for strided inputs
@@ -101,7 +65,7 @@ void iota_typed(int64_t dimension, const Array& out) {
                [&](int64_t b, int64_t e) {
                  int64_t j = b % n;
                  for (int64_t r = b; r < e; ++r) {
-                   T v = cvt<T>(j);
+                   T v = convert<T>(j);
                    std::fill(dst + r * inner, dst + (r + 1) * inner, v);
                    if (++j == n) j = 0;
                  }
@@ -113,13 +77,13 @@ void iota_typed(int64_t dimension, const Array& out) {
 void Scalar::store(DType dtype, void* dst) const {
   visit_dtype(dtype, [&](auto zero) {
     using T = decltype(zero);
-    T v = cvt<T>(f);
+    T v = convert<T>(f);
     switch (kind) {
-      case Kind::Bool: v = cvt<T>(i != 0); break;
-      case Kind::Int: v = cvt<T>(i); break;
-      case Kind::UInt: v = cvt<T>(u); break;
+      case Kind::Bool: v = convert<T>(i != 0); break;
+      case Kind::Int: v = convert<T>(i); break;
+      case Kind::UInt: v = convert<T>(u); break;
       case Kind::Float: break;
-      case Kind::Complex: v = cvt<T>(complex128(f, imag)); break;
+      case Kind::Complex: v = convert<T>(complex128(f, imag)); break;
     }
     std::memcpy(dst, &v, sizeof(T));
   });

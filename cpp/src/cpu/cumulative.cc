@@ -1,11 +1,12 @@
 // lax.cumsum / cumprod / cummax / cummin / cumlogsumexp: a running combination along one
 // axis, forward or reversed. Each step rounds to the element type (half and bfloat16
-// combine in float32); cummax/cummin propagate NaN as lax.max/min do.
+// combine in float32); cummax/cummin fold with lax.max/min's semantics::max_of/min_of.
 #include <algorithm>
 #include <cmath>
 #include <complex>
 #include <type_traits>
 
+#include "../core/element_semantics.h"
 #include "../runtime/thread_pool.h"
 #include "kernels.h"
 #include "tinyxla/error.h"
@@ -13,21 +14,8 @@
 namespace tinyxla::cpu {
 namespace {
 
-template <typename T>
-constexpr bool is_half_v = std::is_same_v<T, half> || std::is_same_v<T, bfloat16>;
-
-template <typename T>
-auto widen(T x) {
-  if constexpr (is_half_v<T>) return to_float(x);
-  else return x;
-}
-
-template <typename T, typename W>
-T narrow(W x) {
-  if constexpr (std::is_same_v<T, half>) return to_half(x);
-  else if constexpr (std::is_same_v<T, bfloat16>) return to_bfloat16(x);
-  else return T(x);
-}
+using semantics::narrow;
+using semantics::widen;
 
 template <typename W>
 W combine(CumulativeOp op, W acc, W x) {
@@ -42,14 +30,8 @@ W combine(CumulativeOp op, W acc, W x) {
     switch (op) {
       case CumulativeOp::sum: return W(acc + x);
       case CumulativeOp::prod: return W(acc * x);
-      case CumulativeOp::max:
-        if constexpr (std::is_floating_point_v<W>)
-          if (std::isnan(acc) || std::isnan(x)) return std::isnan(acc) ? acc : x;
-        return std::max(acc, x);
-      case CumulativeOp::min:
-        if constexpr (std::is_floating_point_v<W>)
-          if (std::isnan(acc) || std::isnan(x)) return std::isnan(acc) ? acc : x;
-        return std::min(acc, x);
+      case CumulativeOp::max: return semantics::max_of(acc, x);
+      case CumulativeOp::min: return semantics::min_of(acc, x);
       case CumulativeOp::logsumexp:
         if constexpr (std::is_floating_point_v<W>) {
           // log(exp(acc) + exp(x)) without overflow; -inf + -inf stays -inf.

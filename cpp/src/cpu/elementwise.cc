@@ -12,6 +12,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "core/element_semantics.h"
 #include "cpu/elementwise_ops.h"
 #include "cpu/kernels.h"
 #include "cpu/strided.h"
@@ -372,34 +373,13 @@ struct Pow {
     }
   }
 };
-// NaN wins; -0 < +0 (as XLA on CPU); complex compares lexicographically.
+// core/element_semantics.h: NaN wins and -0 < +0 for real floats; complex compares
+// lexicographically.
 struct Max {
-  template <class T> static T f(T a, T b) {
-    if constexpr (kIsComplex<T>) {
-      return a.real() > b.real() || (a.real() == b.real() && a.imag() > b.imag()) ? a : b;
-    } else if constexpr (kIsFloat<T>) {
-      T m = a > b ? a : b;
-      m = a == b ? (sign_bit(a) ? b : a) : m;
-      m = b != b ? b : m;
-      return a != a ? a : m;
-    } else {
-      return a > b ? a : b;
-    }
-  }
+  template <class T> static T f(T a, T b) { return semantics::max_of(a, b); }
 };
 struct Min {
-  template <class T> static T f(T a, T b) {
-    if constexpr (kIsComplex<T>) {
-      return a.real() < b.real() || (a.real() == b.real() && a.imag() < b.imag()) ? a : b;
-    } else if constexpr (kIsFloat<T>) {
-      T m = a < b ? a : b;
-      m = a == b ? (sign_bit(a) ? a : b) : m;
-      m = b != b ? b : m;
-      return a != a ? a : m;
-    } else {
-      return a < b ? a : b;
-    }
-  }
+  template <class T> static T f(T a, T b) { return semantics::min_of(a, b); }
 };
 // Complex atan2 as XLA: -i log((b + i a) / sqrt(a^2 + b^2)).
 struct CAtan2 {

@@ -16,6 +16,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "../core/element_semantics.h"
 #include "../ir/fused_body.h"
 #include "../runtime/thread_pool.h"
 #include "elementwise_ops.h"
@@ -34,147 +35,26 @@ constexpr int64_t kCopyTransposed = 1 << 14;  // elements from which permuted in
 constexpr size_t kStreamBytes = size_t(16) << 20;  // outputs from which stores bypass the caches
 constexpr size_t kAlign = 64;
 
-template <typename T>
-constexpr bool kIsHalf = std::is_same_v<T, half> || std::is_same_v<T, bfloat16>;
-template <typename T>
-constexpr bool kIsComplex = std::is_same_v<T, complex64> || std::is_same_v<T, complex128>;
+using semantics::AccOf;
+using semantics::AndOp;
+using semantics::convert;
+using semantics::MaxOp;
+using semantics::MinOp;
+using semantics::OrOp;
+using semantics::ProdOp;
+using semantics::SumOp;
+using semantics::XorOp;
 
-// ---- convert tiles: the semantics of cpu::convert (convert.cc), element by element ----
-
-template <typename To, typename F>
-inline To float_to_int(F f) {
-  constexpr To lo = std::numeric_limits<To>::min(), hi = std::numeric_limits<To>::max();
-  if (f != f) return To(0);
-  if (f >= F(hi)) return hi;
-  if (f <= F(lo)) return lo;
-  return To(f);
-}
-
-template <typename To, typename From>
-inline To cvt(From x) {
-  if constexpr (kIsHalf<From>) {
-    return cvt<To>(to_float(x));
-  } else if constexpr (kIsComplex<From> && !kIsComplex<To>) {
-    if constexpr (std::is_same_v<To, bool>) return x.real() != 0 || x.imag() != 0;
-    else return cvt<To>(x.real());
-  } else if constexpr (std::is_same_v<To, bool>) {
-    return x != From(0);
-  } else if constexpr (kIsHalf<To>) {
-    if constexpr (std::is_same_v<To, half>) return to_half(float(x));
-    else return to_bfloat16(float(x));
-  } else if constexpr (kIsComplex<To>) {
-    if constexpr (kIsComplex<From>)
-      return To(typename To::value_type(x.real()), typename To::value_type(x.imag()));
-    else return To(typename To::value_type(x), 0);
-  } else if constexpr (std::is_integral_v<To> && std::is_floating_point_v<From>) {
-    return float_to_int<To>(x);
-  } else {
-    return static_cast<To>(x);
-  }
-}
+// ---- convert tiles: semantics::convert element by element ----
 
 template <typename To, typename From>
 void convert_tile(const void* in, void* out, int64_t n) {
   const From* x = static_cast<const From*>(in);
   To* y = static_cast<To*>(out);
-  for (int64_t i = 0; i < n; ++i) y[i] = cvt<To>(x[i]);
+  for (int64_t i = 0; i < n; ++i) y[i] = convert<To>(x[i]);
 }
 
-
-// ---- reductions: the policies of cpu::reduce (reduce.cc) over tiles ----
-
-template <typename T>
-using Val = std::conditional_t<kIsHalf<T>, float, T>;
-
-template <typename T>
-inline bool is_nan(T v) {
-  if constexpr (kIsComplex<T>) return v.real() != v.real() || v.imag() != v.imag();
-  else if constexpr (std::is_floating_point_v<T>) return v != v;
-  else return false;
-}
-template <typename T>
-inline bool greater(T a, T b) {
-  if constexpr (kIsComplex<T>) return a.real() > b.real() || (a.real() == b.real() && a.imag() > b.imag());
-  else return a > b;
-}
-template <typename T>
-T highest() {
-  if constexpr (kIsComplex<T>) {
-    auto inf = std::numeric_limits<typename T::value_type>::infinity();
-    return T(inf, inf);
-  } else if constexpr (std::is_floating_point_v<T>) {
-    return std::numeric_limits<T>::infinity();
-  } else {
-    return std::numeric_limits<T>::max();
-  }
-}
-template <typename T>
-T lowest() {
-  if constexpr (std::is_integral_v<T>) return std::numeric_limits<T>::lowest();
-  else return -highest<T>();
-}
-
-struct SumOp {
-  template <typename A> static A identity() { return A(0); }
-  template <typename A> static A apply(A a, A b) { return A(a + b); }
-};
-struct ProdOp {
-  template <typename A> static A identity() { return A(1); }
-  template <typename A> static A apply(A a, A b) { return A(a * b); }
-};
-struct MaxOp {  // a NaN wins, as JAX
-  template <typename A> static A identity() { return lowest<A>(); }
-  template <typename A> static A apply(A a, A b) { return greater(b, a) || is_nan(b) ? b : a; }
-};
-struct MinOp {
-  template <typename A> static A identity() { return highest<A>(); }
-  template <typename A> static A apply(A a, A b) { return greater(a, b) || is_nan(b) ? b : a; }
-};
-struct AndOp {
-  template <typename A> static A identity() {
-    if constexpr (std::is_same_v<A, bool>) return true;
-    else return A(~A(0));
-  }
-  template <typename A> static A apply(A a, A b) { return A(a & b); }
-};
-struct OrOp {
-  template <typename A> static A identity() { return A(0); }
-  template <typename A> static A apply(A a, A b) { return A(a | b); }
-};
-struct XorOp {
-  template <typename A> static A identity() { return A(0); }
-  template <typename A> static A apply(A a, A b) { return A(a ^ b); }
-};
-
-// Integer sums and products wrap in an unsigned accumulator at least 32 bits wide.
-template <typename T>
-constexpr bool kWraps = std::is_integral_v<T> && !std::is_same_v<T, bool>;
-template <typename Op, typename T>
-struct AccOf {
-  using type = Val<T>;
-};
-template <typename T>
-using WrapAcc = std::conditional_t<kWraps<T>, std::conditional_t<(sizeof(T) > 4), uint64_t, uint32_t>, Val<T>>;
-template <typename T>
-struct AccOf<SumOp, T> {
-  using type = WrapAcc<T>;
-};
-template <typename T>
-struct AccOf<ProdOp, T> {
-  using type = WrapAcc<T>;
-};
-
-template <typename A, typename T>
-inline A to_acc(T v) {
-  if constexpr (kIsHalf<T>) return A(to_float(v));
-  else return A(v);
-}
-template <typename T, typename A>
-inline T from_acc(A a) {
-  if constexpr (std::is_same_v<T, half>) return to_half(a);
-  else if constexpr (std::is_same_v<T, bfloat16>) return to_bfloat16(a);
-  else return T(a);
-}
+// ---- reductions: the identities and combiners of core/element_semantics.h over tiles ----
 
 // Type-erased accumulation of one reduce op and dtype.
 struct Reducer {
@@ -190,7 +70,7 @@ struct Reducer {
 
 template <typename Op, typename T>
 struct ReduceImpl {
-  using A = typename AccOf<Op, T>::type;
+  using A = AccOf<Op, T>;
   static constexpr int64_t kCols = std::max<int64_t>(1, 64 / int64_t(sizeof(A)));
   static void init(void* acc, int64_t n) {
     A* a = static_cast<A*>(acc);
@@ -206,12 +86,12 @@ struct ReduceImpl {
       for (int64_t k = 0; k < kCols; ++k) loc[k] = a[j + k];
       const T* p = x + j;
       for (int64_t r = 0; r < rows; ++r, p += width)
-        for (int64_t k = 0; k < kCols; ++k) loc[k] = Op::apply(loc[k], to_acc<A>(p[k]));
+        for (int64_t k = 0; k < kCols; ++k) loc[k] = Op::apply(loc[k], A(semantics::widen(p[k])));
       for (int64_t k = 0; k < kCols; ++k) a[j + k] = loc[k];
     }
     for (; j < width; ++j) {
       const T* p = x + j;
-      for (int64_t r = 0; r < rows; ++r, p += width) a[j] = Op::apply(a[j], to_acc<A>(*p));
+      for (int64_t r = 0; r < rows; ++r, p += width) a[j] = Op::apply(a[j], A(semantics::widen(*p)));
     }
   }
   // Independent lanes (they vectorise), folded pairwise at the end; short runs (rows of a
@@ -226,8 +106,8 @@ struct ReduceImpl {
     for (int64_t j = 0; j < L; ++j) acc[j] = Op::template identity<A>();
     int64_t i = 0;
     for (; i + L <= n; i += L)
-      for (int64_t j = 0; j < L; ++j) acc[j] = Op::apply(acc[j], to_acc<A>(x[i + j]));
-    for (int64_t j = 0; i + j < n; ++j) acc[j] = Op::apply(acc[j], to_acc<A>(x[i + j]));
+      for (int64_t j = 0; j < L; ++j) acc[j] = Op::apply(acc[j], A(semantics::widen(x[i + j])));
+    for (int64_t j = 0; i + j < n; ++j) acc[j] = Op::apply(acc[j], A(semantics::widen(x[i + j])));
     for (int64_t w = L / 2; w > 0; w /= 2)
       for (int64_t j = 0; j < w; ++j) acc[j] = Op::apply(acc[j], acc[j + w]);
     return acc[0];
@@ -245,7 +125,7 @@ struct ReduceImpl {
   static void finish(const void* acc, void* out, int64_t n) {
     const A* a = static_cast<const A*>(acc);
     T* y = static_cast<T*>(out);
-    for (int64_t i = 0; i < n; ++i) y[i] = from_acc<T>(a[i]);
+    for (int64_t i = 0; i < n; ++i) y[i] = semantics::narrow<T>(a[i]);
   }
   static Reducer make() {
     return Reducer{sizeof(A), &init, &rows, &runs, &combine, &finish};

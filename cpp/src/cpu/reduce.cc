@@ -7,6 +7,7 @@
 #include <memory>
 #include <type_traits>
 
+#include "../core/element_semantics.h"
 #include "../runtime/thread_pool.h"
 #include "kernels.h"
 #include "strided.h"
@@ -21,100 +22,33 @@ constexpr int64_t kGather = 2048;    // elements gathered at once from a strided
 constexpr int64_t kTile = 1024;      // output columns accumulated together
 constexpr int64_t kPairRows = 128;   // rows summed straight before splitting pairwise
 
-template <typename T>
-constexpr bool kIsHalf = std::is_same_v<T, half> || std::is_same_v<T, bfloat16>;
-template <typename T>
-constexpr bool kIsComplex = std::is_same_v<T, complex64> || std::is_same_v<T, complex128>;
+using semantics::AccOf;
+using semantics::AndOp;
+using semantics::greater;
+using semantics::is_nan;
+using semantics::kIsComplex;
+using semantics::MaxOp;
+using semantics::MinOp;
+using semantics::OrOp;
+using semantics::ProdOp;
+using semantics::SumOp;
+using semantics::XorOp;
 
 // Element type as compared and accumulated: half types widen to float32.
 template <typename T>
-using Val = std::conditional_t<kIsHalf<T>, float, T>;
+using Val = semantics::Compute<T>;
 
 template <typename T>
 inline Val<T> load(T v) {
-  if constexpr (kIsHalf<T>) return to_float(v);
-  else return v;
+  return semantics::widen(v);
 }
 
-template <typename T>
-inline bool is_nan(T v) {
-  if constexpr (kIsComplex<T>) return v.real() != v.real() || v.imag() != v.imag();
-  else if constexpr (std::is_floating_point_v<T>) return v != v;
-  else return false;
-}
-
-// Lexicographic on complex values, as lax.max.
-template <typename T>
-inline bool greater(T a, T b) {
-  if constexpr (kIsComplex<T>)
-    return a.real() > b.real() || (a.real() == b.real() && a.imag() > b.imag());
-  else return a > b;
-}
-
-template <typename T>
-T highest() {
-  if constexpr (kIsComplex<T>) {
-    auto inf = std::numeric_limits<typename T::value_type>::infinity();
-    return T(inf, inf);
-  } else if constexpr (std::is_floating_point_v<T>) {
-    return std::numeric_limits<T>::infinity();
-  } else {
-    return std::numeric_limits<T>::max();
-  }
-}
-template <typename T>
-T lowest() {
-  if constexpr (std::is_integral_v<T>) return std::numeric_limits<T>::lowest();
-  else return -highest<T>();
-}
-
-// Reduction policies over an accumulator type A; apply must be associative and commutative.
-struct SumOp {
-  template <typename A> static A identity() { return A(0); }
-  template <typename A> static A apply(A a, A b) { return A(a + b); }
-};
-struct ProdOp {
-  template <typename A> static A identity() { return A(1); }
-  template <typename A> static A apply(A a, A b) { return A(a * b); }
-};
-// max/min let a NaN win over everything, as JAX.
-struct MaxOp {
-  template <typename A> static A identity() { return lowest<A>(); }
-  template <typename A> static A apply(A a, A b) { return greater(b, a) || is_nan(b) ? b : a; }
-  template <typename A> static A plain(A a, A b) { return b > a ? b : a; }
-};
-struct MinOp {
-  template <typename A> static A identity() { return highest<A>(); }
-  template <typename A> static A apply(A a, A b) { return greater(a, b) || is_nan(b) ? b : a; }
-  template <typename A> static A plain(A a, A b) { return b < a ? b : a; }
-};
 template <typename Op, typename A>
 constexpr bool kNanLanes = (std::is_same_v<Op, MaxOp> || std::is_same_v<Op, MinOp>) &&
                            std::is_floating_point_v<A>;
-struct AndOp {
-  template <typename A> static A identity() {
-    if constexpr (std::is_same_v<A, bool>) return true;
-    else return A(~A(0));
-  }
-  template <typename A> static A apply(A a, A b) { return A(a & b); }
-};
-struct OrOp {
-  template <typename A> static A identity() { return A(0); }
-  template <typename A> static A apply(A a, A b) { return A(a | b); }
-};
-struct XorOp {
-  template <typename A> static A identity() { return A(0); }
-  template <typename A> static A apply(A a, A b) { return A(a ^ b); }
-};
 
 template <typename Op>
 constexpr bool kArith = std::is_same_v<Op, SumOp> || std::is_same_v<Op, ProdOp>;
-// Integer sums and products wrap: they accumulate in an unsigned type of at least 32 bits,
-// so neither signed overflow nor promotion to int can happen.
-template <typename Op, typename T>
-using AccOf =
-    std::conditional_t<kArith<Op> && std::is_integral_v<T> && !std::is_same_v<T, bool>,
-                       std::conditional_t<(sizeof(T) > 4), uint64_t, uint32_t>, Val<T>>;
 // Only inexact sums and products depend on the order: they go pairwise.
 template <typename Op, typename A>
 constexpr bool kPairwise = kArith<Op> && !std::is_integral_v<A>;
@@ -125,9 +59,7 @@ inline A to_acc(T v) {
 }
 template <typename T, typename A>
 inline T from_acc(A a) {
-  if constexpr (std::is_same_v<T, half>) return to_half(a);
-  else if constexpr (std::is_same_v<T, bfloat16>) return to_bfloat16(a);
-  else return T(a);
+  return semantics::narrow<T>(a);
 }
 
 // Lane-wise pairwise reduction: leaves of 16 rows of L lanes (each lane sums 16 elements
@@ -201,7 +133,7 @@ inline __attribute__((always_inline)) A reduce_dense_body(const T* p, int64_t n)
     for (; i + L <= n; i += L)
       for (int64_t j = 0; j < L; ++j) {
         A v = to_acc<A>(p[i + j]);
-        acc[j] = Op::plain(acc[j], v);
+        acc[j] = Op::no_nan(acc[j], v);
         nan[j] |= Flag(v != v);
       }
     Flag any = 0;

@@ -120,6 +120,9 @@ class Fuser {
       int h = member_of_[size_t(x)];
       if (h >= 0 && h != gid)
         for (int m : groups_[size_t(h)].nodes) next.push_back(m);
+      // Each candidate costs a step: a large group's members would otherwise make one
+      // step arbitrarily expensive (minutes of compile for a few thousand nodes).
+      budget_ -= int64_t(next.size());
       for (int y : next)
         if (seen.insert(y).second) stack.push_back(y);
     }

@@ -5,6 +5,7 @@
 
 #include "python/graph_bindings.h"
 #include "runtime/thread_pool.h"
+#include "tinyxla/graph.h"
 #include "tinyxla/tinyxla.h"
 
 namespace py = pybind11;
@@ -291,6 +292,9 @@ PYBIND11_MODULE(_core, m) {
                                0 TINYXLA_REDUCE_OPS(TINYXLA_COUNT));
   m.attr("SCATTER_OPS") = names([](int i) { return op_name(static_cast<ScatterOp>(i)); },
                                 0 TINYXLA_SCATTER_OPS(TINYXLA_COUNT));
+  // The graph's op kinds, for tests that check every kind is reached.
+  m.attr("OP_KINDS") = names([](int i) { return op_kind_name(static_cast<OpKind>(i)); },
+                             0 TINYXLA_GRAPH_OPS(TINYXLA_COUNT));
 #undef TINYXLA_COUNT
 
   m.def("num_devices", &num_devices);

@@ -11,6 +11,7 @@ import numpy as np
 from tinyxla import _core
 from tinyxla._src import compile_log, core, dtypes, errors
 from tinyxla._src.config import config
+from tinyxla._src.devices import PmapSharding, SingleDeviceSharding
 from tinyxla._src.interpreters import ad
 from tinyxla._src.interpreters import batching
 from tinyxla._src.interpreters import lowering
@@ -19,13 +20,18 @@ from tinyxla._src.tree_util import tree_flatten, tree_unflatten
 
 _CACHE_SIZE = 4096  # entries per function, as JAX's jit cache
 
-# The configs a cached fast call depends on, as the salt of its key.
+# The configs a traced function depends on (JAX's include_in_jit_key ones), as the salt
+# of the cache keys.
 _fast_salt = 0
+_RANK_PROMOTIONS = {"allow": 0, "warn": 1, "raise": 2}
 
 
 def _refresh_fast_salt(name: str | None = None, value: Any = None) -> None:
     global _fast_salt
-    _fast_salt = int(config.jax_enable_x64) | int(config.jax_disable_jit) << 1
+    _fast_salt = (int(config.jax_enable_x64) | int(config.jax_disable_jit) << 1
+                  | int(config.jax_numpy_dtype_promotion == "strict") << 2
+                  | _RANK_PROMOTIONS[config.jax_numpy_rank_promotion] << 3
+                  | int(config.jax_threefry_partitionable) << 5)
 
 
 _refresh_fast_salt()
@@ -33,44 +39,85 @@ config.add_update_hook(_refresh_fast_salt)
 
 
 class ShapeDtypeStruct:
-    """A shape and dtype standing in for an array (``jax.ShapeDtypeStruct``)."""
+    """A shape and dtype standing in for an array (``jax.ShapeDtypeStruct``); the dtype is
+    kept as given (not canonicalised), as in JAX. ``sharding`` is one of tinyxla's
+    sharding objects; JAX's layout formats are not supported."""
 
-    __slots__ = ("shape", "dtype", "weak_type")
+    __slots__ = ("shape", "dtype", "weak_type", "sharding")
 
-    def __init__(self, shape: Sequence[int], dtype: Any, weak_type: bool = False):
+    def __init__(self, shape: Sequence[int], dtype: Any, *, sharding: Any = None,
+                 weak_type: bool = False):
+        if dtype is None:
+            raise ValueError("ShapeDtypeStruct: dtype must be specified.")
+        if sharding is not None and not isinstance(sharding, _SHARDINGS):
+            raise ValueError(
+                "sharding should be an instance of `jax.sharding.Sharding`, "
+                "`jax.sharding.PartitionSpec` or `jax.experimental.layout.Format`. Got "
+                f"{sharding} of type {type(sharding)}.")
         self.shape = tuple(shape)
         self.dtype = np.dtype(dtype)
         self.weak_type = weak_type
+        self.sharding = sharding
 
     ndim = property(lambda self: len(self.shape))
     size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
 
+    def __len__(self) -> int:
+        if not self.shape:
+            raise TypeError("len() of unsized object")
+        return self.shape[0]
+
+    def update(self, **kwargs: Any) -> "ShapeDtypeStruct":
+        """A copy with the given fields replaced (``ShapeDtypeStruct.update``)."""
+        fields = {"shape": self.shape, "dtype": self.dtype, "sharding": self.sharding,
+                  "weak_type": self.weak_type, **kwargs}
+        return ShapeDtypeStruct(fields.pop("shape"), fields.pop("dtype"), **fields)
+
     def __eq__(self, other):
         return (isinstance(other, ShapeDtypeStruct) and self.shape == other.shape
-                and self.dtype == other.dtype and self.weak_type == other.weak_type)
+                and self.dtype == other.dtype and self.weak_type == other.weak_type
+                and self.sharding == other.sharding)
 
     def __hash__(self):
-        return hash((self.shape, self.dtype, self.weak_type))
+        return hash((self.shape, self.dtype, self.weak_type, self.sharding))
 
     def __repr__(self):
+        sharding = f", sharding={self.sharding}" if self.sharding is not None else ""
         weak = ", weak_type=True" if self.weak_type else ""
-        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{weak})"
+        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{sharding}{weak})"
+
+
+_SHARDINGS = (SingleDeviceSharding, PmapSharding)
+
+
+def typeof(x: Any) -> core.ShapedArray:
+    """The abstract value of an array, tracer or scalar (``jax.typeof``); its ``str`` is
+    JAX's ``float32[3]`` (``~`` marks a weak type)."""
+    if isinstance(x, (list, tuple, dict)) or x is None:
+        raise TypeError(f"Argument '{x}' of type '{type(x)}' is not a valid JAX type")
+    aval = _array_aval(x)
+    if aval is None:
+        raise TypeError(f"Argument '{x}' of type {type(x)} is not a valid JAX type")
+    return aval
+
+
+def _array_aval(x: Any) -> core.ShapedArray | None:
+    """The aval of a value that is an array to JAX; None for others (strings and objects
+    get an aval from numpy, of a dtype JAX has not)."""
+    try:
+        aval = core.get_aval(x)
+    except Exception:
+        return None
+    return aval if aval.dtype in dtypes._SUPPORTED_SET else None
 
 
 def _leaf_aval(x: Any) -> core.ShapedArray:
     if isinstance(x, ShapeDtypeStruct):
         return core.ShapedArray(x.shape, dtypes.canonicalize_dtype(x.dtype), x.weak_type)
-    if isinstance(x, (list, tuple, dict)) or x is None:
-        raise TypeError(f"Argument '{x}' of type {type(x)} is not a valid JAX type.")
-    try:
-        aval = core.get_aval(x)
-    except Exception:
-        aval = None
-    # Strings and objects get an aval from numpy, of a dtype JAX has not.
-    if aval is None or aval.dtype not in dtypes._SUPPORTED_SET:
+    aval = None if isinstance(x, (list, tuple, dict)) or x is None else _array_aval(x)
+    if aval is None:
         raise TypeError(f"Argument '{x}' of type {type(x)} is not a valid JAX type.")
     return aval
-
 
 
 def _flat_fun(fun: Callable, in_tree, static: dict[int, Any], static_kw: dict[str, Any],
@@ -106,7 +153,8 @@ def make_jaxpr(fun: Callable, static_argnums: int | Iterable[int] = (),
         info = errors.DebugInfo("make_jaxpr", fun, names)
         closed = pe.trace_to_jaxpr(_flat_fun(fun, in_tree, static, {}, out_store), avals, info)
         if return_shape:
-            shapes = [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type) for a in closed.out_avals]
+            shapes = [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type)
+                      for a in closed.out_avals]
             return closed, tree_unflatten(out_store[0], shapes)
         return closed
 
@@ -356,7 +404,7 @@ class JitWrapped:
         key = (in_tree, avals,
                tuple((type(v), v) for v in static.values()),
                tuple((k, type(v), v) for k, v in sorted(static_kw.items())),
-               config.jax_enable_x64)
+               _fast_salt)
         entry = self._cache.get(key)
         if entry is None:
             if config.jax_explain_cache_misses:
@@ -453,7 +501,8 @@ class JitWrapped:
 
     def eval_shape(self, *args, **kwargs):
         entry, _ = self._entry(args, kwargs)
-        shapes = [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type) for a in entry.jaxpr.out_avals]
+        shapes = [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type)
+                  for a in entry.jaxpr.out_avals]
         return tree_unflatten(entry.out_tree, shapes)
 
     def clear_cache(self) -> None:
@@ -539,11 +588,6 @@ def disable_jit(disable: bool = True):
 
 
 def eval_shape(fun: Callable, *args, **kwargs) -> Any:
-    """Output shapes and dtypes of ``fun`` without running it (``jax.eval_shape``)."""
-    leaves, in_tree = tree_flatten((args, kwargs))
-    avals = [_leaf_aval(x) for x in leaves]
-    out_store: list = []
-    closed = pe.trace_to_jaxpr(_flat_fun(fun, in_tree, {}, {}, out_store), avals,
-                               errors.DebugInfo("eval_shape", fun, []))
-    shapes = [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type) for a in closed.out_avals]
-    return tree_unflatten(out_store[0], shapes)
+    """Output shapes and dtypes of ``fun`` without running it (``jax.eval_shape``): a
+    pytree of ShapeDtypeStructs; arguments are arrays, scalars or ShapeDtypeStructs."""
+    return JitWrapped(fun, None, None, None, None, None).eval_shape(*args, **kwargs)

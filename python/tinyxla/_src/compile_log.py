@@ -56,7 +56,8 @@ def _call_site() -> str:
 
 
 def explain_cache_miss(fun: Callable, cache: dict, key: tuple, arg_names: Sequence[str]) -> None:
-    """Logs why ``key`` (jit's cache key: tree, avals, static args, static kwargs, x64)
+    """Logs why ``key`` (jit's cache key: tree, avals, static args, static kwargs, the
+    config salt whose bit 0 is x64)
     missed ``cache``, comparing it with the closest key seen before."""
     name = getattr(fun, "__name__", "<unnamed function>")
     head = f"TRACING CACHE MISS at {_call_site()}:\n"
@@ -69,8 +70,8 @@ def explain_cache_miss(fun: Callable, cache: dict, key: tuple, arg_names: Sequen
         return sum(a != b for a, b in zip(old, key))
 
     closest = min(cache, key=distance)
-    tree, avals, static, static_kw, x64 = key
-    old_tree, old_avals, old_static, old_static_kw, old_x64 = closest
+    tree, avals, static, static_kw, salt = key
+    old_tree, old_avals, old_static, old_static_kw, old_salt = closest
     reasons = []
     if tree != old_tree:
         reasons.append(f"  different input pytree:\n  * now {tree} and before {old_tree}")
@@ -82,7 +83,11 @@ def explain_cache_miss(fun: Callable, cache: dict, key: tuple, arg_names: Sequen
         now = [v for _, v in static] + [v for _, _, v in static_kw]
         before = [v for _, v in old_static] + [v for _, _, v in old_static_kw]
         reasons.append(f"  different static arguments:\n  * now {now} and before {before}")
-    if x64 != old_x64:
-        reasons.append(f"  different jax_enable_x64: now {x64} and before {old_x64}")
+    if (salt ^ old_salt) & 1:
+        reasons.append(f"  different jax_enable_x64: now {bool(salt & 1)} and before "
+                       f"{bool(old_salt & 1)}")
+    elif salt != old_salt:
+        reasons.append("  different config values: jax_numpy_dtype_promotion, "
+                       "jax_numpy_rank_promotion or jax_threefry_partitionable changed")
     logger.warning(head + f"  for {name} defined at {_where(fun)}\n  all previously seen cache "
                    "keys differ. For the closest previous key:\n" + "\n".join(reasons))

@@ -10,7 +10,9 @@ option that affects them.
 from __future__ import annotations
 
 import enum
+import functools
 import os
+import sys
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -104,6 +106,19 @@ def _optional_enum_option(name: str, values: tuple[str, ...]) -> _Option:
   return _Option(default, parse)
 
 
+def _enum_option(name: str, values: tuple[str, ...], default: str) -> _Option:
+  default = os.getenv(name.upper(), default)
+  if default not in values:
+    raise ValueError(f'Invalid value "{default}" for JAX flag {name}')
+
+  def parse(val: Any) -> str:
+    if type(val) is not str or val not in values:
+      raise ValueError(f'new enum value must be in {list(values)}, '
+                       f'got {val} of type {type(val)}.')
+    return val
+  return _Option(default, parse)
+
+
 def _promotion_option(name: str) -> _Option:
   default = NumpyDtypePromotion.STANDARD
   env = os.getenv(name.upper())
@@ -125,6 +140,8 @@ def _default_options() -> dict[str, _Option]:
   return {
       'jax_enable_x64': _bool_option('jax_enable_x64', False),
       'jax_numpy_dtype_promotion': _promotion_option('jax_numpy_dtype_promotion'),
+      'jax_numpy_rank_promotion': _enum_option(
+          'jax_numpy_rank_promotion', ('allow', 'warn', 'raise'), 'allow'),
       'jax_num_cpu_devices': _int_option('jax_num_cpu_devices', -1),
       'jax_platforms': _optional_str_option('jax_platforms'),
       'jax_default_matmul_precision': _optional_enum_option(
@@ -141,8 +158,9 @@ class Config:
   """The global option store (mirrors ``jax.config``).
 
   Read an option as an attribute (``config.jax_enable_x64``); change it with
-  ``config.update(name, value)``. Differences from JAX: no thread-local
-  context managers, no absl flags, and only the options tinyxla uses.
+  ``config.update(name, value)`` or a context manager (``jax.enable_x64(True)``).
+  Differences from JAX: the context managers set the process-wide value (JAX's are
+  thread-local), and only the options tinyxla uses exist.
   """
 
   version: int  # bumped on every update; caches may key on it
@@ -158,10 +176,7 @@ class Config:
 
   def update(self, name: str, value: Any) -> None:
     """Sets option ``name`` (mirrors ``jax.config.update``) and runs update hooks."""
-    opt = self._options.get(name)
-    if opt is None:
-      raise AttributeError(f"Unrecognized config option: {name}")
-    value = opt.parse(value)
+    value = self.parse(name, value)
     # Hooks run under the lock so concurrent updates cannot leave a hook's
     # derived state describing an older value than the one stored.
     with self._lock:
@@ -169,6 +184,13 @@ class Config:
       self.__dict__['version'] += 1
       for hook in self._hooks:
         hook(name, value)
+
+  def parse(self, name: str, value: Any) -> Any:
+    """``value`` as option ``name`` would store it; JAX's error if it is not valid."""
+    opt = self._options.get(name)
+    if opt is None:
+      raise AttributeError(f"Unrecognized config option: {name}")
+    return opt.parse(value)
 
   def add_update_hook(self, hook: Callable[[str, Any], None]) -> None:
     """Registers ``hook(name, value)``, called after every successful update.
@@ -184,9 +206,140 @@ class Config:
     """All option values by name (mirrors ``jax.config.values``)."""
     return {name: self.__dict__[name] for name in self._options}
 
+  def config_with_absl(self) -> None:
+    """Defines an absl flag per option, read once absl has parsed the command line
+    (``jax.config.config_with_absl``; needs absl-py, as JAX does)."""
+    from absl import app, flags as absl_flags
+    for name, opt in self._options.items():
+      value = self.__dict__[name]
+      if isinstance(value, bool):
+        absl_flags.DEFINE_bool(name, value, name)
+      elif isinstance(value, int):
+        absl_flags.DEFINE_integer(name, value, name)
+      else:
+        absl_flags.DEFINE_string(name, None if value is None else str(value), name)
+    app.call_after_init(lambda: self._complete_absl_config(absl_flags))
+
+  def _complete_absl_config(self, absl_flags: Any) -> None:
+    for name in self._options:
+      flag = absl_flags.FLAGS[name] if name in absl_flags.FLAGS else None
+      if flag is not None and flag.present:
+        self.update(name, flag.value)
+
+  def parse_flags_with_absl(self) -> None:
+    """Reads the ``--jax*`` command-line flags (before any ``--``) into the options
+    (``jax.config.parse_flags_with_absl``); later calls do nothing, as in JAX."""
+    if self.__dict__.get('_absl_parsed'):
+      return
+    from absl import flags as absl_flags
+    argv = []
+    for a in sys.argv[1:]:
+      if a == '--':
+        break
+      if a.startswith('--jax'):
+        argv.append(a)
+    self.config_with_absl()
+    absl_flags.FLAGS(['', *argv], known_only=True)
+    self._complete_absl_config(absl_flags)
+    self.__dict__['_absl_parsed'] = True
+
   def __setattr__(self, name: str, value: Any) -> None:
     # JAX options are read-only properties; assignment must go through update().
     raise AttributeError(f"property of '{type(self).__name__}' object has no setter")
 
 
 config = Config()
+
+
+class _NoDefault:
+  pass
+
+
+_NO_DEFAULT = _NoDefault()
+
+
+class State:
+  """An option as a context manager and decorator (mirrors ``jax._src.config.State``:
+  ``with jax.enable_x64(True): ...``, ``@jax.numpy_rank_promotion('raise')``).
+
+  The value set inside the block is the process-wide value (JAX's is the calling
+  thread's); leaving the block restores the value found on entry.
+  """
+
+  def __init__(self, name: str, default_context_manager_value: Any = _NO_DEFAULT,
+               help: str = ''):
+    self._name = name
+    self.__name__ = name[4:] if name.startswith('jax_') else name
+    self.__doc__ = f"Context manager for `{name}` config option.\n\n{help}"
+    self._default_cm_value = default_context_manager_value
+
+  @property
+  def name(self) -> str:
+    return self._name
+
+  @property
+  def value(self) -> Any:
+    return getattr(config, self._name)
+
+  def __bool__(self):
+    raise TypeError(
+        "bool() not supported for instances of type '{0}' "
+        "(did you mean to use '{0}.value' instead?)".format(type(self).__name__))
+
+  def __call__(self, new_val: Any = _NO_DEFAULT) -> "StateContextManager":
+    if new_val is _NO_DEFAULT:
+      if self._default_cm_value is _NO_DEFAULT:
+        raise TypeError(f"Context manager for {self.__name__} config option requires an "
+                        "argument representing the new value for the config option.")
+      new_val = self._default_cm_value
+    return StateContextManager(self, config.parse(self._name, new_val))
+
+  def __repr__(self) -> str:
+    return f"State({self._name}={self.value!r})"
+
+
+class StateContextManager:
+  """Sets a State's option for a ``with`` block or a decorated function's calls."""
+
+  __slots__ = ('state', 'new_val', 'prev')
+
+  def __init__(self, state: State, new_val: Any):
+    self.state = state
+    self.new_val = new_val
+
+  def __enter__(self) -> None:
+    self.prev = getattr(config, self.state.name)
+    config.update(self.state.name, self.new_val)
+
+  def __exit__(self, *exc: Any) -> None:
+    config.update(self.state.name, self.prev)
+
+  def __call__(self, func: Callable) -> Callable:
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+      with StateContextManager(self.state, self.new_val):
+        return func(*args, **kwargs)
+    return wrapper
+
+
+enable_x64 = State('jax_enable_x64', True, 'Enable 64-bit types to be used')
+numpy_dtype_promotion = State(
+    'jax_numpy_dtype_promotion',
+    help='Specify the rules used for implicit type promotion in operations between '
+         'arrays. Options are "standard" or "strict"; in strict-mode, binary operations '
+         'between arrays of differing strongly-specified dtypes will result in an error.')
+numpy_rank_promotion = State(
+    'jax_numpy_rank_promotion',
+    help='Control NumPy-style automatic rank promotion broadcasting '
+         '("allow", "warn", or "raise").')
+default_matmul_precision = State(
+    'jax_default_matmul_precision',
+    help='Control the default matmul and conv precision for 32bit inputs.')
+log_compiles = State('jax_log_compiles', True,
+                     'Log a message each time `jit` or `pmap` compiles an XLA computation.')
+explain_cache_misses = State('jax_explain_cache_misses', True,
+                             'Each time there is a miss on one of the main caches (e.g. the '
+                             'tracing cache), log an explanation.')
+threefry_partitionable = State('jax_threefry_partitionable', True,
+                               'Enables internal threefry PRNG implementation changes that '
+                               'render it automatically partitionable.')

@@ -4,7 +4,7 @@ Mirrors ``jax._src.core`` in its stackless form: the current trace is thread-loc
 and ``Primitive.bind`` hands the primitive to it. Eager execution is the ``EvalTrace``,
 which calls the primitive's ``impl`` on concrete arrays. Staging (make_jaxpr, jit) and
 the transforms (jvp, vmap) add traces of their own; each primitive keeps all its rules
-next to its definition (see ``_src/lax/lax.py``).
+next to its definition (see the family modules of ``_src/lax/``).
 """
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from tinyxla._src import dtypes
+from tinyxla._src import dtypes, errors
 
 
 class ShapedArray:
@@ -59,6 +59,9 @@ class ShapedArray:
     def __repr__(self):
         weak = ", weak_type=True" if self.weak_type else ""
         return f"ShapedArray({self.dtype.name}[{','.join(map(str, self.shape))}]{weak})"
+
+    def __str__(self):  # JAX's: ``float32[3]``, ``~float32[]`` when weak
+        return f"{'~' if self.weak_type else ''}{self.dtype.name}[{','.join(map(str, self.shape))}]"
 
 
 class Primitive:
@@ -121,7 +124,6 @@ def _check_no_tracers(args: Sequence[Any]) -> None:
     """A tracer reaching eager evaluation escaped its transformation: JAX's leak error."""
     for x in args:
         if isinstance(x, Tracer):
-            from tinyxla._src import errors
             raise errors.unexpected_tracer_error(x)
 
 
@@ -281,14 +283,14 @@ def check_jaxpr(jaxpr: Jaxpr) -> None:
 
     def define(v: Var) -> None:
         if id(v) in defined:
-            raise TypeError(f"Variable {v} defined twice")
+            raise errors.JaxprTypeError(f"Variable {v} defined twice")
         defined.add(id(v))
 
     def read(v) -> ShapedArray:
         if isinstance(v, Literal):
             return v.aval
         if id(v) not in defined:
-            raise TypeError(f"Variable {v} used before it is defined")
+            raise errors.JaxprTypeError(f"Variable {v} used before it is defined")
         return v.aval
 
     for v in jaxpr.constvars + jaxpr.invars:
@@ -299,8 +301,8 @@ def check_jaxpr(jaxpr: Jaxpr) -> None:
         outs = list(out) if eqn.primitive.multiple_results else [out]
         for v, a in zip(eqn.outvars, outs):
             if (v.aval.shape, v.aval.dtype) != (a.shape, a.dtype):
-                raise TypeError(f"{eqn.primitive} output {v.aval.str_short()} does not match "
-                                f"its rule's {a.str_short()}")
+                raise errors.JaxprTypeError(f"{eqn.primitive} output {v.aval.str_short()} does "
+                                            f"not match its rule's {a.str_short()}")
             define(v)
     for v in jaxpr.outvars:
         read(v)
@@ -434,19 +436,15 @@ class Tracer:
 
     # Concrete values are not available while tracing: JAX's errors.
     def __bool__(self):
-        from tinyxla._src import errors
         raise errors.TracerBoolConversionError(self)
 
     def __array__(self, *args, **kwargs):
-        from tinyxla._src import errors
         raise errors.TracerArrayConversionError(self)
 
     def __index__(self):
-        from tinyxla._src import errors
         raise errors.TracerIntegerConversionError(self)
 
     def _concretization_error(self, fun: str):
-        from tinyxla._src import errors
         return errors.ConcretizationTypeError(
             self, f"The problem arose with the `{fun}` function. If trying to convert the data "
                   f"type of a value, try using `x.astype({fun})` or `jnp.array(x, {fun})` instead.")

@@ -140,11 +140,11 @@ def _canonicalize(x64: bool, dtype: Any) -> np.dtype:
   return dt if x64 else _TO_32BIT.get(dt, dt)
 
 
-def canonicalize_dtype(dtype: DTypeLike, allow_extended: bool = False) -> np.dtype:
+def canonicalize_dtype(dtype: DTypeLike, allow_extended_dtype: bool = False) -> np.dtype:
   """Maps 64-bit dtypes to 32-bit ones when x64 is off (mirrors ``jax.dtypes.canonicalize_dtype``).
 
-  ``allow_extended`` is accepted for signature compatibility only (JAX spells it
-  ``allow_extended_dtype``): tinyxla has no extended dtypes.
+  ``allow_extended_dtype`` is accepted for signature compatibility only: tinyxla's array
+  runtime has no extended dtypes.
   """
   return _canonicalize(config.jax_enable_x64, dtype)
 
@@ -327,8 +327,40 @@ def to_complex_dtype(dtype: DTypeLike) -> np.dtype:
   return complex128 if to_inexact_dtype(dtype) in (float64, complex128) else complex64
 
 
+class extended(np.generic):
+  """The scalar type above every extended dtype (mirrors ``jax.dtypes.extended``): an
+  ``issubdtype`` target, never instantiated."""
+
+
+class prng_key(extended):
+  """The scalar type of PRNG key dtypes such as ``key<fry>`` (mirrors ``jax.dtypes.prng_key``)."""
+
+
+def itemsize_bits(dtype: DTypeLike) -> int:
+  """Bits per element of ``dtype``, 8 for bool (mirrors ``jax.dtypes.itemsize_bits``)."""
+  if dtype is None:
+    raise ValueError("dtype cannot be None.")
+  dt = np.dtype(dtype)
+  if dt == bool_dtype:
+    return 8
+  if dt.kind == 'c':
+    return 2 * finfo(dt).bits
+  # ml_dtypes' int4 and float8 types are not under np.integer / np.floating.
+  for info in (iinfo, finfo):
+    try:
+      return info(dt).bits
+    except ValueError:
+      pass
+  raise ValueError(f"unexpected input: {dtype=}")
+
+
 def _scalar_type(x: Any) -> type:
-  return x if isinstance(x, type) and issubclass(x, np.generic) else np.dtype(x).type
+  if isinstance(x, type) and issubclass(x, np.generic):
+    return x
+  typ = getattr(x, 'type', None)  # an extended dtype such as key<fry>
+  if isinstance(typ, type) and issubclass(typ, extended):
+    return typ
+  return np.dtype(x).type
 
 
 def _issubdtype_uncached(a: DTypeLike, b: DTypeLike) -> bool:

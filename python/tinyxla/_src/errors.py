@@ -64,6 +64,27 @@ class UnexpectedTracerError(_WithDocs, JAXTypeError):
     """A tracer used after its transformation finished (``jax.errors.UnexpectedTracerError``)."""
 
 
+class KeyReuseError(_WithDocs, JAXTypeError):
+    """A PRNG key consumed twice (``jax.errors.KeyReuseError``). tinyxla does not check key
+    reuse (JAX's ``jax_debug_key_reuse``), so nothing raises it yet; it exists for
+    ``except`` clauses."""
+
+
+class JaxprTypeError(TypeError):
+    """A jaxpr that fails the type checker (``jax.errors.JaxprTypeError``)."""
+
+
+class JaxRuntimeError(RuntimeError):
+    """An error of the runtime while running a computation (``jax.errors.JaxRuntimeError``).
+    tinyxla's C++ runtime still raises plain ``RuntimeError`` (and ``MemoryError`` for an
+    exhausted allocator), the base class, so ``except RuntimeError`` catches both."""
+
+
+class InconclusiveDimensionOperation(Exception):
+    """A symbolic-shape comparison without a definite answer
+    (``jax.errors.InconclusiveDimensionOperation``); tinyxla has no symbolic shapes."""
+
+
 class DebugInfo:
     """Where a traced function came from, for error messages (``jax.api_util.debug_info``)."""
 

@@ -51,7 +51,7 @@ class KeyTy:
     ``jax._src.random.prng.KeyTy``)."""
     _impl = threefry_prng_impl
     name = 'key<fry>'
-    type = 'key'
+    type = dtypes.prng_key
     itemsize = 8
 
     def __repr__(self) -> str:

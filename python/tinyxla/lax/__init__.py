@@ -28,4 +28,8 @@ from tinyxla._src.lax.slicing import (  # noqa: F401
     dynamic_update_slice, dynamic_update_slice_in_dim, dynamic_update_slice_p, gather, gather_p,
     scatter, scatter_add, scatter_add_p, scatter_max, scatter_max_p, scatter_min, scatter_min_p,
     scatter_mul, scatter_mul_p, scatter_p)
+from tinyxla._src.lax.special import (  # noqa: F401
+    bessel_i0e, bessel_i0e_p, bessel_i1e, bessel_i1e_p, betainc, igamma, igamma_grad_a,
+    igamma_grad_a_p, igamma_p, igammac, igammac_p, polygamma, polygamma_p, random_gamma_grad,
+    regularized_incomplete_beta_p, zeta, zeta_p)
 from tinyxla.lax import linalg  # noqa: F401,E402

@@ -29,8 +29,24 @@ from tinyxla._src.numpy.cumulative import (
 from tinyxla._src.numpy.indexing import take, take_along_axis
 from tinyxla._src.numpy.sorting import (
     argpartition, argsort, digitize, lexsort, median, nanmedian, nanpercentile, nanquantile,
-    partition, percentile, quantile, searchsorted, sort, unique)
+    partition, percentile, quantile, searchsorted, sort)
 from tinyxla._src.numpy.selection import argwhere, flatnonzero, nonzero, where
+from tinyxla._src.numpy.array_api_aliases import (
+    acos, acosh, asin, asinh, atan, atan2, atanh, bitwise_invert, bitwise_left_shift,
+    bitwise_right_shift)
+from tinyxla._src.numpy.bessel import i0
+from tinyxla._src.numpy.einsum import einsum, einsum_path
+from tinyxla._src.numpy.float_parts import (
+    fabs, frexp, iscomplex, iscomplexobj, isneginf, isposinf, isreal, isrealobj, ldexp, modf,
+    nan_to_num, spacing)
+from tinyxla._src.numpy.integer_math import bitwise_count, gcd, lcm
+from tinyxla._src.numpy.logaddexp2 import logaddexp2
+from tinyxla._src.numpy.nan_functions import (
+    nanargmax, nanargmin, nanmax, nanmin, nanprod, nanstd, nanvar)
+from tinyxla._src.numpy.setops import (
+    intersect1d, isin, setdiff1d, setxor1d, union1d, unique, unique_all, unique_counts,
+    unique_inverse, unique_values)
+from tinyxla._src.numpy.windows import bartlett, blackman, hamming, hanning, kaiser
 from tinyxla._src.numpy.shape import (
     atleast_1d, atleast_2d, atleast_3d, broadcast_arrays, broadcast_shapes, broadcast_to,
     concatenate, dstack, expand_dims, flip, hstack, isscalar, matrix_transpose, moveaxis,
@@ -59,6 +75,7 @@ issubdtype = _dtypes.issubdtype
 isdtype = _dtypes.isdtype
 promote_types = _dtypes.promote_types
 result_type = _dtypes.result_type
+can_cast = _np.can_cast
 generic = _np.generic
 number = _np.number
 inexact = _np.inexact

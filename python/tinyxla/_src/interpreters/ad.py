@@ -3,7 +3,7 @@
 Mirrors ``jax._src.interpreters.ad`` in its stackless, "direct linearize" form:
 
 - ``JVPTrace`` carries (primal, tangent) pairs. Its rules (``primitive_jvps``, registered
-  next to each primitive in ``_src/lax/lax.py``) run with the trace's *tangent trace*
+  next to each primitive in ``_src/lax/``) run with the trace's *tangent trace*
   current. In forward mode (``jvp``) that is the parent trace, so tangents are ordinary
   values. When linearizing (``grad``, ``vjp``, ``linearize``) it is a
   ``LinearizeTangentTrace``: a staging trace that records every operation touching a

@@ -3,7 +3,7 @@
 A ``BatchTracer`` pairs a value of the enclosing (parent) trace with the axis along which
 it is mapped. ``BatchTrace.process_primitive`` hands each primitive applied to such
 tracers to the primitive's batching rule, registered beside the primitive's definition
-(``_src/lax/lax.py``, ``_src/api.py`` for ``jit``). A rule takes the operand values and
+(the family modules of ``_src/lax/``, ``_src/api.py`` for ``jit``). A rule takes the operand values and
 their batch dims (``not_mapped`` for an operand without one) and returns the output and
 its batch dim; it runs under the parent trace, so its own ops are recorded there.
 

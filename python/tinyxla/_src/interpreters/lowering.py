@@ -105,12 +105,8 @@ def _lower_eqns(builder: Any, jaxpr: core.Jaxpr, env: dict) -> None:
         param = _inlined.get(prim)
         if param is not None:
             sub = eqn.params[param]
-            sub_jaxpr, consts = (sub.jaxpr, sub.consts) if isinstance(sub, core.ClosedJaxpr) else (sub, ())
-            sub_env = {v: _constant(builder, c, v.aval) for v, c in zip(sub_jaxpr.constvars, consts)}
-            sub_env.update(zip(sub_jaxpr.invars, operands))
-            _lower_eqns(builder, sub_jaxpr, sub_env)
-            outs = [sub_env[v] if type(v) is not core.Literal
-                    else _constant(builder, _literal_value(v), v.aval) for v in sub_jaxpr.outvars]
+            outs = inline_jaxpr(builder, sub if isinstance(sub, core.ClosedJaxpr)
+                                else core.ClosedJaxpr(sub, ()), operands)
         else:
             rule = _lowerings.get(prim)
             if rule is None:
@@ -122,6 +118,18 @@ def _lower_eqns(builder: Any, jaxpr: core.Jaxpr, env: dict) -> None:
                 outs = [outs]
         for v, o in zip(eqn.outvars, outs):
             env[v] = o
+
+
+def inline_jaxpr(builder: Any, closed: core.ClosedJaxpr, operands: Sequence[int]) -> list[int]:
+    """Appends ``closed``'s equations to ``builder`` with ``operands`` (value ids) as its
+    inputs; returns the value ids of its outputs. Call primitives and primitives defined
+    by a composition of others (JAX's ``mlir.lower_fun``) lower this way."""
+    jaxpr = closed.jaxpr
+    env = {v: _constant(builder, c, v.aval) for v, c in zip(jaxpr.constvars, closed.consts)}
+    env.update(zip(jaxpr.invars, operands))
+    _lower_eqns(builder, jaxpr, env)
+    return [env[v] if type(v) is not core.Literal else _constant(builder, _literal_value(v), v.aval)
+            for v in jaxpr.outvars]
 
 
 def lower_jaxpr(closed: core.ClosedJaxpr) -> Any:

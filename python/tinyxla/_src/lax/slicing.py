@@ -860,9 +860,11 @@ def _scatter_extremal_jvp(prim: Primitive, primals: Sequence[Any], tangents: Seq
     num_refs = add(scatter_add_p.bind(full(_shape(operand), 0, dt), indices, successful, **params),
                    retained)
     t_operand = div(mul(g_operand, retained), num_refs)
-    t_updates = div(mul(g_updates, successful), _scatter_gather(num_refs, indices, ushape, d, mode))
-    # Dropped updates read a fill of 0 refs: they contribute 0 (and never 0/0 = NaN).
-    t_updates = select(eq(successful, _const(successful, 0)), full(ushape, 0, dt), t_updates)
+    # The coefficient is made from primals before it meets the tangent: dropped updates
+    # read a NaN fill for their refs, and a tangent divided by it would transpose to NaN.
+    coef = div(successful, _scatter_gather(num_refs, indices, ushape, d, mode))
+    coef = select(eq(successful, _const(successful, 0)), full(ushape, 0, dt), coef)
+    t_updates = mul(g_updates, coef)
     return out, add(t_operand, scatter_add_p.bind(full(_shape(operand), 0, dt), indices,
                                                   t_updates, **params))
 

@@ -7,11 +7,12 @@ Mirrors ``jax._src.numpy.util`` (``check_arraylike``, ``promote_dtypes*``,
 from __future__ import annotations
 
 import operator
+import warnings
 from typing import Any, Sequence
 
 import numpy as np
 
-from tinyxla._src import dtypes
+from tinyxla._src import core, dtypes, errors
 from tinyxla._src.array import Array
 from tinyxla._src.config import config
 from tinyxla._src.lax import lax
@@ -176,12 +177,13 @@ def _broadcast_to_rank(x: Any, rank: int) -> Any:
     return lax.broadcast_in_dim(x, new_shape, tuple(range(rank - len(shape), rank)))
 
 
-def promote_shapes(*args: Any) -> list[Any]:
+def promote_shapes(fun_name: str, *args: Any) -> list[Any]:
     """NumPy rank promotion (mirrors ``jax._src.numpy.util.promote_shapes``).
 
     Operands of different non-zero ranks get leading size-1 axes (one broadcast_in_dim
-    each); size-1 axes and 0-d operands are left for the lax primitive to broadcast, as
-    in JAX, so shapes that do not broadcast raise the primitive's error.
+    each), or JAX's warning or error under ``jax_numpy_rank_promotion``; size-1 axes and
+    0-d operands are left for the lax primitive to broadcast, as in JAX, so shapes that
+    do not broadcast raise the primitive's error.
     """
     if len(args) < 2:
         return list(args)
@@ -191,8 +193,24 @@ def promote_shapes(*args: Any) -> list[Any]:
         return list(args)
     if len({len(s) for s in shapes if s}) < 2:
         return list(args)
+    if config.jax_numpy_rank_promotion != "allow":
+        _rank_promotion_warning_or_error(fun_name, shapes)
     rank = len(broadcast_shapes(*shapes))
     return [_broadcast_to_rank(a, rank) for a in args]
+
+
+def _rank_promotion_warning_or_error(fun_name: str, shapes: Sequence[tuple[int, ...]]) -> None:
+    listed = " ".join(map(str, shapes))
+    if config.jax_numpy_rank_promotion == "warn":
+        warnings.warn(f"Following NumPy automatic rank promotion for {fun_name} on shapes "
+                      f"{listed}. Set the jax_numpy_rank_promotion config option to 'allow' to "
+                      "disable this warning; for more information, see "
+                      "https://docs.jax.dev/en/latest/rank_promotion_warning.html.")
+    else:
+        raise ValueError(f"Operands could not be broadcast together for {fun_name} on shapes "
+                         f"{listed} and with the config option jax_numpy_rank_promotion='raise'. "
+                         "For more information, see "
+                         "https://docs.jax.dev/en/latest/rank_promotion_warning.html.")
 
 
 def _prepare(fun_name: str, args: tuple[Any, ...], arg_names: Sequence[str]) -> tuple[Any, ...]:
@@ -205,21 +223,21 @@ def _prepare(fun_name: str, args: tuple[Any, ...], arg_names: Sequence[str]) -> 
 def promote_args(fun_name: str, *args: Any, arg_names: Sequence[str] = ("x", "y")) -> list[Any]:
     """check_arraylike, promote_dtypes, then promote_shapes (mirrors ``promote_args``)."""
     args = _prepare(fun_name, args, arg_names)
-    return promote_shapes(*promote_dtypes(*args))
+    return promote_shapes(fun_name, *promote_dtypes(*args))
 
 
 def promote_args_inexact(fun_name: str, *args: Any,
                          arg_names: Sequence[str] = ("x", "y")) -> list[Any]:
     """promote_args with an inexact result dtype (mirrors ``promote_args_inexact``)."""
     args = _prepare(fun_name, args, arg_names)
-    return promote_shapes(*promote_dtypes_inexact(*args))
+    return promote_shapes(fun_name, *promote_dtypes_inexact(*args))
 
 
 def promote_args_numeric(fun_name: str, *args: Any,
                          arg_names: Sequence[str] = ("x", "y")) -> list[Any]:
     """promote_args with a non-bool result dtype (mirrors ``promote_args_numeric``)."""
     args = _prepare(fun_name, args, arg_names)
-    return promote_shapes(*promote_dtypes_numeric(*args))
+    return promote_shapes(fun_name, *promote_dtypes_numeric(*args))
 
 
 def broadcast_arrays_of(*args: Any) -> list[Any]:
@@ -238,3 +256,11 @@ def canonicalize_axis(axis: Any, ndim: int) -> int:
         raise ValueError(f"axis {axis} is out of bounds for array of dimension {ndim}")
     return axis + ndim if axis < 0 else axis
 
+
+
+def concrete_or_error(force: Any, value: Any, context: str = "") -> Any:
+    """``force(value)`` for a concrete value; JAX's ConcretizationTypeError (with
+    ``context``) for a traced one (``jax._src.core.concrete_or_error``)."""
+    if isinstance(value, core.Tracer):
+        raise errors.ConcretizationTypeError(value, context)
+    return value if force is None else force(value)

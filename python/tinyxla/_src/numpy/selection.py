@@ -70,7 +70,8 @@ def nonzero(a: ArrayLike, *, size: int | None = None,
                 arr, "The size argument of jnp.nonzero must be statically specified to use "
                      "jnp.nonzero within JAX transformations.")
         return _traced_nonzero(arr, int(size), fills, index_dtype)
-    found = np.nonzero(np.asarray(arr))
+    with core.set_current_trace(core.EVAL_TRACE):  # a concrete array made inside a trace
+        found = np.nonzero(np.asarray(_nonzero_mask(arr)))
     if size is not None:
         found = tuple(np.concatenate([f[:size], np.full(max(0, size - len(f)),
                                                          0 if v is None else v)])
@@ -78,12 +79,19 @@ def nonzero(a: ArrayLike, *, size: int | None = None,
     return tuple(asarray(np.asarray(f, dtype=index_dtype)) for f in found)
 
 
+def _nonzero_mask(arr: Any) -> Any:
+    """``arr != 0`` on the device, for the eager and the traced path alike: the kernels'
+    comparison reads float32/float64/bfloat16 denormals as zero (DAZ, as XLA:CPU), which
+    numpy's host-side test would not."""
+    return arr if arr.dtype == dtypes.bool_dtype else lax.ne(arr, lax.full_like(arr, 0))
+
+
 def _traced_nonzero(arr: Any, size: int, fills: tuple[Any, ...], index_dtype: np.dtype
                     ) -> tuple[Any, ...]:
     """nonzero of a traced array: the k-th true element's flat position is scattered to
     slot k (slots past ``size`` drop), then unravelled per axis."""
     flat = lax.reshape(arr, (int(np.prod(arr.shape)),))
-    mask = lax.ne(flat, lax.full_like(flat, 0))
+    mask = _nonzero_mask(flat)
     count = cumulative.cumsum(lax.convert_element_type(mask, index_dtype))
     one = lax.full((), 1, index_dtype)
     slots = lax.select(mask, lax.sub(count, one), lax.full_like(count, size))

@@ -74,7 +74,15 @@ def _ones(x: Any) -> Any:
 
 
 def _to_bool(x: Any) -> Any:
-    return x if x.dtype == _BOOL else lax.ne(x, const(x, 0))
+    """The truth of each element for the logical ufuncs: a conversion to bool, whose rules
+    are XLA:CPU's (a bfloat16 denormal is true, a float32 one false); complex values test
+    both parts against zero."""
+    if x.dtype == _BOOL:
+        return x
+    if x.dtype in _COMPLEX:
+        return lax.ne(x, const(x, 0))
+    # weak as lax.ne(x, const(x, 0)) would be: for a weak 0-d x only
+    return lax._convert_element_type(x, _BOOL, weak_type=x.weak_type and x.ndim == 0)
 
 
 # ---------------------------------------------------------------------------------------
@@ -327,7 +335,8 @@ def power(x1: ArrayLike, x2: ArrayLike, /) -> Any:
             x1, = promote_dtypes_numeric(x1)
             return lax.integer_pow(x1, exponent)
     promotion._check_scalars((x1, x2), ("x1", "x2"))
-    x1a, x2a = promotion.promote_shapes(promotion.ensure_array(x1), promotion.ensure_array(x2))
+    x1a, x2a = promotion.promote_shapes("power", promotion.ensure_array(x1),
+                                        promotion.ensure_array(x2))
     x1p, x2p = promote_args_numeric("power", x1a, x2a, arg_names=("x1", "x2"))
     if _is_int(x1p.dtype):
         return _pow_int_int(x1p, x2p)

@@ -1,1 +1,1 @@
-"""``jax.scipy.stats`` distributions (so far: ``norm``)."""
+"""``jax.scipy.stats``: the distributions, one module each, and the sample statistics."""

@@ -7,7 +7,7 @@ import numpy as np
 
 from tinyxla._src.lax import lax
 from tinyxla._src.numpy.promotion import promote_args_inexact
-from tinyxla._src.scipy import special
+from tinyxla._src.scipy import error_functions, special
 
 
 def logpdf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
@@ -40,3 +40,21 @@ def ppf(q: Any, loc: Any = 0, scale: Any = 1) -> Any:
     """Mirrors ``jax.scipy.stats.norm.ppf``: ``ndtri(q) * scale + loc`` (see ``ndtri``)."""
     q, loc, scale = promote_args_inexact("norm.ppf", q, loc, scale)
     return special.ndtri(q) * scale + loc
+
+
+def logcdf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
+    """Mirrors ``jax.scipy.stats.norm.logcdf``: ``log_ndtr((x - loc) / scale)``."""
+    x, loc, scale = promote_args_inexact("norm.logcdf", x, loc, scale)
+    return error_functions.log_ndtr(lax.div(lax.sub(x, loc), scale))
+
+
+def logsf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
+    """Mirrors ``jax.scipy.stats.norm.logsf``: ``logcdf(-x, -loc)``."""
+    x, loc, scale = promote_args_inexact("norm.logsf", x, loc, scale)
+    return logcdf(-x, -loc, scale)
+
+
+def isf(q: Any, loc: Any = 0, scale: Any = 1) -> Any:
+    """Mirrors ``jax.scipy.stats.norm.isf``: ``ppf(1 - q)``."""
+    q, loc, scale = promote_args_inexact("norm.isf", q, loc, scale)
+    return ppf(lax.sub(lax._const(q, 1), q), loc, scale)

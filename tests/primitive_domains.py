@@ -1,0 +1,375 @@
+"""Input domains of the lax primitives for the primitive sweep (test_primitive_sweep.py).
+
+The sweep derives a primitive's inputs from its abstract signature: an abstract-eval rule
+``(x, **params)`` is an elementwise unary op, ``(*avals, **params)`` a binary one, and the
+dtypes it accepts are those its abstract-eval rule does not reject. ``SPECS`` below holds
+the primitives that need more (parameters, operands of several dtypes, shapes of their
+own); a registered primitive that is neither in it nor fits a default makes the sweep fail.
+Everything here is deterministic: values come from fixed pools and seeded generators.
+"""
+from __future__ import annotations
+
+import dataclasses
+import zlib
+from typing import Any, Callable, Sequence
+
+import ml_dtypes
+import numpy as np
+
+from tinyxla import lax
+from tinyxla._src.lax import slicing
+
+ALL_DTYPES = tuple(np.dtype(n) for n in (
+    "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+    "float16", "bfloat16", "float32", "float64", "complex64", "complex128"))
+FLOATS = tuple(d for d in ALL_DTYPES if d.kind == "f" or d.name == "bfloat16")
+BF16 = np.dtype("bfloat16")
+
+
+def is_float(dt: np.dtype) -> bool:
+    return dt in FLOATS
+
+
+def is_int(dt: np.dtype) -> bool:
+    return dt.kind in "iu"
+
+
+def seed_of(*parts: Any) -> int:
+    return zlib.crc32(repr(parts).encode())
+
+
+def _real_pool(dt: np.dtype) -> list[float]:
+    """±0, ±1, halves, ±inf, NaN, the smallest normal and denormals, the largest finite."""
+    fi = ml_dtypes.finfo(dt)
+    den = float(fi.smallest_subnormal) * 3
+    return [0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 2.5, 3.0, -7.25, 100.0, 1e-3, float("inf"),
+            -float("inf"), float("nan"), float(fi.smallest_normal), den, -den, float(fi.max),
+            -float(fi.max)]
+
+
+def edge_values(dt: np.dtype) -> np.ndarray:
+    """The edge values of ``dt``: every special value a kernel may treat on its own."""
+    if dt == np.bool_:
+        return np.array([False, True])
+    if is_int(dt):
+        info = np.iinfo(dt)
+        vals = [info.min, info.min + 1, -7, -2, -1, 0, 1, 2, 3, 7, 31, 100, info.max - 1,
+                info.max, 1 << (info.bits - 2)]
+        return np.array(sorted({v for v in vals if info.min <= v <= info.max}), dtype=dt)
+    if is_float(dt):
+        return np.array(_real_pool(dt), dtype=np.float64).astype(dt)
+    part = ml_dtypes.finfo(np.float32 if dt == np.complex64 else np.float64)
+    parts = [0.0, -0.0, 1.0, -1.5, float("inf"), -float("inf"), float("nan"), 1e30,
+             float(part.smallest_subnormal) * 3]
+    pairs = [complex(a, b) for a in parts for b in parts]
+    keep = [p for i, p in enumerate(pairs) if i % 3 == 0 or i < 12]
+    out = np.empty(len(keep), dt)
+    out.real = [p.real for p in keep]
+    out.imag = [p.imag for p in keep]
+    return out
+
+
+def random_values(dt: np.dtype, n: int, seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    if dt == np.bool_:
+        return rng.integers(0, 2, n).astype(bool)
+    if is_int(dt):
+        info = np.iinfo(dt)
+        return rng.integers(max(info.min, -1000), min(info.max, 1000), n).astype(dt)
+    x = rng.standard_normal(n) * 4
+    if dt.kind == "c":
+        return (x + 1j * rng.standard_normal(n) * 4).astype(dt)
+    return x.astype(dt)
+
+
+def value_columns(dt: np.dtype, arity: int, seed: int) -> list[np.ndarray]:
+    """``arity`` columns whose rows are all pairs of edge values (a sample of them for three
+    operands) plus random rows; an odd number of rows."""
+    pool = edge_values(dt)
+    if arity == 1:
+        cols = [pool]
+    elif arity == 2:
+        a, b = np.meshgrid(pool, pool, indexing="ij")
+        cols = [a.reshape(-1), b.reshape(-1)]
+    else:
+        rng = np.random.default_rng(seed)
+        idx = rng.integers(0, len(pool), (arity, 3 * len(pool)))
+        cols = [pool[i] for i in idx]
+    extra = 13 if (len(cols[0]) + 13) % 2 else 14
+    return [np.concatenate([c, random_values(dt, extra, seed + k)]) for k, c in enumerate(cols)]
+
+
+# ---- cases ----
+
+@dataclasses.dataclass
+class Case:
+    """One call: ``prim.bind(*layout(args), **params)``; ``layout`` names how the operands
+    reach the primitive (as given, a strided slice, a transpose or a broadcast), applied
+    the same way on every path."""
+    args: tuple[np.ndarray, ...]
+    params: dict
+    layout: str = "flat"
+    label: str = ""
+
+
+LAYOUTS = ("scalar", "empty", "strided", "transposed", "broadcast")
+
+
+def laid_out(layout: str, cols: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
+    """The operands that ``apply_layout`` turns into views over ``cols``' values."""
+    if layout == "flat":
+        return tuple(cols)
+    if layout == "scalar":
+        i = len(cols[0]) // 3
+        return tuple(c[i].copy().reshape(()) for c in cols)
+    if layout == "empty":
+        return tuple(c[:0].reshape(2, 0) for c in cols)
+    if layout == "strided":  # the values at even positions of a longer array
+        return tuple(np.stack([c, c[::-1]], 1).reshape(-1) for c in cols)
+    if layout == "transposed":
+        n = len(cols[0]) - len(cols[0]) % 3
+        return tuple(c[:n].reshape(n // 3, 3) for c in cols)
+    if layout == "broadcast":  # the first operand (3, n), the others (n,) broadcast
+        n = min(len(cols[0]), 41)
+        return (np.stack([cols[0][:n], cols[0][::-1][:n], cols[0][n:2 * n] if len(cols[0]) >= 2 * n
+                          else cols[0][:n]]),) + tuple(c[:n] for c in cols[1:])
+    raise ValueError(layout)
+
+
+def apply_layout(layout: str, args: Sequence[Any]) -> list[Any]:
+    """The views of ``layout`` over (traced or concrete) operands."""
+    if layout == "strided":
+        return [lax.slice(a, (0,), (a.shape[0],), (2,)) for a in args]
+    if layout == "transposed":
+        return [lax.transpose(a, (1, 0)) for a in args]
+    if layout == "broadcast":
+        shape = tuple(args[0].shape)
+        return [args[0]] + [lax.broadcast_in_dim(a, shape, (1,)) for a in args[1:]]
+    return list(args)
+
+
+def elementwise_cases(name: str, dt: np.dtype, arity: int, params: dict,
+                      operand_dtypes: Sequence[np.dtype] | None = None) -> list[Case]:
+    """The main case (all edge pairs) and two more layouts chosen by name and dtype."""
+    dts = list(operand_dtypes or [dt] * arity)
+    seed = seed_of(name, dt.name, sorted(params.items(), key=str))
+    cols = value_columns(dt, arity, seed)
+    cols = [c if d == dt else _values_of(d, len(c), seed + i) for i, (c, d) in enumerate(zip(cols, dts))]
+    cases = [Case(laid_out("flat", cols), params)]
+    start = seed % len(LAYOUTS)
+    for k in (start, (start + 2) % len(LAYOUTS)):
+        layout = LAYOUTS[k]
+        cases.append(Case(laid_out(layout, cols), params, layout))
+    return cases
+
+
+def _values_of(dt: np.dtype, n: int, seed: int) -> np.ndarray:
+    pool = edge_values(dt)
+    return np.resize(np.concatenate([pool, random_values(dt, n, seed)]), n)
+
+
+# ---- the specs of primitives that do not fit a default ----
+
+@dataclasses.dataclass
+class Spec:
+    """How the sweep calls a primitive: ``cases(dtype)`` lists its calls for a dtype it
+    accepts (dtypes whose probe call the abstract-eval rule rejects are skipped); ``kind``
+    picks the comparison: 'exact' bit for bit, 'rounding' within rounding errors (sums,
+    products, dot), 'excluded' not swept (``reason`` names where it is tested)."""
+    cases: Callable[[np.dtype], list[Case]] | None = None
+    kind: str = "exact"
+    reason: str = ""
+    probe: Callable[[np.dtype], Case] | None = None
+
+
+def _unary(params_of: Callable[[np.dtype], list[dict]]) -> Spec:
+    def cases(dt):
+        return [c for p in params_of(dt) for c in elementwise_cases("u", dt, 1, p)]
+    return Spec(cases)
+
+
+def _convert_cases(dt: np.dtype) -> list[Case]:
+    out = []
+    for to in ALL_DTYPES:
+        p = dict(new_dtype=to, weak_type=False, sharding=None)
+        out += elementwise_cases("convert", dt, 1, p)[: 2 if to.kind == dt.kind else 1]
+    return out
+
+
+def _bitcast_cases(dt: np.dtype) -> list[Case]:
+    return [c for to in ALL_DTYPES if to.itemsize == dt.itemsize and to != np.bool_
+            for c in elementwise_cases("bitcast", dt, 1, dict(new_dtype=to))[:1]]
+
+
+def _select_cases(dt: np.dtype) -> list[Case]:
+    out = []
+    for which, ncases in ((np.dtype(bool), 2), (np.dtype(np.int32), 3)):
+        cols = value_columns(dt, ncases, seed_of("select", dt.name, ncases))
+        n = len(cols[0])
+        w = (np.arange(n) % ncases).astype(which)
+        w[::7] = w[::7][::-1]
+        for layout in ("flat", LAYOUTS[seed_of(dt.name, ncases) % len(LAYOUTS)]):
+            out.append(Case(laid_out(layout, [w] + cols), {}, layout))
+    return out
+
+
+def _reduce_cases(name: str, extra: dict | None = None) -> Callable[[np.dtype], list[Case]]:
+    def cases(dt):
+        cols = value_columns(dt, 1, seed_of(name, dt.name))[0]
+        n = len(cols) - len(cols) % 5
+        x = cols[:n].reshape(5, n // 5)
+        empty = np.zeros((0, 3), dt)
+        out = [Case((x,), dict(axes=a, **(extra or {}))) for a in ((0,), (1,), (0, 1))]
+        out.append(Case((empty,), dict(axes=(0,), **(extra or {}))))
+        if not extra:
+            for c in out:
+                c.params["out_sharding"] = None
+        return out
+    return cases
+
+
+def _argminmax_cases(dt: np.dtype) -> list[Case]:
+    return [Case(c.args, dict(axes=c.params["axes"], index_dtype=np.dtype(np.int32)))
+            for c in _reduce_cases("arg")(dt)[:2]]
+
+
+def _cumulative_cases(dt: np.dtype) -> list[Case]:
+    x = _reduce_cases("cum")(dt)[0].args[0]
+    return [Case((x,), dict(axis=a, reverse=r)) for a in (0, 1) for r in (False, True)]
+
+
+def _shape_op(make: Callable[[np.ndarray], tuple[tuple[np.ndarray, ...], dict]]) -> Spec:
+    def cases(dt):
+        x = value_columns(dt, 1, seed_of("shape", dt.name))[0]
+        n = len(x) - len(x) % 3
+        grid = x[:n].reshape(3, n // 3)
+        args, params = make(grid)
+        return [Case(args, params)]
+    return Spec(cases)
+
+
+def _gather_case(x: np.ndarray) -> tuple[tuple[np.ndarray, ...], dict]:
+    idx = np.array([[0], [2], [1], [5], [-1]], np.int32)  # out of bounds: clamped
+    dn = slicing.GatherDimensionNumbers(offset_dims=(1,), collapsed_slice_dims=(0,),
+                                        start_index_map=(0,))
+    return (x, idx), dict(dimension_numbers=dn, slice_sizes=(1, x.shape[1]),
+                          unique_indices=False, indices_are_sorted=False,
+                          mode=slicing.GatherScatterMode.CLIP, fill_value=None)
+
+
+def _scatter_spec() -> Spec:
+    def cases(dt):
+        x = value_columns(dt, 1, seed_of("scatter", dt.name))[0]
+        n = len(x) - len(x) % 3
+        op = x[:n].reshape(3, n // 3)
+        upd = np.stack([x[:n // 3][::-1], x[n // 3:2 * (n // 3)]])
+        idx = np.array([[2], [0]], np.int32)
+        dn = slicing.ScatterDimensionNumbers(update_window_dims=(1,), inserted_window_dims=(0,),
+                                             scatter_dims_to_operand_dims=(0,))
+        return [Case((op, idx, upd), dict(dimension_numbers=dn, indices_are_sorted=False,
+                                          unique_indices=False,
+                                          mode=slicing.GatherScatterMode.FILL_OR_DROP))]
+    return Spec(cases)
+
+
+def _dot_cases(dt: np.dtype) -> list[Case]:
+    rng = np.random.default_rng(seed_of("dot", dt.name))
+    a = random_values(dt, 5 * 7, int(rng.integers(1 << 30))).reshape(5, 7)
+    b = random_values(dt, 7 * 3, int(rng.integers(1 << 30))).reshape(7, 3)
+    return [Case((a, b), dict(dimension_numbers=(((1,), (0,)), ((), ())), precision=None,
+                              preferred_element_type=None))]
+
+
+def _sort_cases(dt: np.dtype) -> list[Case]:
+    x = value_columns(dt, 1, seed_of("sort", dt.name))[0]
+    n = len(x) - len(x) % 3
+    grid = x[:n].reshape(3, n // 3)
+    return [Case((grid,), dict(dimension=d, is_stable=True, num_keys=1)) for d in (0, 1)]
+
+
+_LAPACK = tuple(np.dtype(n) for n in ("float32", "float64", "complex64", "complex128"))
+
+
+def _eigh_cases(dt: np.dtype) -> list[Case]:
+    if dt not in _LAPACK:
+        return []
+    a = random_values(dt, 16, seed_of("eigh", dt.name)).reshape(4, 4)
+    a = a + a.T.conj()
+    return [Case((a,), dict(lower=True, sort_eigenvalues=True, subset_by_index=None,
+                            algorithm=None))]
+
+
+def _eig_cases(dt: np.dtype) -> list[Case]:
+    if dt not in _LAPACK:
+        return []
+    a = random_values(dt, 16, seed_of("eig", dt.name)).reshape(4, 4)
+    return [Case((a,), dict(compute_left_eigenvectors=False, compute_right_eigenvectors=False,
+                            enable_eigvec_derivs=False, implementation=None))]
+
+
+_COLLECTIVE = "needs a named axis: tests/test_pmap.py and tests/multidevice"
+_CALL = "a call of a sub-jaxpr, lowered by inlining: tests/test_jit.py, test_autodiff.py"
+
+SPECS: dict[str, Spec] = {
+    "convert_element_type": Spec(_convert_cases),
+    "bitcast_convert_type": Spec(_bitcast_cases),
+    "integer_pow": _unary(lambda dt: [dict(y=y) for y in (0, 1, 2, 3, -2, 5)]),
+    "round": _unary(lambda dt: [dict(rounding_method=m) for m in lax.RoundingMethod]),
+    "conj": _unary(lambda dt: [dict(input_dtype=dt)]),
+    "mul": Spec(lambda dt: elementwise_cases("mul", dt, 2, {})),
+    "clamp": Spec(lambda dt: elementwise_cases("clamp", dt, 3, {})),
+    "select_n": Spec(_select_cases),
+    "stop_gradient": Spec(lambda dt: elementwise_cases("stop_gradient", dt, 1, {})),
+    "copy": Spec(lambda dt: elementwise_cases("copy", dt, 1, {})),
+    # bool excluded: as in JAX, add_any's abstract eval takes any dtype but its eager impl
+    # is lax.add, which refuses bool (only symbolic-zero-free bool tangents could reach it).
+    "add_any": Spec(lambda dt: elementwise_cases("add_any", dt, 2, {}) if dt != np.bool_ else []),
+    "reduce_sum": Spec(_reduce_cases("sum"), "rounding"),
+    "reduce_prod": Spec(_reduce_cases("prod"), "rounding"),
+    "reduce_max": Spec(_reduce_cases("max")),
+    "reduce_min": Spec(_reduce_cases("min")),
+    "reduce_and": Spec(_reduce_cases("and")),
+    "reduce_or": Spec(_reduce_cases("or")),
+    "reduce_xor": Spec(_reduce_cases("xor")),
+    "argmax": Spec(_argminmax_cases),
+    "argmin": Spec(_argminmax_cases),
+    "cumsum": Spec(_cumulative_cases, "rounding"),
+    "cumprod": Spec(_cumulative_cases, "rounding"),
+    "cummax": Spec(_cumulative_cases),
+    "cummin": Spec(_cumulative_cases),
+    "cumlogsumexp": Spec(_cumulative_cases, "rounding"),
+    "reshape": _shape_op(lambda x: ((x,), dict(new_sizes=(x.shape[1], 3), dimensions=None,
+                                               sharding=None))),
+    "transpose": _shape_op(lambda x: ((x,), dict(permutation=(1, 0)))),
+    "rev": _shape_op(lambda x: ((x,), dict(dimensions=(1,)))),
+    "squeeze": _shape_op(lambda x: ((x[:1],), dict(dimensions=(0,)))),
+    "broadcast_in_dim": _shape_op(lambda x: ((x[0],), dict(shape=(2, x.shape[1]),
+                                                           broadcast_dimensions=(1,)))),
+    "slice": _shape_op(lambda x: ((x,), dict(start_indices=(0, 1), limit_indices=(3, x.shape[1]),
+                                             strides=(2, 3)))),
+    "pad": _shape_op(lambda x: ((x, x[0, :1].reshape(())),
+                                dict(padding_config=((1, 2, 0), (-1, 1, 1))))),
+    "concatenate": _shape_op(lambda x: ((x, x[:1]), dict(dimension=0))),
+    "dynamic_slice": _shape_op(lambda x: ((x, np.int32(1), np.int32(x.shape[1])),
+                                          dict(slice_sizes=(2, 3)))),
+    "dynamic_update_slice": _shape_op(lambda x: ((x, x[:1, :2], np.int32(2), np.int32(-1)), {})),
+    "gather": _shape_op(_gather_case),
+    "scatter": _scatter_spec(),
+    "scatter-add": _scatter_spec(),
+    "scatter-mul": _scatter_spec(),
+    "scatter-max": _scatter_spec(),
+    "scatter-min": _scatter_spec(),
+    "sort": Spec(_sort_cases),
+    "iota": Spec(lambda dt: [Case((), dict(dtype=dt, shape=(3, 5), dimension=d, sharding=None))
+                             for d in (0, 1)],
+                 probe=lambda dt: Case((), dict(dtype=dt, shape=(3, 5), dimension=0,
+                                                sharding=None))),
+    "dot_general": Spec(_dot_cases, "rounding"),
+    "eigh": Spec(_eigh_cases, "rounding"),
+    "eig": Spec(_eig_cases, "rounding"),
+    **{name: Spec(kind="excluded", reason=_COLLECTIVE) for name in (
+        "psum", "pmax", "pmin", "all_gather", "all_to_all", "ppermute", "reduce_scatter",
+        "axis_index", "xla_pmap")},
+    **{name: Spec(kind="excluded", reason=_CALL) for name in (
+        "jit", "remat2", "custom_jvp_call", "custom_vjp_call", "custom_lin")},
+}
