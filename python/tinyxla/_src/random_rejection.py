@@ -18,8 +18,8 @@ the iteration where JAX's loop condition turns false, so the result is JAX's exa
 The primitives have no lowering rule: inside ``jit`` the jaxpr runs equation by equation
 (``interpreters.lowering``), which keeps the loops exact, at eager speed. vmap over keys
 batches them (the impls take leading batch axes on the key and the parameters), and
-gamma differentiates by implicit reparameterisation (``random_gamma_grad``, the derivative
-of the sample with respect to ``a`` at a fixed CDF value, as JAX's).
+gamma differentiates by implicit reparameterisation (``lax.random_gamma_grad``, the
+derivative of the sample with respect to ``a`` at a fixed CDF value, as JAX's).
 
 Float32 samples go through XLA:CPU's float32 ``log``/``log1p`` and its fused multiply-adds
 (``xla_cpu_math``). In other dtypes the loops are JAX's, with tinyxla's transcendental
@@ -38,6 +38,7 @@ from tinyxla._src.core import Primitive, ShapedArray
 from tinyxla._src.host_loop import compacting_while, while_any
 from tinyxla._src.interpreters import ad, batching
 from tinyxla._src.lax import lax
+from tinyxla._src.lax.special import random_gamma_grad
 from tinyxla._src.random import _normal, _uniform
 from tinyxla._src.vmap import vmap
 from tinyxla import numpy as jnp
@@ -225,152 +226,6 @@ def _gamma_grad(sample: Any, a: Any, *, log_space: bool, partitionable: bool) ->
 
 ad.defjvp2(random_gamma_p, None,
            lambda t, ans, key, a, **params: lax.mul(t, _gamma_grad(ans, a, **params)))
-
-
-# ----------------------------------------------------------------------------- gamma's derivative
-
-_GRAD_STEPS = 16
-_CF_MAX_ITERATIONS = 2000
-
-
-def _igamma_series_steps(state: tuple[Any, ...], steps: int) -> tuple[Any, ...]:
-    """``steps`` trips of JAX's ``_igamma_series`` loop (sample-derivative mode)."""
-    enabled, r, c, ans, x, dc_da, dans_da = state
-    eps = dtypes.finfo(x.dtype).eps
-    for _ in range(steps):
-        r_new = lax.add(r, _const(r, 1))
-        dc_da_new = lax.sub(lax.mul(dc_da, lax.div(x, r_new)),
-                            lax.div(lax.mul(c, x), lax.mul(r_new, r_new)))
-        dans_da_new = lax.add(dans_da, dc_da_new)
-        c_new = lax.mul(c, lax.div(x, r_new))
-        ans_new = lax.add(ans, c_new)
-        going = lax.bitwise_and(enabled, lax.gt(lax.abs(lax.div(dc_da_new, dans_da_new)),
-                                                _const(x, eps)))
-        r, c, ans, dc_da, dans_da = (lax.select(enabled, new, old) for new, old in (
-            (r_new, r), (c_new, c), (ans_new, ans), (dc_da_new, dc_da), (dans_da_new, dans_da)))
-        enabled = going
-    return enabled, r, c, ans, x, dc_da, dans_da
-
-
-def _igammac_cf_steps(state: tuple[Any, ...], steps: int) -> tuple[Any, ...]:
-    """``steps`` trips of JAX's ``_igammac_continued_fraction`` loop (sample-derivative mode,
-    at most 2000 trips)."""
-    (enabled, ans, t, y, z, c, pkm1, qkm1, pkm2, qkm2,
-     dpkm2_da, dqkm2_da, dpkm1_da, dqkm1_da, dans_da) = state
-    eps = dtypes.finfo(ans.dtype).eps
-    for _ in range(steps):
-        enabled = lax.bitwise_and(enabled, lax.lt(c, _const(c, _CF_MAX_ITERATIONS)))
-        c_new = lax.add(c, _const(c, 1))
-        y_new = lax.add(y, _const(y, 1))
-        z_new = lax.add(z, _const(z, 2))
-        yc = lax.mul(y_new, c_new)
-        pk = lax.sub(lax.mul(pkm1, z_new), lax.mul(pkm2, yc))
-        qk = lax.sub(lax.mul(qkm1, z_new), lax.mul(qkm2, yc))
-        nonzero = lax.ne(qk, _const(qk, 0))
-        r = lax.div(pk, qk)
-        t_new = lax.select(nonzero, lax.abs(lax.div(lax.sub(ans, r), r)), lax.full_like(r, 1))
-        ans_new = lax.select(nonzero, r, ans)
-        dpk_da = lax.add(lax.sub(lax.sub(lax.mul(dpkm1_da, z_new), pkm1),
-                                 lax.mul(dpkm2_da, yc)), lax.mul(pkm2, c_new))
-        dqk_da = lax.add(lax.sub(lax.sub(lax.mul(dqkm1_da, z_new), qkm1),
-                                 lax.mul(dqkm2_da, yc)), lax.mul(qkm2, c_new))
-        dans_da_new = lax.select(nonzero, lax.div(lax.sub(dpk_da, lax.mul(ans_new, dqk_da)), qk),
-                                 dans_da)
-        grad_change = lax.select(nonzero, lax.abs(lax.sub(dans_da_new, dans_da)),
-                                 lax.full_like(dans_da, 1))
-        rescale = lax.gt(lax.abs(pk), _const(pk, 1 / eps))
-        scale = lambda v: lax.select(rescale, lax.mul(v, _const(v, eps)), v)  # noqa: E731
-        new = (ans_new, t_new, y_new, z_new, scale(pk), scale(qk), scale(pkm1), scale(qkm1),
-               scale(dpkm1_da), scale(dqkm1_da), scale(dpk_da), scale(dqk_da), dans_da_new)
-        old = (ans, t, y, z, pkm1, qkm1, pkm2, qkm2, dpkm2_da, dqkm2_da, dpkm1_da, dqkm1_da,
-               dans_da)
-        (ans, t, y, z, pkm1, qkm1, pkm2, qkm2, dpkm2_da, dqkm2_da, dpkm1_da, dqkm1_da,
-         dans_da) = (lax.select(enabled, n_, o_) for n_, o_ in zip(new, old))
-        c = c_new
-        enabled = lax.bitwise_and(enabled, lax.gt(grad_change, _const(grad_change, eps)))
-    return (enabled, ans, t, y, z, c, pkm1, qkm1, pkm2, qkm2,
-            dpkm2_da, dqkm2_da, dpkm1_da, dqkm1_da, dans_da)
-
-
-def _gamma_grad_setup(a: Any, x: Any) -> tuple[Any, ...]:
-    is_nan = lax.bitwise_or(lax.ne(a, a), lax.ne(x, x))
-    x_is_zero = lax.eq(x, lax.full_like(x, 0))
-    domain_error = lax.bitwise_or(lax.lt(x, lax.full_like(x, 0)), lax.le(a, lax.full_like(a, 0)))
-    use_cf = lax.bitwise_and(lax.gt(x, lax.full_like(x, 1)), lax.gt(x, a))
-    ax = lax.sub(lax.sub(lax.mul(a, lax.log(x)), x), lax.lgamma(a))
-    underflow = lax.lt(ax, _const(ax, -np.log(dtypes.finfo(a.dtype).max)))
-    enabled = lax.bitwise_not(lax.bitwise_or(lax.bitwise_or(lax.bitwise_or(
-        x_is_zero, domain_error), underflow), is_nan))
-    zeros, ones = lax.full_like(a, 0), lax.full_like(a, 1)
-    series = (lax.bitwise_and(enabled, lax.bitwise_not(use_cf)), a, ones, ones, x, zeros, zeros)
-    y = lax.sub(_const(a, 1), a)
-    z = lax.add(lax.add(x, y), _const(x, 1))
-    pkm1 = lax.add(x, _const(x, 1))
-    qkm1 = lax.mul(z, x)
-    ans = lax.div(pkm1, qkm1)
-    dqkm1_da = lax.neg(x)
-    dans_da = lax.div(lax.sub(zeros, lax.mul(ans, dqkm1_da)), qkm1)
-    cf = (lax.bitwise_and(enabled, use_cf), ans, ones, y, z, zeros, pkm1, qkm1, ones, x,
-          zeros, zeros, zeros, dqkm1_da, dans_da)
-    return series, cf
-
-
-def _gamma_grad_finish(a: Any, x: Any, series: tuple[Any, ...], cf: tuple[Any, ...]) -> Any:
-    ans_s, dans_da_s = series[3], series[6]
-    from_series = lax.div(lax.mul(lax.neg(lax.add(
-        dans_da_s, lax.mul(ans_s, lax.sub(lax.log(x), lax.digamma(lax.add(a, _const(a, 1))))))),
-        x), a)
-    ans_c, dans_da_c = cf[1], cf[14]
-    from_cf = lax.neg(lax.mul(lax.add(dans_da_c, lax.mul(
-        ans_c, lax.sub(lax.log(x), lax.digamma(a)))), x))
-    use_cf = lax.bitwise_and(lax.gt(x, lax.full_like(x, 1)), lax.gt(x, a))
-    out = lax.select(use_cf, lax.neg(from_cf), from_series)
-    out = lax.select(lax.eq(x, lax.full_like(x, 0)), lax.full_like(out, 0), out)
-    invalid = lax.bitwise_or(lax.bitwise_or(lax.lt(x, lax.full_like(x, 0)),
-                                            lax.le(a, lax.full_like(a, 0))),
-                             lax.bitwise_or(lax.ne(a, a), lax.ne(x, x)))
-    return lax.select(invalid, lax.full_like(a, np.nan), out)
-
-
-_gamma_grad_setup_jit = jit(_gamma_grad_setup)
-_igamma_series_jit = jit(_igamma_series_steps, static_argnums=(1,))
-_igammac_cf_jit = jit(_igammac_cf_steps, static_argnums=(1,))
-_gamma_grad_finish_jit = jit(_gamma_grad_finish)
-
-
-def _random_gamma_grad_impl(a: Any, x: Any) -> Any:
-    series, cf = _gamma_grad_setup_jit(a, x)
-    series = while_any(lambda s: _igamma_series_jit(s, _GRAD_STEPS), series, lambda s: s[0])
-    cf = while_any(lambda s: _igammac_cf_jit(s, _GRAD_STEPS), cf, lambda s: s[0])
-    return _gamma_grad_finish_jit(a, x, series, cf)
-
-
-def _random_gamma_grad_abstract_eval(a: ShapedArray, x: ShapedArray) -> ShapedArray:
-    if a.shape != x.shape or a.dtype != x.dtype:
-        raise TypeError("random_gamma_grad requires arguments of the same shape and dtype, "
-                        f"got {a.str_short()} and {x.str_short()}")
-    return ShapedArray(a.shape, a.dtype)
-
-
-random_gamma_grad_p = Primitive("random_gamma_grad")
-random_gamma_grad_p.def_impl(_random_gamma_grad_impl)
-random_gamma_grad_p.def_abstract_eval(_random_gamma_grad_abstract_eval)
-batching.primitive_batchers[random_gamma_grad_p] = (
-    lambda vals, dims: batching.broadcast_batcher(random_gamma_grad_p, vals, dims))
-
-
-def random_gamma_grad(a: Any, x: Any) -> Any:
-    """The derivative of a Gamma(a) sample ``x`` with respect to ``a`` at a fixed CDF value,
-    ``-(dP(a, x)/da) / (dP(a, x)/dx)`` (mirrors ``jax.lax.random_gamma_grad``; its series and
-    continued fraction run until they converge, as JAX's loops do)."""
-    a, x = jnp.asarray(a), jnp.asarray(x)
-    dtype = dtypes.result_type(a, x)
-    if not dtypes.issubdtype(dtype, np.floating):
-        dtype = dtypes.default_float_dtype()
-    shape = jnp.broadcast_shapes(a.shape, x.shape)
-    a = jnp.broadcast_to(a.astype(dtype), shape)
-    x = jnp.broadcast_to(x.astype(dtype), shape)
-    return random_gamma_grad_p.bind(a, x)
 
 
 # ----------------------------------------------------------------------------- poisson
@@ -637,3 +492,6 @@ random_binomial_p = _host_loop_primitive(
     "random_binomial", _random_binomial_impl,
     lambda key, count, prob, *, dtype, partitionable: ShapedArray(prob.shape, dtype))
 ad.defjvp_zero(random_binomial_p)
+
+# The primitives without a lowering rule: they run on the host until lax.while_loop exists.
+HOST_LOOP_PRIMITIVES = (random_gamma_p, random_poisson_p, random_binomial_p)
