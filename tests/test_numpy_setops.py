@@ -158,3 +158,16 @@ def test_set_operations_under_jit():
     for f in (lambda x: jnp.setdiff1d(x, x), lambda x: jnp.union1d(x, x)):
         with pytest.raises(errors.ConcretizationTypeError):
             jax.jit(f)(a)
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int16, np.uint32, np.int32])
+def test_isin_lookup_table_at_dtype_extremes(dtype):
+    # The integer lookup table offsets values from the smallest test element; those
+    # offsets must not wrap in the input's dtype.
+    info = np.iinfo(dtype)
+    a = _rng.randint(info.min, int(info.max) + 1, 3000, dtype=np.int64).astype(dtype)
+    for test in (np.concatenate([a[:40], A([info.min, info.max], dtype)]),
+                 _rng.randint(0, 100, 300).astype(dtype)):
+        for invert in (False, True):
+            np.testing.assert_array_equal(jnp.isin(a, test, invert=invert),
+                                          np.isin(a, test, invert=invert))

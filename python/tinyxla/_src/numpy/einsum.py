@@ -239,6 +239,10 @@ def einsum(subscripts: Any, /, *operands: Any, out: None = None, optimize: Any =
     else:
         dt = dtypes.check_user_dtype_supported(preferred_element_type, "einsum")
         weak = False
+    # The plan's dimension numbers are already canonical: the default dot_general binds
+    # the primitive directly (eager einsum of small operands is dominated by overhead).
+    direct = _dot_general is lax.dot_general
+    canonical_precision = lax.canonicalize_precision(precision) if direct else None
     for step in steps:
         popped = [arrays.pop(i) for i in step.operands]
         popped = [_apply_prep(x, p, dt) for x, p in zip(popped, step.preps)]
@@ -248,12 +252,20 @@ def einsum(subscripts: Any, /, *operands: Any, out: None = None, optimize: Any =
             lhs, rhs = popped
             if step.swap:
                 lhs, rhs = rhs, lhs
-            result = _dot_general(lhs, rhs, step.dimension_numbers, precision,
-                                  preferred_element_type=dt)
+            if direct:
+                result = lax.dot_general_p.bind(lhs, rhs, dimension_numbers=step.dimension_numbers,
+                                                precision=canonical_precision,
+                                                preferred_element_type=dt)
+            else:
+                result = _dot_general(lhs, rhs, step.dimension_numbers, precision,
+                                      preferred_element_type=dt)
         if step.perm is not None:
             result = lax.transpose(result, step.perm)
         arrays.append(result)
-    return lax._convert_element_type(arrays[0], dt, weak)
+    out = arrays[0]
+    if out.dtype == dt and out.weak_type == weak:
+        return out
+    return lax._convert_element_type(out, dt, weak)
 
 
 def einsum_path(subscripts: Any, /, *operands: Any, optimize: Any = "auto"

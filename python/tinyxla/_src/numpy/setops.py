@@ -6,7 +6,8 @@ neighbours differ, take the marked ones. Results whose length depends on the dat
 concrete input unless ``size`` is given (then they are padded: by default with the
 smallest value, as JAX does). ``isin``'s default method picks, by size, between
 comparing all pairs and a binary search in the sorted test elements (JAX's 'auto' always
-compares all pairs); every method gives the same answer.
+compares all pairs); for concrete integer test elements spanning a small range the
+search is a lookup table, as numpy's. Every method gives the same answer.
 """
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from tinyxla._src import dtypes
+from tinyxla._src import core, dtypes
 from tinyxla._src.lax import cumulative as lax_cumulative
 from tinyxla._src.lax import lax
 from tinyxla._src.lax import slicing
@@ -67,9 +68,12 @@ def _differs(prev: Any, cur: Any, equal_nan: bool) -> Any:
     return out
 
 
-def _unique_sorted_mask(ar: Any, axis: int, equal_nan: bool) -> tuple[Any, Any, Any]:
+def _unique_sorted_mask(ar: Any, axis: int, equal_nan: bool, need_perm: bool = True
+                        ) -> tuple[Any, Any, Any]:
     """The slices along ``axis`` sorted (axis moved first), the mask of first
-    occurrences, and the sorting permutation (JAX's ``_unique_sorted_mask``)."""
+    occurrences, and the sorting permutation (JAX's ``_unique_sorted_mask``); without
+    ``need_perm`` a 1-d input is sorted alone (a key-value sort costs more) and the
+    permutation is None."""
     aux = lax.transpose(ar, (axis, *(d for d in range(ar.ndim) if d != axis)))
     if dtypes.issubdtype(aux.dtype, np.complexfloating):
         # A NaN in either part makes the number NaN, as numpy sorts it.
@@ -78,6 +82,8 @@ def _unique_sorted_mask(ar: Any, axis: int, equal_nan: bool) -> tuple[Any, Any, 
     width = int(np.prod(rest))
     if width == 0:
         size, perm = 1, lax.full((1,), 0, _index_dtype())
+    elif aux.ndim == 1 and not need_perm:
+        aux, perm = lax_sorting.sort(aux), None
     elif aux.ndim == 1:
         aux, perm = lax_sorting.sort_key_val(aux, _iota(size))
     else:
@@ -106,7 +112,7 @@ def _unique(ar: Any, axis: int, return_index: bool = False, return_inverse: bool
     if ar.shape[axis] == 0 and size and fill_value is None:
         raise ValueError("jnp.unique: for zero-sized input with nonzero size argument, "
                          "fill_value must be specified")
-    aux, mask, perm = _unique_sorted_mask(ar, axis, equal_nan)
+    aux, mask, perm = _unique_sorted_mask(ar, axis, equal_nan, return_index or return_inverse)
     if size is None:
         concrete_or_error(None, mask, "The error arose in jnp.unique(). " + UNIQUE_SIZE_HINT)
         ind = nonzero(mask)[0]
@@ -259,10 +265,46 @@ def _in1d(ar1: Any, ar2: Any, invert: bool, method: str, assume_unique: bool) ->
         if invert:
             return lax.reduce_and(lax.ne(a, b), (1,))
         return lax.reduce_or(lax.eq(a, b), (1,))
+    if (method == "binary_search" and not isinstance(arr2, core.Tracer)
+            and dtypes.issubdtype(arr1.dtype, np.integer)):
+        table = _in1d_table(arr1, arr2, invert)
+        if table is not None:
+            return table
     # 'sort' answers as 'binary_search' does.
     sorted2 = lax_sorting.sort(arr2)
     found = take(sorted2, searchsorted(sorted2, arr1), mode="clip")
     return lax.ne(arr1, found) if invert else lax.eq(arr1, found)
+
+
+# The lookup table may be this many times larger than the inputs together.
+_TABLE_RATIO = 4
+
+
+def _in1d_table(arr1: Any, arr2: Any, invert: bool) -> Any:
+    """For integers: a table of which values in [min(arr2), max(arr2)] arr2 holds, read at
+    each element (numpy's 'table' kind); None when that range is too large."""
+    lo, hi = int(lax.reduce_min(arr2, (0,))), int(lax.reduce_max(arr2, (0,)))
+    span = hi - lo + 1
+    if span > _TABLE_RATIO * (arr1.shape[0] + arr2.shape[0]):
+        return None
+    # Offsets from lo, computed modulo 2**bits of a 32- or 64-bit int: exact for values
+    # inside the (short) range, the only ones read.
+    wide = np.dtype(np.int64 if arr1.dtype.itemsize == 8 else np.int32)
+    lo_wide = np.asarray(lo, dtype=arr1.dtype).astype(wide)
+
+    def offset(x: Any) -> Any:
+        return lax.convert_element_type(lax.sub(lax.convert_element_type(x, wide),
+                                                lax.full(x.shape, lo_wide, wide)), np.int32)
+    offsets = offset(arr2)
+    dnums = slicing.ScatterDimensionNumbers((), (0,), (0,))
+    table = slicing.scatter(lax.full((span,), invert, np.bool_),
+                            lax.reshape(offsets, (offsets.shape[0], 1)),
+                            lax.full(offsets.shape, not invert, np.bool_), dnums)
+    # Compared in arr1's own dtype (lo and hi are values of it).
+    inside = lax.bitwise_and(lax.ge(arr1, lax.full_like(arr1, lo)),
+                             lax.le(arr1, lax.full_like(arr1, hi)))
+    found = take(table, offset(arr1), mode="clip")
+    return lax.select(inside, found, lax.full(found.shape, invert, np.bool_))
 
 
 def isin(element: ArrayLike, test_elements: ArrayLike, assume_unique: bool = False,

@@ -1,19 +1,19 @@
 """Sorting and order statistics: sort, argsort, lexsort, partition, argpartition,
-searchsorted, digitize, unique, median, quantile and percentile (and their nan forms).
+searchsorted, digitize, median, quantile and percentile (and their nan forms).
 
 Mirrors ``jax._src.numpy.sorting`` / ``jax.numpy.searchsorted`` / ``jax.numpy.quantile``,
 all built on ``lax.sort`` (NaNs last, -0.0 equal to 0.0). ``searchsorted`` is an unrolled
-binary search of lax ops (JAX's default 'scan' method computes the same). ``unique``
-needs concrete input unless ``size`` is given, as in JAX. ``quantile`` supports only
-method='linear'.
+binary search of lax ops (JAX's default 'scan' method computes the same). ``quantile``
+has every method; ``weights`` go with 'inverted_cdf' only, as in JAX.
 """
 from __future__ import annotations
 
+import operator
 from typing import Any, Sequence
 
 import numpy as np
 
-from tinyxla._src import core, dtypes, errors
+from tinyxla._src import dtypes
 from tinyxla._src.lax import cumulative as lax_cumulative
 from tinyxla._src.lax import lax
 from tinyxla._src.lax import slicing
@@ -42,19 +42,31 @@ def sort(a: ArrayLike, axis: int | None = -1, *, kind: None = None, order: None 
 
 
 def argsort(a: ArrayLike, axis: int | None = -1, *, kind: None = None, order: None = None,
-            stable: bool = True, descending: bool = False) -> Any:
+            stable: bool = True, descending: bool = False, dtype: Any = None) -> Any:
     """Mirrors ``jax.numpy.argsort``: a stable descending order keeps equal elements in
-    their original order (the operand is reversed before sorting)."""
+    their original order (the operand is reversed before sorting); ``dtype`` is the
+    indices' dtype (any, as in JAX)."""
     if order is not None:
         raise ValueError("'order' argument to argsort is not supported.")
     arr, dimension = _flat_or(ensure_arraylike("argsort", a), axis)
-    index_dtype = np.int64 if arr.shape[dimension] >= (1 << 31) else dtypes.default_int_dtype()
+    if dtype is not None:
+        index_dtype = lax._canonical_dtype(dtypes.check_user_dtype_supported(dtype, "argsort"))
+    else:
+        index_dtype = (np.int64 if arr.shape[dimension] >= (1 << 31)
+                       else dtypes.default_int_dtype())
     iota = lax.broadcasted_iota(index_dtype, arr.shape, dimension)
     if descending and stable:
         arr = lax.rev(arr, (dimension,))
         iota = lax.rev(iota, (dimension,))
     _, indices = lax_sorting.sort_key_val(arr, iota, dimension=dimension, is_stable=stable)
     return lax.rev(indices, (dimension,)) if descending else indices
+
+
+def sort_complex(a: ArrayLike) -> Any:
+    """Mirrors ``jax.numpy.sort_complex``: sorted along the last axis, as complex."""
+    a = ensure_arraylike("sort_complex", a)
+    a = lax_sorting.sort(a, dimension=a.ndim - 1) if a.ndim else a
+    return lax.convert_element_type(a, dtypes.to_complex_dtype(a.dtype))
 
 
 def lexsort(keys: Sequence[ArrayLike], axis: int = -1) -> Any:
@@ -185,130 +197,182 @@ def digitize(x: ArrayLike, bins: ArrayLike, right: bool = False, *,
     return lax.select(lax.broadcast_in_dim(ascending, x.shape, ()), increasing, decreasing)
 
 
-def unique(ar: ArrayLike, return_index: bool = False, return_inverse: bool = False,
-           return_counts: bool = False, axis: int | None = None, *, equal_nan: bool = True,
-           size: int | None = None, fill_value: ArrayLike | None = None) -> Any:
-    """Mirrors ``jax.numpy.unique`` for axis=None: the sorted distinct elements, optionally
-    with first indices, the inverse and counts. Without ``size`` the input must be
-    concrete; with it the result is padded with ``fill_value`` (default: the minimum)."""
-    if axis is not None:
-        raise NotImplementedError("jnp.unique with an axis is not implemented in tinyxla")
-    arr = ensure_arraylike("unique", ar)
-    if size is None and isinstance(arr, core.Tracer):
-        raise errors.ConcretizationTypeError(
-            arr, "The error arose in jnp.unique(). When jnp.unique is used inside a "
-                 "transformation, size must be specified.")
-    flat = lax.reshape(arr, (int(np.prod(arr.shape)),))
-    n = flat.shape[0]
-    index_dtype = dtypes.default_int_dtype()
-    iota = lax.iota(index_dtype, n)
-    sorted_vals, perm = lax_sorting.sort_key_val(flat, iota)
-    if n == 0:
-        mask = lax.full((0,), True, np.bool_)
-    else:
-        prev, cur = sorted_vals[:-1], sorted_vals[1:]
-        differs = lax.ne(prev, cur)
-        if equal_nan and dtypes.issubdtype(flat.dtype, np.inexact):
-            differs = lax.bitwise_and(differs, lax.bitwise_not(
-                lax.bitwise_and(lax.ne(prev, prev), lax.ne(cur, cur))))
-        mask = lax.concatenate([lax.full((1,), True, np.bool_), differs], 0)
-    from tinyxla._src.numpy.selection import nonzero
-    if size is None:
-        size = int(np.asarray(lax.reduce_sum(lax.convert_element_type(mask, np.int32), (0,))))
-    starts, = nonzero(mask, size=size, fill_value=n)
-    valid = lax.lt(starts, lax.full((size,), n, starts.dtype))
-    clipped = lax.min(starts, lax.full((size,), max(n - 1, 0), starts.dtype))
-    values = take(sorted_vals, clipped) if n else lax.full((size,), 0, flat.dtype)
-    fill = (lax.reduce_min(flat, (0,)) if fill_value is None and n
-            else lax.full((), 0 if fill_value is None else fill_value, flat.dtype))
-    values = lax.select(valid, values, lax.broadcast_in_dim(fill, (size,), ()))
-    if not (return_index or return_inverse or return_counts):
-        return values
-    out = [values]
-    if return_index:
-        out.append(lax.select(valid, take(perm, clipped), lax.full((size,), 0, perm.dtype)))
-    if return_inverse:
-        group = lax.sub(lax_cumulative.cumsum(lax.convert_element_type(mask, index_dtype), 0),
-                        lax.full((n,), 1, index_dtype))
-        inverse = lax_sorting.sort_key_val(perm, group)[1]
-        out.append(lax.reshape(inverse, arr.shape) if arr.ndim else inverse)
-    if return_counts:
-        ends = lax.concatenate([starts[1:], lax.full((1,), n, starts.dtype)], 0)
-        ends = lax.select(valid, lax.min(ends, lax.full((size,), n, starts.dtype)), starts)
-        out.append(lax.sub(ends, starts))
-    return tuple(out)
-
-
 def quantile(a: ArrayLike, q: ArrayLike, axis: int | tuple[int, ...] | None = None,
              out: None = None, overwrite_input: bool = False, method: str = "linear",
-             keepdims: bool = False) -> Any:
-    """Mirrors ``jax.numpy.quantile`` with method='linear': q (scalar or array) leads the
-    result's shape; any NaN in a slice makes its result NaN."""
-    return _quantile("quantile", a, q, axis, out, overwrite_input, method, keepdims, False)
+             keepdims: bool = False, *, weights: ArrayLike | None = None) -> Any:
+    """Mirrors ``jax.numpy.quantile``: q (scalar or 1-d) leads the result's shape; any
+    NaN in a slice makes its result NaN; the result has a's (inexact) dtype."""
+    return _quantile("quantile", a, q, axis, out, overwrite_input, method, keepdims, False,
+                     weights)
 
 
 def nanquantile(a: ArrayLike, q: ArrayLike, axis: int | tuple[int, ...] | None = None,
                 out: None = None, overwrite_input: bool = False, method: str = "linear",
-                keepdims: bool = False) -> Any:
-    """Mirrors ``jax.numpy.nanquantile`` (method='linear'): NaNs are ignored; an all-NaN
-    slice gives NaN."""
-    return _quantile("nanquantile", a, q, axis, out, overwrite_input, method, keepdims, True)
+                keepdims: bool = False, *, weights: ArrayLike | None = None) -> Any:
+    """Mirrors ``jax.numpy.nanquantile``: NaNs are ignored; an all-NaN slice gives NaN."""
+    return _quantile("nanquantile", a, q, axis, out, overwrite_input, method, keepdims, True,
+                     weights)
 
 
-def _quantile(name: str, a: ArrayLike, q: ArrayLike, axis: int | None, out: None,
-              overwrite_input: bool, method: str, keepdims: bool, ignore_nan: bool) -> Any:
-    if method != "linear":
-        raise NotImplementedError(f"jnp.{name} method {method!r} is not implemented")
+_QUANTILE_METHODS = ("linear", "lower", "higher", "midpoint", "nearest", "inverted_cdf")
+
+
+def _quantile(name: str, a: ArrayLike, q: ArrayLike, axis: Any, out: None,
+              overwrite_input: bool, method: str, keepdims: bool, ignore_nan: bool,
+              weights: Any) -> Any:
+    """JAX's ``_quantile``: a and q are made inexact separately (with ``weights``, a and
+    the weights together), the positions computed in q's dtype, the result converted
+    to a's dtype."""
     if overwrite_input or out is not None:
         raise ValueError(f"jax.numpy.{name} does not support overwrite_input=True or "
                          "out != None")
+    if method not in _QUANTILE_METHODS:
+        raise ValueError("method can only be 'linear', 'lower', 'higher', 'midpoint', "
+                         "'nearest' or 'inverted_cdf'")
     a, q = ensure_arraylike(name, a, q)
-    a, q = promotion.promote_dtypes_inexact(a, q)
+    if weights is not None:
+        weights = ensure_arraylike(name, weights)
+        if dtypes.issubdtype(weights.dtype, np.complexfloating):
+            raise ValueError("Weights cannot be complex types.")
+        if method != "inverted_cdf":
+            raise NotImplementedError(f"{method} doesn't support weights. Only method "
+                                      "'inverted_cdf' supports weights.")
+        a, weights = promotion.promote_dtypes_inexact(a, weights)
+        if weights.shape != a.shape:
+            if axis is None:
+                raise ValueError("Weights shape must match 'a' shape when axis is None.")
+            axes_w = tuple(canonicalize_axis(ax, a.ndim)
+                           for ax in (axis if isinstance(axis, tuple) else (axis,)))
+            want = tuple(a.shape[ax] for ax in axes_w)
+            if weights.shape != want:
+                raise ValueError(f"Weights shape {weights.shape} must match reduction axes "
+                                 f"{want}")
+            weights = lax.broadcast_in_dim(weights, a.shape, axes_w)
+    else:
+        a, = promotion.promote_dtypes_inexact(a)
+    q, = promotion.promote_dtypes_inexact(q)
+    if dtypes.issubdtype(a.dtype, np.complexfloating):
+        raise ValueError("quantile does not support complex input, as the operation is "
+                         "poorly defined.")
     if q.ndim > 1:
         raise ValueError(f"q must be have rank <= 1, got shape {q.shape}")
+    nd = a.ndim
     if axis is None:
-        reduced_shape = (1,) * a.ndim
-        a = lax.reshape(a, (int(np.prod(a.shape)),))
-        axis = 0
+        reduced: tuple[int, ...] = tuple(range(nd))
+        # JAX's quirk: a 0-d input keeps one axis under keepdims.
+        keep_shape = (1,) * nd if nd else (1,)
     else:
-        axis = canonicalize_axis(axis, a.ndim)
-        reduced_shape = tuple(1 if d == axis else s for d, s in enumerate(a.shape))
-    # The reduced axis goes last, the kept ones keep their order; q is flattened to Q.
-    a = lax.transpose(a, (*(d for d in range(a.ndim) if d != axis), axis))
-    batch, n = a.shape[:-1], a.shape[-1]
-    s = lax_sorting.sort(a, dimension=a.ndim - 1)   # NaNs last
-    nq = int(np.prod(q.shape))
-    bq = (*batch, nq)
+        axes = axis if isinstance(axis, tuple) else (operator.index(axis),)
+        reduced = tuple(canonicalize_axis(ax, nd) for ax in axes)
+        if len(set(reduced)) != len(reduced):
+            raise ValueError("repeated axis")
+        keep_shape = tuple(1 if d in reduced else s for d, s in enumerate(a.shape))
+    kept = tuple(d for d in range(nd) if d not in reduced)
+    batch = tuple(a.shape[d] for d in kept)
+    n = int(np.prod([a.shape[d] for d in reduced]))
+    # The kept axes first, in order; the reduced ones merged last.
+    a = lax.reshape(lax.transpose(a, (*kept, *reduced)), (*batch, n))
+    last = a.ndim - 1
+    if not ignore_nan and n:
+        has_nan = lax.reduce_or(lax.ne(a, a), (last,))
+        a = lax.select(lax.broadcast_in_dim(has_nan, a.shape, tuple(range(last))),
+                       lax.full_like(a, np.nan), a)
+    if method == "inverted_cdf":
+        if weights is None:
+            w = lax.full_like(a, 1)
+        else:
+            w = lax.reshape(lax.transpose(weights, (*kept, *reduced)), (*batch, n))
+        s, w = lax_sorting.sort_key_val(a, w, dimension=last)
+        result = _inverted_cdf(s, w, q, ignore_nan)
+    else:
+        s = lax_sorting.sort(a, dimension=last)   # NaNs last
+        result = _interpolated(s, q, method, ignore_nan)
     bdims = tuple(range(len(batch)))
-    if ignore_nan:
-        count = lax.reduce_sum(lax.convert_element_type(lax.eq(s, s), q.dtype), (len(batch),))
-    else:
-        count = lax.full(batch, n, q.dtype)
-    last = lax.sub(count, lax.full(batch, 1, q.dtype))
-    pos = lax.mul(lax.broadcast_in_dim(lax.reshape(q, (nq,)), bq, (len(batch),)),
-                  lax.broadcast_in_dim(last, bq, bdims))
-    low = lax.floor(pos)
-    high_weight = lax.sub(pos, low)
-    low_weight = lax.sub(lax.full(bq, 1, q.dtype), high_weight)
-    # Indices stay among the slice's numbers (a NaN times a zero weight would be NaN).
-    top = lax.broadcast_in_dim(lax.max(lax.convert_element_type(last, np.int32),
-                                       lax.full(batch, 0, np.int32)), bq, bdims)
-    low_i = lax.clamp(lax.full(bq, 0, np.int32), lax.convert_element_type(low, np.int32), top)
-    high_i = lax.min(lax.add(low_i, lax.full(bq, 1, np.int32)), top)
-    result = lax.add(lax.mul(take_along_axis(s, low_i, axis=-1), low_weight),
-                     lax.mul(take_along_axis(s, high_i, axis=-1), high_weight))
-    if ignore_nan:
-        undefined = lax.eq(count, lax.full(batch, 0, q.dtype))
-    else:
-        undefined = lax.ne(s[..., -1], s[..., -1]) if n else lax.full(batch, True, np.bool_)
-    result = lax.select(lax.broadcast_in_dim(undefined, bq, bdims),
-                        lax.full(bq, np.nan, result.dtype), result)
     # q's dims first, then the kept dims.
     result = lax.reshape(result, (*batch, *q.shape))
     qdims = tuple(range(len(batch), len(batch) + q.ndim))
     result = lax.transpose(result, (*qdims, *bdims))
     if keepdims:
-        result = lax.reshape(result, (*q.shape, *reduced_shape))
+        result = lax.reshape(result, (*q.shape, *keep_shape))
+    return lax.convert_element_type(result, a.dtype)
+
+
+def _inverted_cdf(s: Any, w: Any, q: Any, ignore_nan: bool) -> Any:
+    """The first sorted value whose cumulative weight reaches q * the total, per q:
+    (batch, nq). Negative or NaN weights make the result NaN, as NaN data does (with
+    ``ignore_nan``, only an all-NaN slice)."""
+    last = s.ndim - 1
+    batch, n = s.shape[:-1], s.shape[-1]
+    nq = int(np.prod(q.shape))
+    bdims = tuple(range(len(batch)))
+    zero = lax.full_like(w, 0)
+    bad_weight = lax.bitwise_or(lax.lt(w, zero), lax.ne(w, w))
+    nan_data = lax.ne(s, s)
+    clean = lax.select(lax.bitwise_or(bad_weight, nan_data), zero, w)
+    cum = lax_cumulative.cumsum(clean, axis=last)
+    total = (lax.reshape(lax.slice(cum, (0,) * len(batch) + (n - 1,), cum.shape), batch)
+             if n else lax.full(batch, 0, w.dtype))
+    bq = (*batch, nq)
+    target = lax.mul(lax.broadcast_in_dim(lax.convert_element_type(lax.reshape(q, (nq,)),
+                                                                   w.dtype), bq, (len(batch),)),
+                     lax.broadcast_in_dim(total, bq, bdims))
+    below = lax.lt(lax.broadcast_in_dim(cum, (*batch, nq, n), (*bdims, len(batch) + 1)),
+                   lax.broadcast_in_dim(target, (*batch, nq, n), (*bdims, len(batch))))
+    idx = lax.reduce_sum(lax.convert_element_type(below, np.int32), (len(batch) + 1,))
+    if ignore_nan:
+        valid = lax.reduce_sum(lax.convert_element_type(lax.bitwise_not(nan_data), np.int32),
+                               (last,))
+    else:
+        valid = lax.full(batch, n, np.int32)
+    limit = lax.broadcast_in_dim(lax.sub(valid, lax.full_like(valid, 1)), bq, bdims)
+    idx = lax.max(lax.full_like(idx, 0), lax.min(idx, limit))
+    result = take_along_axis(s, idx, axis=-1) if n else lax.full(bq, np.nan, s.dtype)
+    any_bad = lax.reduce_or(bad_weight, (last,))
+    if ignore_nan:
+        force = lax.bitwise_or(any_bad, lax.eq(valid, lax.full_like(valid, 0)))
+    else:
+        force = lax.bitwise_or(any_bad, lax.reduce_or(nan_data, (last,)))
+    return lax.select(lax.broadcast_in_dim(force, bq, bdims), lax.full_like(result, np.nan),
+                      result)
+
+
+def _interpolated(s: Any, q: Any, method: str, ignore_nan: bool) -> Any:
+    """The linear/lower/higher/midpoint/nearest quantiles of the sorted last axis, per q:
+    (batch, nq)."""
+    last = s.ndim - 1
+    batch, n = s.shape[:-1], s.shape[-1]
+    nq = int(np.prod(q.shape))
+    bq = (*batch, nq)
+    bdims = tuple(range(len(batch)))
+    if ignore_nan:
+        count = lax.reduce_sum(lax.convert_element_type(lax.eq(s, s), q.dtype), (last,))
+    else:
+        count = lax.full(batch, n, q.dtype)
+    top = lax.broadcast_in_dim(lax.sub(count, lax.full(batch, 1, q.dtype)), bq, bdims)
+    pos = lax.mul(lax.broadcast_in_dim(lax.reshape(q, (nq,)), bq, (len(batch),)), top)
+    low, high = lax.floor(pos), lax.ceil(pos)
+    high_weight = lax.sub(pos, low)
+    low_weight = lax.sub(lax.full(bq, 1, q.dtype), high_weight)
+    zero = lax.full(bq, 0, q.dtype)
+    low_i = lax.convert_element_type(lax.max(zero, lax.min(low, top)), np.int32)
+    high_i = lax.convert_element_type(lax.max(zero, lax.min(high, top)), np.int32)
+    if n:
+        low_value = take_along_axis(s, low_i, axis=-1)
+        high_value = take_along_axis(s, high_i, axis=-1)
+    else:
+        low_value = high_value = lax.full(bq, np.nan, s.dtype)
+    if method == "linear":
+        result = lax.add(lax.mul(lax.convert_element_type(low_value, q.dtype), low_weight),
+                         lax.mul(lax.convert_element_type(high_value, q.dtype), high_weight))
+    elif method == "lower":
+        result = low_value
+    elif method == "higher":
+        result = high_value
+    elif method == "nearest":
+        result = lax.select(lax.le(high_weight, lax.full_like(high_weight, 0.5)),
+                            low_value, high_value)
+    else:  # midpoint
+        result = lax.mul(lax.add(low_value, high_value), lax.full_like(low_value, 0.5))
     return result
 
 
@@ -321,11 +385,11 @@ def _percent_as_fraction(name: str, a: ArrayLike, q: ArrayLike) -> tuple[Any, An
 
 def percentile(a: ArrayLike, q: ArrayLike, axis: int | tuple[int, ...] | None = None,
                out: None = None, overwrite_input: bool = False, method: str = "linear",
-               keepdims: bool = False) -> Any:
+               keepdims: bool = False, *, weights: ArrayLike | None = None) -> Any:
     """Mirrors ``jax.numpy.percentile``: quantile of q / 100."""
     a, q = _percent_as_fraction("percentile", a, q)
     return quantile(a, q, axis=axis, out=out, overwrite_input=overwrite_input,
-                    method=method, keepdims=keepdims)
+                    method=method, keepdims=keepdims, weights=weights)
 
 
 def median(a: ArrayLike, axis: int | tuple[int, ...] | None = None, out: None = None,
@@ -337,11 +401,11 @@ def median(a: ArrayLike, axis: int | tuple[int, ...] | None = None, out: None = 
 
 def nanpercentile(a: ArrayLike, q: ArrayLike, axis: int | tuple[int, ...] | None = None,
                   out: None = None, overwrite_input: bool = False, method: str = "linear",
-                  keepdims: bool = False) -> Any:
+                  keepdims: bool = False, *, weights: ArrayLike | None = None) -> Any:
     """Mirrors ``jax.numpy.nanpercentile``: nanquantile of q / 100."""
     a, q = _percent_as_fraction("nanpercentile", a, q)
     return nanquantile(a, q, axis=axis, out=out, overwrite_input=overwrite_input,
-                       method=method, keepdims=keepdims)
+                       method=method, keepdims=keepdims, weights=weights)
 
 
 def nanmedian(a: ArrayLike, axis: int | tuple[int, ...] | None = None, out: None = None,
