@@ -258,3 +258,41 @@ def test_quantile_issue19_regressions():
         jnp.quantile(x, 0.5, axis=(0, 0))
     g = jax.grad(lambda v: jnp.quantile(v, 0.3, method="midpoint"))(x[0, 0])
     np.testing.assert_allclose(np.sort(np.asarray(g))[-2:], [0.5, 0.5])
+
+
+def test_quantile_inverted_cdf_and_weights():
+    x = _rng.randn(3, 4, 5).astype(np.float32)
+    w = _rng.uniform(0.1, 2, (3, 4, 5)).astype(np.float32)
+    q = A([0.1, 0.5, 0.77, 1.0], np.float32)
+    for axis in (None, 1, -1):
+        np.testing.assert_array_equal(jnp.quantile(x, q, axis=axis, method="inverted_cdf"),
+                                      np.quantile(x, q, axis=axis, method="inverted_cdf"))
+        np.testing.assert_array_equal(
+            jnp.quantile(x, q, axis=axis, method="inverted_cdf", weights=w),
+            np.quantile(x, q, axis=axis, method="inverted_cdf", weights=w))
+    # Weights of the reduced axes only broadcast over the others (JAX).
+    np.testing.assert_array_equal(
+        jnp.quantile(x, 0.3, axis=2, method="inverted_cdf", weights=w[0, 0]),
+        np.quantile(x, 0.3, axis=2, method="inverted_cdf", weights=np.broadcast_to(w[0, 0], x.shape)))
+    np.testing.assert_array_equal(
+        jnp.percentile(x, 40, axis=1, method="inverted_cdf", weights=w),
+        np.percentile(x, 40, axis=1, method="inverted_cdf", weights=w))
+    xn = x.copy()
+    xn[0, 1, 2] = np.nan
+    xn[1] = np.nan
+    # JAX 0.10: NaN data makes the slice NaN (nan-versions: only an all-NaN slice);
+    # negative weights make it NaN.
+    got = np.asarray(jnp.nanquantile(xn, 0.4, axis=2, method="inverted_cdf", weights=w))
+    assert np.isnan(got[1]).all() and not np.isnan(got[0]).any()
+    np.testing.assert_array_equal(got[2], np.quantile(x[2], 0.4, axis=1, method="inverted_cdf",
+                                                      weights=w[2]))
+    assert np.isnan(np.asarray(jnp.quantile(xn, 0.4, axis=2, method="inverted_cdf"))[0, 1])
+    assert np.isnan(np.asarray(jnp.quantile(x, 0.4, axis=2, method="inverted_cdf", weights=-w))).all()
+    with pytest.raises(NotImplementedError, match="linear doesn't support weights"):
+        jnp.quantile(x, 0.4, weights=w)
+    with pytest.raises(ValueError, match="Weights shape must match 'a' shape when axis is None."):
+        jnp.quantile(x, 0.4, method="inverted_cdf", weights=w[0])
+    with pytest.raises(ValueError, match=r"Weights shape \(5,\) must match reduction axes \(4,\)"):
+        jnp.quantile(x, 0.4, axis=1, method="inverted_cdf", weights=w[0, 0])
+    f = jax.jit(lambda x, w: jnp.quantile(x, 0.3, method="inverted_cdf", weights=w))
+    np.testing.assert_array_equal(f(x, w), np.quantile(x, 0.3, method="inverted_cdf", weights=w))

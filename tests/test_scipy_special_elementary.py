@@ -161,3 +161,38 @@ def test_fresnel_pinned_jit_and_derivatives(x64):
     check_grads(lambda x: special.fresnel(x)[1], (x,), order=1, rtol=1e-5)
     with pytest.raises(NotImplementedError, match="complex-valued inputs"):
         special.fresnel(1j)
+
+
+@pytest.mark.parametrize("dtype,atol", [(np.float32, 2e-6), (np.float64, 1e-13)])
+def test_sph_harm_y_against_scipy(dtype, atol, x64):
+    r = _rng()
+    n = r.integers(0, 10, 200)
+    m = np.array([r.integers(-k, k + 1) for k in n])
+    theta = r.uniform(0, np.pi, 200).astype(dtype)
+    phi = r.uniform(-np.pi, np.pi, 200).astype(dtype)
+    got = special.sph_harm_y(n, m, theta, phi)
+    assert got.dtype == (np.complex64 if dtype == np.float32 else np.complex128)
+    np.testing.assert_allclose(np.asarray(got), ss.sph_harm_y(n, m, theta.astype(float),
+                                                             phi.astype(float)), atol=atol)
+
+
+def test_sph_harm_y_pinned_jit_and_errors():
+    n, m = np.array([0, 1, 2, 3, 2]), np.array([0, -1, 2, 1, -2])
+    theta = np.float32([0.3, 1., 2., 0.5, 1.5])
+    phi = np.float32([0.1, 2., -1., 3., 0.7])
+    want = np.array([0.28209478, -0.12098358 - 0.26435393j, -0.13290894 - 0.29041132j,
+                     0.43727812 - 0.06233248j, 0.06532542 - 0.37874913j], np.complex64)
+    np.testing.assert_allclose(np.asarray(special.sph_harm_y(n, m, theta, phi)), want, rtol=1e-5)
+    f = jax.jit(lambda n, m, t, p: special.sph_harm_y(n, m, t, p, n_max=3))
+    np.testing.assert_allclose(np.asarray(f(n, m, theta, phi)), want, rtol=1e-5)
+    with pytest.raises(NotImplementedError, match="The 'diff_n' argument"):
+        special.sph_harm_y(n, m, theta, phi, diff_n=1)
+    with pytest.raises(jax.errors.ConcretizationTypeError, match="must be statically specified"):
+        jax.jit(special.sph_harm_y)(n, m, theta, phi)
+
+
+def test_float32_derivatives_stay_float32(x64):
+    x = np.float32([0.7, 2.])
+    for f in (special.erfcx, special.dawsn, lambda x: special.wofz(x).real, special.log_ndtr,
+              lambda x: special.fresnel(x)[0], special.i1e):
+        assert jax.grad(lambda x: f(x).sum())(x).dtype == np.float32

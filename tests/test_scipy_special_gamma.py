@@ -118,3 +118,31 @@ def test_derivatives_against_numerical(x64):
     check_grads(special.zeta, (np.array([1.5, 3., 7.]), y), order=1, rtol=1e-5)
     check_grads(lambda x: special.polygamma(np.full(3, 1), x), (x,), order=1, rtol=1e-5)
     check_grads(lambda x: special.multigammaln(x, 2), (x + 1,), order=1, rtol=1e-5)
+
+
+@pytest.mark.parametrize("dtype,rtol", [(np.complex64, 1e-4), (np.complex128, 1e-11)])
+def test_complex_gamma_and_loggamma_against_scipy(dtype, rtol, x64):
+    r = _rng()
+    z = (r.uniform(-30, 30, 200) + 1j * r.uniform(-30, 30, 200)).astype(dtype)
+    got = special.loggamma(z)
+    assert got.dtype == dtype
+    np.testing.assert_allclose(np.asarray(got), ss.loggamma(z.astype(complex)), rtol=rtol,
+                               atol=rtol * 10)
+    z = (r.uniform(-8, 8, 200) + 1j * r.uniform(-4, 4, 200)).astype(dtype)
+    np.testing.assert_allclose(np.asarray(special.gamma(z)), ss.gamma(z.astype(complex)),
+                               rtol=rtol * 10)
+
+
+def test_complex_gamma_pinned_from_jax():
+    z = np.complex64([1 + 1j, -2.5 + 0.3j, 0.5 - 3j, -7.2 - 0.1j, 3, -2])
+    np.testing.assert_allclose(
+        np.asarray(special.gamma(z))[:5],
+        np.complex64([0.49801591 - 0.15494974j, -0.61382246 - 0.21123236j,
+                      0.021445677 - 0.00686537j, 5.1263190e-04 - 0.00035126j, 2]), rtol=1e-5)
+    np.testing.assert_allclose(
+        np.asarray(special.loggamma(z))[:5],
+        np.complex64([-0.6509228 - 0.30164003j, -0.43208867 - 9.093346j, -3.79345 - 0.30981946j,
+                      -7.383486 + 24.532007j, 0.6931472]), rtol=1e-5)
+    assert np.isnan(np.asarray(special.gamma(z))[5]) and np.isnan(np.asarray(special.loggamma(z))[5])
+    f = jax.jit(special.loggamma)
+    np.testing.assert_allclose(np.asarray(f(z[:5])), np.asarray(special.loggamma(z[:5])), rtol=1e-6)

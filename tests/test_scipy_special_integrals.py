@@ -1,5 +1,5 @@
-"""jax.scipy.special's exp1, expi, expn, owens_t, bessel_jn, hyp1f1 and sici against scipy
-(float32 and float64), values pinned from JAX 0.10.2 where JAX departs from scipy, jit ==
+"""jax.scipy.special's exp1, expi, expn, owens_t, bessel_jn, hyp1f1, hyp2f1 and sici against
+scipy (float32 and float64), values pinned from JAX 0.10.2 where JAX departs from scipy, jit ==
 eager, vmap and derivatives against numerical ones."""
 from __future__ import annotations
 
@@ -154,3 +154,31 @@ def test_sici_pinned_jit_and_derivatives(x64):
     check_grads(lambda x: special.sici(x)[1], (x,), order=1, rtol=1e-5)
     with pytest.raises(ValueError, match="Argument `x` to sici must be real-valued. Got dtype complex64."):
         special.sici(np.complex64(1j))
+
+
+@pytest.mark.parametrize("dtype,rtol", [(np.float32, 1e-4), (np.float64, 1e-11)])
+def test_hyp2f1_against_scipy(dtype, rtol, x64):
+    r = _rng()
+    a, b = r.uniform(-5, 5, 200).astype(dtype), r.uniform(-5, 5, 200).astype(dtype)
+    c = r.uniform(0.5, 8, 200).astype(dtype)
+    x = r.uniform(-3, 0.9, 200).astype(dtype)
+    got = special.hyp2f1(a, b, c, x)
+    assert got.dtype == dtype
+    want = ss.hyp2f1(*(v.astype(float) for v in (a, b, c, x)))
+    np.testing.assert_allclose(np.asarray(got), want, rtol=rtol, atol=rtol * np.abs(want).max())
+
+
+def test_hyp2f1_pinned_jit_and_derivatives(x64):
+    f32 = lambda *v: np.array(v, np.float32)
+    np.testing.assert_allclose(
+        np.asarray(special.hyp2f1(f32(1, -2, 1, 2, 1, .5), f32(2, 3, 1, 3, 1, 1.5),
+                                  f32(3, 1, 0, 6, 2, 3), f32(.5, .5, .3, 1, 1.5, -.5))),
+        f32(1.5451772, -0.5, inf, 10.000004, inf, 0.8978313), rtol=1e-5)
+    grads = jax.grad(special.hyp2f1, argnums=(0, 1, 2, 3))(0.5, 1.5, 2.5, 0.3)
+    np.testing.assert_allclose([float(g) for g in grads],
+                               [0.22988102, 0.08051101, -0.04936362, 0.4358303], rtol=1e-5)
+    args = (np.array([0.5, 2.]), np.array([1.5, -1.2]), np.array([2.5, 3.]), np.array([0.3, -0.6]))
+    np.testing.assert_allclose(np.asarray(jax.jit(special.hyp2f1)(*args)),
+                               np.asarray(special.hyp2f1(*args)), rtol=1e-12)
+    check_grads(lambda x: special.hyp2f1(*args[:3], x), (args[3],), order=1, rtol=1e-5)
+    check_grads(lambda a: special.hyp2f1(a, *args[1:]), (args[0],), order=1, rtol=1e-5)

@@ -11,6 +11,8 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from tinyxla._src import core, dtypes, errors
+from tinyxla._src.array import _from_numpy
+from tinyxla._src.config import config
 from tinyxla._src.core import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, ShapedArray, Var
 
 
@@ -116,7 +118,6 @@ def _cast(val: Any, aval: ShapedArray) -> Any:
     py = bool(v) if kind == "b" else int(v) if kind in "iu" else complex(v) if kind == "c" else float(v)
     if dtypes.scalar_type_to_dtype(type(py), py) == aval.dtype:
         return py
-    from tinyxla._src.array import _from_numpy  # array imports the tracing machinery
     return _from_numpy(v, weak_type=True)
 
 
@@ -132,4 +133,6 @@ def trace_to_jaxpr(fun: Callable[..., Sequence[Any]], in_avals: Sequence[ShapedA
     finally:
         trace.valid = False
     jaxpr = Jaxpr(trace.constvars, trace.args, outvars, trace.eqns)
+    if config.jax_enable_checks:
+        core.check_jaxpr(jaxpr)
     return ClosedJaxpr(jaxpr, trace.consts)

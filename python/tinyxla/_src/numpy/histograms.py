@@ -16,11 +16,11 @@ from typing import Any, Sequence
 import numpy as np
 
 from tinyxla._src import dtypes
+from tinyxla._src.api import jit
 from tinyxla._src.lax import lax
 from tinyxla._src.lax import slicing
 from tinyxla._src.numpy import promotion, reductions
 from tinyxla._src.numpy.creation import asarray, linspace
-from tinyxla._src.numpy.indexing import take
 from tinyxla._src.numpy.promotion import concrete_or_error, ensure_arraylike
 from tinyxla._src.numpy.sorting import searchsorted
 
@@ -86,7 +86,7 @@ def _range_edges(name: str, arr: Any, bins: Any, range: Any, dtype: np.dtype) ->
         range = [reductions.min(arr), reductions.max(arr)]
     lohi = asarray(range, dtype=dtype)
     if lohi.shape != (2,):
-        raise ValueError(f"`range` must be either None or a sequence of scalars, got {range}")
+        raise ValueError(f"`range` must be either None or a sequence of scalars, got {lohi}")
     lo, hi = lohi[0], lohi[1]
     flat = lax.eq(lo, hi)
     half = lax.full_like(lo, 0.5)
@@ -112,6 +112,16 @@ def histogram_bin_edges(a: ArrayLike, bins: ArrayLike = 10,
     return _range_edges("histogram_bin_edges", arr, bins, range, dtype)
 
 
+def _linspace_edge(lo: Any, hi: Any, i: Any, nb: int) -> Any:
+    """``linspace(lo, hi, nb + 1)[i]`` elementwise: lo*(1-t) + hi*t with t = i/nb, and
+    exactly hi at i = nb, as ``jnp.linspace`` evaluates it."""
+    t = lax.div(lax.convert_element_type(i, lo.dtype), lax.full(i.shape, nb, lo.dtype))
+    lo_b = lax.broadcast_in_dim(lo, i.shape, ())
+    hi_b = lax.broadcast_in_dim(hi, i.shape, ())
+    edge = lax.add(lax.mul(lo_b, lax.sub(lax.full_like(t, 1), t)), lax.mul(hi_b, t))
+    return lax.select(lax.eq(i, lax.full_like(i, nb)), hi_b, edge)
+
+
 def _bin_index(a: Any, edges: Any, uniform: bool) -> Any:
     """searchsorted(edges, a, 'right'), with a value equal to the last edge in the last
     bin: 0 below the edges, len(edges) above them or for NaN."""
@@ -131,9 +141,10 @@ def _bin_index(a: Any, edges: Any, uniform: bool) -> Any:
                                                                      lax.full_like(pos, 0))),
                     lax.full((), nb - 1, pos.dtype))
     i = lax.convert_element_type(pos, np.int32)
-    # Rounding may put a value one bin off: compare with the bin's edges.
-    left = take(edges, i, mode="clip")
-    right = take(edges, lax.add(i, lax.full_like(i, 1)), mode="clip")
+    # Rounding may put a value one bin off: compare with the bin's edges, computed as
+    # linspace computes them (so bit for bit the same, and no gathers).
+    left = _linspace_edge(lo, hi, i, nb)
+    right = _linspace_edge(lo, hi, lax.add(i, lax.full_like(i, 1)), nb)
     i = lax.select(lax.lt(a, left), lax.sub(i, lax.full_like(i, 1)), i)
     up = lax.bitwise_and(lax.ge(a, right), lax.lt(i, lax.full_like(i, nb - 1)))
     i = lax.select(up, lax.add(i, lax.full_like(i, 1)), i)
@@ -141,6 +152,14 @@ def _bin_index(a: Any, edges: Any, uniform: bool) -> Any:
     below = lax.lt(a, lax.broadcast_in_dim(lo, a.shape, ()))
     outside = lax.select(below, lax.full_like(i, 0), lax.full_like(i, nb + 1))
     return lax.select(inside, i, outside)
+
+
+@jit(static_argnames=("uniform",))
+def _binned_counts(flat: Any, edges: Any, w: Any, uniform: bool) -> Any:
+    """The weights summed per bin: compiled as one graph, as JAX jits it (eagerly the
+    binning is some thirty elementwise passes over the data; fused, about one)."""
+    nb = edges.shape[0] - 1
+    return _add_at(nb + 2, _bin_index(flat, edges, uniform), w)[1:nb + 1]
 
 
 def _uniform_bins(bins: Any) -> bool:
@@ -163,10 +182,7 @@ def histogram(a: ArrayLike, bins: ArrayLike = 10,
         a, w = promotion.promote_dtypes_inexact(a, w)
         w = lax.reshape(w, (w.size,))
     edges = histogram_bin_edges(a, bins, range, weights)
-    flat = lax.reshape(a, (a.size,))
-    idx = _bin_index(flat, edges, _uniform_bins(bins))
-    nb = edges.shape[0] - 1
-    counts = _add_at(nb + 2, idx, w)[1:nb + 1]
+    counts = _binned_counts(lax.reshape(a, (a.size,)), edges, w, _uniform_bins(bins))
     if density:
         widths = lax.sub(edges[1:], edges[:-1])
         counts = lax.div(lax.div(counts, widths), lax.broadcast_in_dim(

@@ -4,7 +4,7 @@ searchsorted, digitize, median, quantile and percentile (and their nan forms).
 Mirrors ``jax._src.numpy.sorting`` / ``jax.numpy.searchsorted`` / ``jax.numpy.quantile``,
 all built on ``lax.sort`` (NaNs last, -0.0 equal to 0.0). ``searchsorted`` is an unrolled
 binary search of lax ops (JAX's default 'scan' method computes the same). ``quantile``
-has every method but 'inverted_cdf' (so no ``weights``).
+has every method; ``weights`` go with 'inverted_cdf' only, as in JAX.
 """
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from tinyxla._src import dtypes
+from tinyxla._src.lax import cumulative as lax_cumulative
 from tinyxla._src.lax import lax
 from tinyxla._src.lax import slicing
 from tinyxla._src.lax import sorting as lax_sorting
@@ -219,20 +220,36 @@ _QUANTILE_METHODS = ("linear", "lower", "higher", "midpoint", "nearest", "invert
 def _quantile(name: str, a: ArrayLike, q: ArrayLike, axis: Any, out: None,
               overwrite_input: bool, method: str, keepdims: bool, ignore_nan: bool,
               weights: Any) -> Any:
-    """JAX's ``_quantile`` for every method but 'inverted_cdf' (and so without weights):
-    a and q are made inexact separately, the positions and weights computed in q's dtype,
-    the result converted to a's dtype."""
+    """JAX's ``_quantile``: a and q are made inexact separately (with ``weights``, a and
+    the weights together), the positions computed in q's dtype, the result converted
+    to a's dtype."""
     if overwrite_input or out is not None:
         raise ValueError(f"jax.numpy.{name} does not support overwrite_input=True or "
                          "out != None")
     if method not in _QUANTILE_METHODS:
         raise ValueError("method can only be 'linear', 'lower', 'higher', 'midpoint', "
                          "'nearest' or 'inverted_cdf'")
-    if method == "inverted_cdf" or weights is not None:
-        raise NotImplementedError(f"jnp.{name} with method='inverted_cdf' or weights is not "
-                                  "implemented in tinyxla")
     a, q = ensure_arraylike(name, a, q)
-    a, = promotion.promote_dtypes_inexact(a)
+    if weights is not None:
+        weights = ensure_arraylike(name, weights)
+        if dtypes.issubdtype(weights.dtype, np.complexfloating):
+            raise ValueError("Weights cannot be complex types.")
+        if method != "inverted_cdf":
+            raise NotImplementedError(f"{method} doesn't support weights. Only method "
+                                      "'inverted_cdf' supports weights.")
+        a, weights = promotion.promote_dtypes_inexact(a, weights)
+        if weights.shape != a.shape:
+            if axis is None:
+                raise ValueError("Weights shape must match 'a' shape when axis is None.")
+            axes_w = tuple(canonicalize_axis(ax, a.ndim)
+                           for ax in (axis if isinstance(axis, tuple) else (axis,)))
+            want = tuple(a.shape[ax] for ax in axes_w)
+            if weights.shape != want:
+                raise ValueError(f"Weights shape {weights.shape} must match reduction axes "
+                                 f"{want}")
+            weights = lax.broadcast_in_dim(weights, a.shape, axes_w)
+    else:
+        a, = promotion.promote_dtypes_inexact(a)
     q, = promotion.promote_dtypes_inexact(q)
     if dtypes.issubdtype(a.dtype, np.complexfloating):
         raise ValueError("quantile does not support complex input, as the operation is "
@@ -260,7 +277,70 @@ def _quantile(name: str, a: ArrayLike, q: ArrayLike, axis: Any, out: None,
         has_nan = lax.reduce_or(lax.ne(a, a), (last,))
         a = lax.select(lax.broadcast_in_dim(has_nan, a.shape, tuple(range(last))),
                        lax.full_like(a, np.nan), a)
-    s = lax_sorting.sort(a, dimension=last)   # NaNs last
+    if method == "inverted_cdf":
+        if weights is None:
+            w = lax.full_like(a, 1)
+        else:
+            w = lax.reshape(lax.transpose(weights, (*kept, *reduced)), (*batch, n))
+        s, w = lax_sorting.sort_key_val(a, w, dimension=last)
+        result = _inverted_cdf(s, w, q, ignore_nan)
+    else:
+        s = lax_sorting.sort(a, dimension=last)   # NaNs last
+        result = _interpolated(s, q, method, ignore_nan)
+    bdims = tuple(range(len(batch)))
+    # q's dims first, then the kept dims.
+    result = lax.reshape(result, (*batch, *q.shape))
+    qdims = tuple(range(len(batch), len(batch) + q.ndim))
+    result = lax.transpose(result, (*qdims, *bdims))
+    if keepdims:
+        result = lax.reshape(result, (*q.shape, *keep_shape))
+    return lax.convert_element_type(result, a.dtype)
+
+
+def _inverted_cdf(s: Any, w: Any, q: Any, ignore_nan: bool) -> Any:
+    """The first sorted value whose cumulative weight reaches q * the total, per q:
+    (batch, nq). Negative or NaN weights make the result NaN, as NaN data does (with
+    ``ignore_nan``, only an all-NaN slice)."""
+    last = s.ndim - 1
+    batch, n = s.shape[:-1], s.shape[-1]
+    nq = int(np.prod(q.shape))
+    bdims = tuple(range(len(batch)))
+    zero = lax.full_like(w, 0)
+    bad_weight = lax.bitwise_or(lax.lt(w, zero), lax.ne(w, w))
+    nan_data = lax.ne(s, s)
+    clean = lax.select(lax.bitwise_or(bad_weight, nan_data), zero, w)
+    cum = lax_cumulative.cumsum(clean, axis=last)
+    total = (lax.reshape(lax.slice(cum, (0,) * len(batch) + (n - 1,), cum.shape), batch)
+             if n else lax.full(batch, 0, w.dtype))
+    bq = (*batch, nq)
+    target = lax.mul(lax.broadcast_in_dim(lax.convert_element_type(lax.reshape(q, (nq,)),
+                                                                   w.dtype), bq, (len(batch),)),
+                     lax.broadcast_in_dim(total, bq, bdims))
+    below = lax.lt(lax.broadcast_in_dim(cum, (*batch, nq, n), (*bdims, len(batch) + 1)),
+                   lax.broadcast_in_dim(target, (*batch, nq, n), (*bdims, len(batch))))
+    idx = lax.reduce_sum(lax.convert_element_type(below, np.int32), (len(batch) + 1,))
+    if ignore_nan:
+        valid = lax.reduce_sum(lax.convert_element_type(lax.bitwise_not(nan_data), np.int32),
+                               (last,))
+    else:
+        valid = lax.full(batch, n, np.int32)
+    limit = lax.broadcast_in_dim(lax.sub(valid, lax.full_like(valid, 1)), bq, bdims)
+    idx = lax.max(lax.full_like(idx, 0), lax.min(idx, limit))
+    result = take_along_axis(s, idx, axis=-1) if n else lax.full(bq, np.nan, s.dtype)
+    any_bad = lax.reduce_or(bad_weight, (last,))
+    if ignore_nan:
+        force = lax.bitwise_or(any_bad, lax.eq(valid, lax.full_like(valid, 0)))
+    else:
+        force = lax.bitwise_or(any_bad, lax.reduce_or(nan_data, (last,)))
+    return lax.select(lax.broadcast_in_dim(force, bq, bdims), lax.full_like(result, np.nan),
+                      result)
+
+
+def _interpolated(s: Any, q: Any, method: str, ignore_nan: bool) -> Any:
+    """The linear/lower/higher/midpoint/nearest quantiles of the sorted last axis, per q:
+    (batch, nq)."""
+    last = s.ndim - 1
+    batch, n = s.shape[:-1], s.shape[-1]
     nq = int(np.prod(q.shape))
     bq = (*batch, nq)
     bdims = tuple(range(len(batch)))
@@ -293,13 +373,7 @@ def _quantile(name: str, a: ArrayLike, q: ArrayLike, axis: Any, out: None,
                             low_value, high_value)
     else:  # midpoint
         result = lax.mul(lax.add(low_value, high_value), lax.full_like(low_value, 0.5))
-    # q's dims first, then the kept dims.
-    result = lax.reshape(result, (*batch, *q.shape))
-    qdims = tuple(range(len(batch), len(batch) + q.ndim))
-    result = lax.transpose(result, (*qdims, *bdims))
-    if keepdims:
-        result = lax.reshape(result, (*q.shape, *keep_shape))
-    return lax.convert_element_type(result, a.dtype)
+    return result
 
 
 def _percent_as_fraction(name: str, a: ArrayLike, q: ArrayLike) -> tuple[Any, Any]:

@@ -21,6 +21,7 @@ from tinyxla._src import core, dtypes
 from tinyxla._src.array import Array
 from tinyxla._src.core import Tracer
 from tinyxla._src.config import config
+from tinyxla._src.lax import elementwise as lax_elementwise
 from tinyxla._src.lax import lax
 from tinyxla._src.numpy import promotion
 from tinyxla._src.numpy.promotion import (
@@ -359,18 +360,12 @@ def _wrap_between(x: Any, a: float) -> Any:
 
 
 def _logaddexp(x1: Any, x2: Any) -> Any:
-    amax = lax.max(x1, x2)
     if x1.dtype in _COMPLEX:
+        amax = lax.max(x1, x2)
         delta = lax.sub(lax.add(x1, x2), lax.mul(amax, const(amax, 2)))
         out = lax.add(amax, lax.log1p(lax.exp(delta)))
         return lax.complex(lax.real(out), _wrap_between(lax.imag(out), np.pi))
-    delta = lax.sub(x1, x2)
-    # min - max is -|x1 - x2| exactly; unlike abs, its derivative at a tie is 0 (max and
-    # min split it 1/2 each), so d/dx1 there is 1/2 as in JAX's custom JVP rule.
-    neg_abs_delta = lax.sub(lax.min(x1, x2), amax)
-    return lax.select_n(lax.ne(delta, delta),
-                        lax.add(amax, lax.log1p(lax.exp(neg_abs_delta))),
-                        lax.add(x1, x2))  # NaNs, or infinities of one sign
+    return lax_elementwise._logaddexp(x1, x2)
 
 
 logaddexp = _binary("logaddexp", _logaddexp, "inexact")

@@ -110,4 +110,4 @@ def _erfcx(x: Any) -> Any:
     return selection.where(large, asymptotic, direct)
 
 
-_erfcx.defjvps(lambda g, ans, x: g * (2. * x * ans - 2. / np.sqrt(np.pi)))
+_erfcx.defjvps(lambda g, ans, x: g * (2. * x * ans - float(2. / np.sqrt(np.pi))))

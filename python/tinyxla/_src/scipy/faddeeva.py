@@ -49,7 +49,7 @@ def _wofz(z: Any) -> Any:
     return jnp.where(upper, w_upper, 2 * jnp.exp(-z * z) - w_upper)
 
 
-_wofz.defjvps(lambda g, ans, z: g * (-2 * z * ans + 2j / np.sqrt(np.pi)))
+_wofz.defjvps(lambda g, ans, z: g * (-2 * z * ans + complex(2j / np.sqrt(np.pi))))
 
 
 def wofz(z: Any) -> Any:
