@@ -10,30 +10,33 @@ from typing import Any, Callable, Iterable, Sequence
 import numpy as np
 
 from tinyxla import _core
-from tinyxla._src import array, compile_log, core, devices, dtypes, errors, tree_util
+from tinyxla._src import (
+    array, compile_log, core, debug_nans, devices, dtypes, errors, tree_util)
 from tinyxla._src.config import config
+from tinyxla._src.stages import ArgInfo, Lowered, Traced
 from tinyxla._src.devices import PmapSharding, SingleDeviceSharding
 from tinyxla._src.interpreters import ad
 from tinyxla._src.interpreters import batching
-from tinyxla._src.interpreters.caches import Cache
+from tinyxla._src.interpreters import caches
 from tinyxla._src.interpreters import lowering
 from tinyxla._src.interpreters import partial_eval as pe
 from tinyxla._src.tree_util import tree_flatten, tree_unflatten
 
-_CACHE_SIZE = 4096  # entries per function, as JAX's jit cache
-
 # The configs a traced function depends on (JAX's include_in_jit_key ones), as the salt
-# of the cache keys.
+# of the cache keys; with jax_debug_nans/infs on (bit 6) calls skip the fast paths, whose
+# entries then never match, and check their outputs.
 _fast_salt = 0
+_debug_checks = False
 _RANK_PROMOTIONS = {"allow": 0, "warn": 1, "raise": 2}
 
 
 def _refresh_fast_salt(name: str | None = None, value: Any = None) -> None:
-    global _fast_salt
+    global _fast_salt, _debug_checks
+    _debug_checks = debug_nans.enabled()
     _fast_salt = (int(config.jax_enable_x64) | int(config.jax_disable_jit) << 1
                   | int(config.jax_numpy_dtype_promotion == "strict") << 2
                   | _RANK_PROMOTIONS[config.jax_numpy_rank_promotion] << 3
-                  | int(config.jax_threefry_partitionable) << 5)
+                  | int(config.jax_threefry_partitionable) << 5 | int(_debug_checks) << 6)
 
 
 _refresh_fast_salt()
@@ -294,58 +297,6 @@ def _lift_tracer_consts(closed: core.ClosedJaxpr) -> tuple[core.ClosedJaxpr, lis
             [closed.consts[i] for i in lifted])
 
 
-class Lowered:
-    """The result of ``jit(f).lower(*args)`` (``jax.stages.Lowered``)."""
-
-    def __init__(self, jaxpr: core.ClosedJaxpr, out_tree, name: str):
-        self.jaxpr = jaxpr
-        self.out_tree = out_tree
-        self.name = name
-
-    def as_text(self) -> str:
-        """Our optimised graph's text form (JAX prints StableHLO here)."""
-        return lowering.executable_for(self.jaxpr).text()
-
-    def compile(self) -> "Compiled":
-        return Compiled(lowering.executable_for(self.jaxpr), self.out_tree, self.jaxpr)
-
-
-class Compiled:
-    """A compiled function of flat arrays (``jax.stages.Compiled``)."""
-
-    def __init__(self, executable, out_tree, jaxpr):
-        self._executable = executable
-        self._out_tree = out_tree
-        self.jaxpr = jaxpr
-
-    def as_text(self) -> str:
-        return self._executable.text()
-
-    @property
-    def tier(self) -> str:
-        """tinyxla only: ``"base"`` or ``"upper"``, the CPU compiler tier now running the
-        fused kernels (``"eager"`` for a function without a graph lowering)."""
-        return self._executable.tier
-
-    @property
-    def codegen_source(self) -> str:
-        """tinyxla only: the C source the upper tier generated for this graph."""
-        return self._executable.codegen_source
-
-    @property
-    def codegen_status(self) -> str:
-        """tinyxla only: the upper tier's build status (see ``TINYXLA_CODEGEN``)."""
-        return self._executable.codegen_status
-
-    def wait_codegen(self) -> None:
-        """tinyxla only: blocks until the upper tier's build of this graph has finished."""
-        self._executable.wait_codegen()
-
-    def __call__(self, *args, **kwargs):
-        leaves, _ = tree_flatten((args, kwargs))
-        return tree_unflatten(self._out_tree, self._executable(leaves))
-
-
 class JitWrapped:
     """``jax.jit(fun)``: stages ``fun`` once per argument signature and runs it compiled."""
 
@@ -363,15 +314,19 @@ class JitWrapped:
         self._static_argnames = frozenset(static_argnames)
         self._donate_argnums = frozenset(donate_argnums)
         self._device = device
-        # The cache entry of each argument signature (tree, avals, static arguments).
-        self._cache = Cache(_CACHE_SIZE)
+        shared = caches.jit_caches(
+            fun, (self._static_argnums, tuple(sorted(self._static_argnames))),
+            (tuple(sorted(self._donate_argnums)), id(device) if device is not None else None),
+            not (self._static_argnums or self._static_argnames or self._donate_argnums))
+        # The cache entry of each argument signature (tree, avals, static arguments),
+        # shared by every wrapper of ``fun`` that traces alike.
+        self._cache = shared.signatures
         # Calls whose arguments are all Arrays, keyed by _core.jit_signature: the flat
         # executable and the output unflattening, without tree or aval work.
-        self._fast = Cache(_CACHE_SIZE) if not (
-            self._static_argnums or self._static_argnames or self._donate_argnums) else None
+        self._fast = shared.fast
         # Calls with pytrees or Python scalars among the arguments, keyed by the arguments'
         # tree and the signature of its leaves: skips the avals and the general key.
-        self._fast_trees = Cache(_CACHE_SIZE)
+        self._fast_trees = shared.fast_trees
 
     def __repr__(self):
         return f"<PjitFunction of {self._fun!r}>"
@@ -413,7 +368,8 @@ class JitWrapped:
             if config.jax_explain_cache_misses:
                 compile_log.explain_cache_miss(
                     self._fun, self._cache.entries, key,
-                    _flat_arg_names(self._fun, args, kwargs, self._static_argnums, len(avals)))
+                    _flat_arg_names(self._fun, args, kwargs, self._static_argnums, len(avals)),
+                    self._static_argnums)
             entry = self._trace(args, kwargs, static, static_kw, in_tree, avals)
             if entry.tracer_consts:
                 return entry, [*entry.tracer_consts, *leaves]
@@ -465,7 +421,7 @@ class JitWrapped:
             return self._fun(*args, **kwargs)
         entry, leaves = self._entry(args, kwargs, flat)
         if fast is not None and not kwargs and not entry.tracer_consts and \
-                core._state.trace is core.EVAL_TRACE:
+                not _debug_checks and core._state.trace is core.EVAL_TRACE:
             key = _core.jit_signature(args, _fast_salt)
             if key is not None:
                 call = fast.put(key, _fast_call(
@@ -483,6 +439,8 @@ class JitWrapped:
             outs = executable(leaves, donated=self._donation_mask(args))
         else:
             outs = jit_p.bind(*leaves, jaxpr=entry.jaxpr, name=self._name)
+        if _debug_checks and core._state.trace is core.EVAL_TRACE:
+            debug_nans.check_outputs(entry.jaxpr, leaves, outs)
         return tree_unflatten(entry.out_tree, outs)
 
     def _donation_mask(self, args) -> list[bool]:
@@ -493,9 +451,19 @@ class JitWrapped:
                 mask += [i in self._donate_argnums] * len(tree_flatten(a)[0])
         return mask
 
+    def trace(self, *args, **kwargs) -> Traced:
+        """The traced stage at these arguments (``jit(f).trace``), from jit's cache."""
+        entry, leaves = self._entry(args, kwargs)
+        donated = self._donation_mask(args) if self._donate_argnums else [False] * len(leaves)
+        in_tree = tree_flatten(self._split(args, kwargs)[2:])[1]
+        info = tree_unflatten(in_tree, [ArgInfo(a.aval if isinstance(a, core.Tracer)
+                                                else _leaf_aval(a), d)
+                                        for a, d in zip(leaves, donated)])
+        return Traced(entry.jaxpr, entry.out_tree, self._name, info)
+
     def lower(self, *args, **kwargs) -> Lowered:
-        entry, _ = self._entry(args, kwargs)
-        return Lowered(entry.jaxpr, entry.out_tree, getattr(self._fun, "__name__", "fun"))
+        """The lowered stage at these arguments (``jit(f).lower``)."""
+        return self.trace(*args, **kwargs).lower()
 
     def eval_shape(self, *args, **kwargs):
         entry, _ = self._entry(args, kwargs)
@@ -504,12 +472,15 @@ class JitWrapped:
         return tree_unflatten(entry.out_tree, shapes)
 
     def clear_cache(self) -> None:
+        """Drops this function's traces and executables, for every wrapper of it
+        (``jit(f).clear_cache``)."""
         self._cache.clear()
         self._fast_trees.clear()
         if self._fast is not None:
             self._fast.clear()
 
     def _cache_size(self) -> int:
+        """The number of argument signatures traced for this function and options."""
         return len(self._cache)
 
 
@@ -572,6 +543,11 @@ def jit(fun: Callable | None = None, *, static_argnums=None, static_argnames=Non
     if not callable(fun):
         raise TypeError(f"Expected a callable value, got {fun}")
     return JitWrapped(fun, static_argnums, static_argnames, donate_argnums, donate_argnames, device)
+
+
+def clear_caches() -> None:
+    """Empties every cache of traces and executables (``jax.clear_caches``)."""
+    caches.clear_all()
 
 
 @contextlib.contextmanager
