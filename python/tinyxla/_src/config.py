@@ -151,6 +151,8 @@ def _default_options() -> dict[str, _Option]:
       'jax_threefry_partitionable': _bool_option('jax_threefry_partitionable', True),
       'jax_debug_nans': _bool_option('jax_debug_nans', False),
       'jax_disable_jit': _bool_option('jax_disable_jit', False),
+      # Type-check every jaxpr a trace or transform makes (core.check_jaxpr).
+      'jax_enable_checks': _bool_option('jax_enable_checks', False),
   }
 
 

@@ -25,7 +25,7 @@ import numpy as np
 from tinyxla._src import core
 from tinyxla._src.config import config
 from tinyxla._src.core import JaxprEqn, Literal, ShapedArray, Var
-from tinyxla._src.interpreters import ad, keyed_staging
+from tinyxla._src.interpreters import ad, keyed_staging, lowering
 from tinyxla._src.interpreters.partial_eval import DynamicJaxprTrace, DynamicJaxprTracer
 
 not_mapped = None  # the batch dim of an operand that is the same for every example
@@ -636,6 +636,7 @@ def broadcast_batcher(prim: core.Primitive, vals: Sequence[Any], dims: Sequence[
 def defbroadcasting(prim: core.Primitive) -> None:
     primitive_batchers[prim] = partial(broadcast_batcher, prim)
     elementwise_primitives.add(prim)
+    lowering.register_size1_broadcasting(prim)
 
 
 def reducer_batcher(prim: core.Primitive, vals: Sequence[Any], dims: Sequence[int | None], *,

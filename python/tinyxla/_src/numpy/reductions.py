@@ -317,6 +317,10 @@ def var(a: ArrayLike, axis: Axis = None, dtype: Any = None, out: None = None, dd
     normalizer = lax.sub(normalizer, lax.convert_element_type(correction, computation_dtype))
     total = sum(centered, axis, dtype=computation_dtype, keepdims=keepdims, where=where)
     result = lax.convert_element_type(lax.div(total, normalizer), dtype)
+    if not _is_inexact(result.dtype):
+        # JAX's where(normalizer > 0, result, nan) promotes an integer result with the
+        # weak float nan: the default float, weakly typed.
+        result = lax._convert_element_type(result, dtypes.default_float_dtype(), True)
     positive = lax.gt(normalizer, lax.convert_element_type(0, normalizer.dtype))
     positive, result = promotion.broadcast_arrays_of(positive, result)
     return lax.select_n(positive, lax.full_like(result, np.nan), result)

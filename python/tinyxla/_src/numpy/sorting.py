@@ -87,17 +87,26 @@ def lexsort(keys: Sequence[ArrayLike], axis: int = -1) -> Any:
                             num_keys=len(key_arrays))[-1]
 
 
+def _negate(x: Any) -> Any:
+    """An order-reversing map for top_k: -x, or ~x (JAX's -(x + 1)) for unsigned x, where
+    -0 would rank 0 with the largest values."""
+    if dtypes.issubdtype(x.dtype, np.unsignedinteger):
+        return lax.bitwise_not(x)
+    return lax.neg(x)
+
+
+_unnegate = _negate  # both maps are involutions
+
+
 def partition(a: ArrayLike, kth: int, axis: int = -1) -> Any:
     """Mirrors ``jax.numpy.partition``: the kth smallest at position kth, smaller ones
     before it (ascending) and larger ones after (descending), as JAX's top_k construction
     orders them."""
     arr = ensure_arraylike("partition", a)
-    if dtypes.issubdtype(arr.dtype, np.unsignedinteger):
-        raise NotImplementedError("jnp.partition for unsigned dtypes")
     axis = canonicalize_axis(axis, arr.ndim)
     kth = canonicalize_axis(kth, arr.shape[axis])
     arr = _swap(arr, axis, arr.ndim - 1)
-    bottom = lax.neg(lax_sorting.top_k(lax.neg(arr), kth + 1)[0])
+    bottom = _unnegate(lax_sorting.top_k(_negate(arr), kth + 1)[0])
     top = lax_sorting.top_k(arr, arr.shape[-1] - kth - 1)[0]
     out = lax.concatenate([bottom, top], arr.ndim - 1)
     return _swap(out, axis, arr.ndim - 1)
@@ -107,13 +116,11 @@ def argpartition(a: ArrayLike, kth: int, axis: int = -1) -> Any:
     """Mirrors ``jax.numpy.argpartition``: the indices of the kth+1 smallest (ascending)
     first, then the others in index order, as JAX's top_k construction gives."""
     arr = ensure_arraylike("argpartition", a)
-    if dtypes.issubdtype(arr.dtype, np.unsignedinteger):
-        raise NotImplementedError("jnp.argpartition for unsigned dtypes")
     axis = canonicalize_axis(axis, arr.ndim)
     kth = canonicalize_axis(kth, arr.shape[axis])
     arr = _swap(arr, axis, arr.ndim - 1)
     last = arr.ndim - 1
-    bottom_ind = lax_sorting.top_k(lax.neg(arr), kth + 1)[1]
+    bottom_ind = lax_sorting.top_k(_negate(arr), kth + 1)[1]
     # The others: top_k of a proxy that is 0 at the bottom indices and 1 elsewhere.
     others = tuple(range(last))
     dnums = slicing.ScatterDimensionNumbers(
