@@ -9,8 +9,7 @@ import pytest
 import tinyxla as jax
 import tinyxla.numpy as jnp
 from tinyxla import errors, lax, vmap
-from tinyxla._src import vmap as vmap_module
-from tinyxla._src.interpreters import batching, keyed_staging
+from tinyxla._src.interpreters import batching, caches
 from tinyxla._src.lax import lax as lax_internal
 from tinyxla._src.tree_util import tree_flatten
 
@@ -636,11 +635,11 @@ def test_repeated_calls_replay_the_same_graph():
 
 
 def test_executable_shared_by_content():
-    made = len(vmap_module._executables)
+    made = len(caches._executables)
     x = np.ones((3, 2), np.float32)
     vmap(lambda v: jnp.cos(v) * 7.25)(x)
     vmap(lambda v: jnp.cos(v) * 7.25)(x + 1)  # another function, the same graph
-    assert len(vmap_module._executables) == made + 1
+    assert len(caches._executables) == made + 1
 
 
 def test_grad_of_vmap_and_jacobians():
@@ -877,7 +876,7 @@ def test_vmap_wraps_function():
 
 
 def test_content_key_distinguishes_literals():
-    k = vmap_module.jaxpr_content_key
+    k = caches.jaxpr_content_key
     j1 = jax.make_jaxpr(lambda x: x * 0.0)(1.0).jaxpr
     j2 = jax.make_jaxpr(lambda x: x * -0.0)(1.0).jaxpr
     j3 = jax.make_jaxpr(lambda x: x * 0.0)(2.0).jaxpr
@@ -886,7 +885,7 @@ def test_content_key_distinguishes_literals():
 
 def test_keyed_staging_literal_ids():
     # Interned Python scalars: one id per type and exact value.
-    lit = keyed_staging.py_literal
+    lit = caches.py_literal
     assert lit(0.0)[1] != lit(-0.0)[1]
     assert len({lit(1)[1], lit(True)[1], lit(1.0)[1]}) == 3
     assert lit(complex(1, 0.0))[1] != lit(complex(1, -0.0))[1]

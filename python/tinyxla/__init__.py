@@ -28,10 +28,11 @@ from tinyxla._src.config import (  # noqa: E402
     config, default_matmul_precision, enable_x64, explain_cache_misses, log_compiles,
     numpy_dtype_promotion, numpy_rank_promotion, threefry_partitionable)
 from tinyxla._src.devices import (  # noqa: E402
-    CpuDevice as Device, block_until_ready, default_backend, device_count, device_get,
-    device_put, devices, local_device_count, local_devices, process_count, process_index)
+    CpuDevice as Device, default_backend, device_count, devices, local_device_count,
+    local_devices, process_count, process_index)
 from tinyxla._src.api import (  # noqa: E402
-    ShapeDtypeStruct, disable_jit, eval_shape, jit, make_jaxpr, typeof)
+    ShapeDtypeStruct, block_until_ready, device_get, device_put, disable_jit, eval_shape, jit,
+    make_jaxpr, typeof)
 from tinyxla._src.compile_time_eval import ensure_compile_time_eval  # noqa: E402
 from tinyxla._src.custom_gradient import custom_gradient  # noqa: E402
 from tinyxla._src.dtypes import float0  # noqa: E402
@@ -43,7 +44,7 @@ from tinyxla._src.autodiff import (  # noqa: E402
 from tinyxla._src.checkpoint import checkpoint, remat  # noqa: E402
 from tinyxla._src.custom_derivatives import closure_convert, custom_jvp, custom_vjp  # noqa: E402
 from tinyxla._src.vmap import vmap  # noqa: E402
-from tinyxla._src.interpreters.pmap import pmap  # noqa: E402
+from tinyxla._src.pmap import pmap  # noqa: E402
 from tinyxla import core, errors, lax, numpy, random, tree, tree_util, typing  # noqa: E402
 from tinyxla import custom_derivatives, flatten_util, nn, ops, scipy  # noqa: E402
 

@@ -1,4 +1,5 @@
-"""The user-facing transforms and their caches: make_jaxpr, jit, eval_shape (mirrors ``jax._src.api``)."""
+"""The user-facing transforms make_jaxpr, jit and eval_shape, and device_put / device_get /
+block_until_ready (mirrors ``jax._src.api``)."""
 from __future__ import annotations
 
 import contextlib
@@ -9,11 +10,12 @@ from typing import Any, Callable, Iterable, Sequence
 import numpy as np
 
 from tinyxla import _core
-from tinyxla._src import compile_log, core, dtypes, errors
+from tinyxla._src import array, compile_log, core, devices, dtypes, errors, tree_util
 from tinyxla._src.config import config
 from tinyxla._src.devices import PmapSharding, SingleDeviceSharding
 from tinyxla._src.interpreters import ad
 from tinyxla._src.interpreters import batching
+from tinyxla._src.interpreters.caches import Cache
 from tinyxla._src.interpreters import lowering
 from tinyxla._src.interpreters import partial_eval as pe
 from tinyxla._src.tree_util import tree_flatten, tree_unflatten
@@ -361,14 +363,15 @@ class JitWrapped:
         self._static_argnames = frozenset(static_argnames)
         self._donate_argnums = frozenset(donate_argnums)
         self._device = device
-        self._cache: dict[Any, _CacheEntry] = {}
+        # The cache entry of each argument signature (tree, avals, static arguments).
+        self._cache = Cache(_CACHE_SIZE)
         # Calls whose arguments are all Arrays, keyed by _core.jit_signature: the flat
         # executable and the output unflattening, without tree or aval work.
-        self._fast: dict[bytes, Callable] | None = \
-            {} if not (self._static_argnums or self._static_argnames or self._donate_argnums) else None
+        self._fast = Cache(_CACHE_SIZE) if not (
+            self._static_argnums or self._static_argnames or self._donate_argnums) else None
         # Calls with pytrees or Python scalars among the arguments, keyed by the arguments'
         # tree and the signature of its leaves: skips the avals and the general key.
-        self._fast_trees: dict[tuple, Callable] = {}
+        self._fast_trees = Cache(_CACHE_SIZE)
 
     def __repr__(self):
         return f"<PjitFunction of {self._fun!r}>"
@@ -405,17 +408,16 @@ class JitWrapped:
                tuple((type(v), v) for v in static.values()),
                tuple((k, type(v), v) for k, v in sorted(static_kw.items())),
                _fast_salt)
-        entry = self._cache.get(key)
+        entry = self._cache.entries.get(key)
         if entry is None:
             if config.jax_explain_cache_misses:
-                compile_log.explain_cache_miss(self._fun, self._cache, key, _flat_arg_names(
-                    self._fun, args, kwargs, self._static_argnums, len(avals)))
+                compile_log.explain_cache_miss(
+                    self._fun, self._cache.entries, key,
+                    _flat_arg_names(self._fun, args, kwargs, self._static_argnums, len(avals)))
             entry = self._trace(args, kwargs, static, static_kw, in_tree, avals)
             if entry.tracer_consts:
                 return entry, [*entry.tracer_consts, *leaves]
-            if len(self._cache) >= _CACHE_SIZE:
-                self._cache.pop(next(iter(self._cache)))
-            self._cache[key] = entry
+            self._cache.put(key, entry)
         return entry, leaves
 
     def _invalid_argument(self, args, kwargs, leaves) -> TypeError:
@@ -448,7 +450,7 @@ class JitWrapped:
         if fast is not None and not kwargs and core._state.trace is core.EVAL_TRACE:
             key = _core.jit_signature(args, _fast_salt)
             if key is not None:
-                call = fast.get(key)
+                call = fast.entries.get(key)
                 if call is not None:
                     return call(args)
             else:
@@ -456,7 +458,7 @@ class JitWrapped:
                 sig = _core.jit_signature(flat[0], _fast_salt, True)
                 if sig is not None:
                     tree_key = (flat[1], sig)
-                    call = self._fast_trees.get(tree_key)
+                    call = self._fast_trees.entries.get(tree_key)
                     if call is not None:
                         return call(flat[0])
         if config.jax_disable_jit:
@@ -466,18 +468,14 @@ class JitWrapped:
                 core._state.trace is core.EVAL_TRACE:
             key = _core.jit_signature(args, _fast_salt)
             if key is not None:
-                if len(fast) >= _CACHE_SIZE:
-                    fast.pop(next(iter(fast)))
-                fast[key] = call = _fast_call(
-                    lowering.executable_for(entry.jaxpr, self._name), entry.out_tree)
+                call = fast.put(key, _fast_call(
+                    lowering.executable_for(entry.jaxpr, self._name), entry.out_tree))
                 return call(args)
             if tree_key is not None:
-                trees = self._fast_trees
-                if len(trees) >= _CACHE_SIZE:
-                    trees.pop(next(iter(trees)))
                 executable = lowering.executable_for(entry.jaxpr, self._name)
                 out_tree = entry.out_tree
-                trees[tree_key] = call = lambda leaves: tree_unflatten(out_tree, executable(leaves))
+                call = self._fast_trees.put(
+                    tree_key, lambda leaves: tree_unflatten(out_tree, executable(leaves)))
                 return call(leaves)
         if self._donate_argnums and not entry.tracer_consts and \
                 core._state.trace is core.EVAL_TRACE:
@@ -591,3 +589,44 @@ def eval_shape(fun: Callable, *args, **kwargs) -> Any:
     """Output shapes and dtypes of ``fun`` without running it (``jax.eval_shape``): a
     pytree of ShapeDtypeStructs; arguments are arrays, scalars or ShapeDtypeStructs."""
     return JitWrapped(fun, None, None, None, None, None).eval_shape(*args, **kwargs)
+
+
+# ---------------------------------------------------------------------------------------
+# Device placement (``jax.device_put`` and friends, as in ``jax._src.api``).
+
+def device_put(x: Any, device: Any = None, *, src: Any = None, donate: bool = False,
+               may_alias: bool | None = None) -> Any:
+    """Moves every leaf of the pytree ``x`` to a device as an Array (``jax.device_put``).
+
+    Python scalars become weak-typed arrays, numpy values strong ones (64-bit dtypes are
+    truncated when x64 is off). Without ``device`` an existing Array is returned as it is;
+    with one, the result is committed to that device. ``src``, ``donate`` and
+    ``may_alias`` are accepted for compatibility and ignored.
+    """
+    dev = None if device is None else devices._device_index(device)
+    return tree_util.tree_map(lambda leaf: array._device_put_leaf(leaf, dev), x)
+
+
+def device_get(x: Any) -> Any:
+    """Every Array leaf of the pytree ``x`` as a numpy array (``jax.device_get``).
+
+    Arrays are first all waited on; other leaves are returned unchanged.
+    """
+    leaves = tree_util.tree_leaves(x)
+    for leaf in leaves:
+        if type(leaf) is array.Array:
+            leaf._h.wait()
+    return tree_util.tree_map(
+        lambda leaf: leaf._value if type(leaf) is array.Array else leaf, x)
+
+
+def block_until_ready(x: Any) -> Any:
+    """Waits for every Array leaf of the pytree ``x`` and returns ``x`` (``jax.block_until_ready``).
+
+    A failed computation raises its error here.
+    """
+    for leaf in tree_util.tree_leaves(x):
+        wait = getattr(leaf, "block_until_ready", None)
+        if wait is not None:
+            wait()
+    return x

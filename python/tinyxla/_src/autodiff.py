@@ -20,7 +20,11 @@ import numpy as np
 from tinyxla._src import core, dtypes
 from tinyxla._src.array import Array, _to_array
 from tinyxla._src.interpreters import ad
+from tinyxla._src.lax import lax
+from tinyxla._src.numpy import creation
+from tinyxla._src.numpy import shape as jnp_shape
 from tinyxla._src.tree_util import tree_flatten, tree_map, tree_structure, tree_unflatten
+from tinyxla._src.vmap import vmap
 
 
 # ---------------------------------------------------------------------------------------
@@ -123,7 +127,6 @@ def _like_primal(ct: Any, aval: core.ShapedArray) -> Any:
         return _tangent_zeros(aval)
     if ad.tangent_dtype(aval.dtype) == dtypes.float0:
         return ct
-    from tinyxla._src.lax import lax
     return lax._convert_element_type(ct, aval.dtype, aval.weak_type)
 
 
@@ -314,7 +317,6 @@ def _check_output_dtype_revderiv(name: str, holomorphic: bool, x: Any) -> None:
 
 
 def _one_like(x: Any) -> Any:
-    from tinyxla._src.lax import lax
     return lax.full_like(x, 1)
 
 
@@ -396,13 +398,12 @@ def _check_output_dtype_jacfwd(holomorphic: bool, x: Any) -> None:
 def _std_basis(leaves: Sequence[Any]) -> list[Any]:
     """The standard basis of the flattened ``leaves``, batched along a leading axis: one
     array per leaf, of shape ``(total size,) + leaf.shape`` and the leaf's dtype."""
-    from tinyxla import numpy as jnp
     sizes = [int(np.size(x)) for x in leaves]
     eye = np.eye(sum(sizes))
     out, start = [], 0
     for leaf, n in zip(leaves, sizes):
         part = eye[:, start:start + n].reshape((eye.shape[0], *np.shape(leaf)))
-        out.append(jnp.asarray(part, dtype=core.get_aval(leaf).dtype))
+        out.append(creation.asarray(part, dtype=core.get_aval(leaf).dtype))
         start += n
     return out
 
@@ -411,7 +412,6 @@ def _unravel_last(arr: Any, leaves: Sequence[Any], example: Any) -> list[Any]:
     """Splits the last axis of ``arr`` by the sizes of ``leaves`` and reshapes each part
     to ``arr.shape[:-1] + leaf.shape``, cast to ``example``'s dtype and weak type (to the
     leaf's own when ``example`` is None)."""
-    from tinyxla._src.lax import lax
     out, start = [], 0
     head = tuple(np.shape(arr)[:-1])
     for leaf in leaves:
@@ -442,7 +442,6 @@ def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fals
         outs = [_as_output(y) for y in lin.out_primals[:flat.num_out]]
         for y in outs:
             _check_output_dtype_jacfwd(holomorphic, y)
-        from tinyxla._src.vmap import vmap
         # Every input basis vector through the linear map at once: output leaf j comes
         # back as y_j.shape + (total input size,).
         columns = vmap(lambda *t: [ad.instantiate_zeros(c) for c in lin.jvp(t)[:flat.num_out]],
@@ -483,9 +482,7 @@ def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fals
             cts = tree_flatten(pullback(tree_unflatten(y_tree, ct)))[0]
             return [c for c, d in zip(cts, differentiable) if d]
 
-        from tinyxla import numpy as jnp
-        from tinyxla._src.vmap import vmap
-        # Every output basis vector pulled back at once: input leaf i comes back as
+            # Every output basis vector pulled back at once: input leaf i comes back as
         # x_i.shape + (total output size,).
         rows = iter(vmap(pull, out_axes=-1)(*_std_basis(y_leaves)) if y_leaves else ())
         per_input = []
@@ -501,8 +498,8 @@ def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fals
             arr = next(rows)
             # x.shape + (output size,) -> per output leaf, y.shape + x.shape.
             parts = _unravel_last(arr, y_leaves, x)
-            per_input.append([jnp.moveaxis(p, tuple(range(len(shape))),
-                                           tuple(range(p.ndim - len(shape), p.ndim)))
+            per_input.append([jnp_shape.moveaxis(p, tuple(range(len(shape))),
+                                                 tuple(range(p.ndim - len(shape), p.ndim)))
                               for p in parts])
         # per_input[i][j]: output leaf j by input leaf i, into output-tree-of-input-trees.
         x_tree = tree_structure(example_args)

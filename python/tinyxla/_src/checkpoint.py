@@ -16,10 +16,12 @@ import functools
 from typing import Any, Callable, Sequence
 
 from tinyxla._src import core, errors
+from tinyxla._src.api import _flat_arg_names, _lift_tracer_consts
 from tinyxla._src.config import config
 from tinyxla._src.core import ClosedJaxpr, Primitive
 from tinyxla._src.interpreters import ad, batching, lowering
 from tinyxla._src.interpreters import partial_eval as pe
+from tinyxla._src.interpreters.caches import per_jaxpr
 from tinyxla._src.tree_util import tree_flatten, tree_unflatten
 
 remat_p = Primitive("remat2", multiple_results=True)
@@ -58,7 +60,7 @@ def _tangent_part(closed: ClosedJaxpr, nonzeros: tuple[bool, ...]
     return ClosedJaxpr(ad.dce_jaxpr(jvp_closed.jaxpr, used), jvp_closed.consts), out_nonzero
 
 
-_tangent_part_cached = ad._cached(_tangent_part)
+_tangent_part_cached = per_jaxpr(4096)(_tangent_part)
 
 
 def _remat_linearize(trace, primals, tangents, *, jaxpr: ClosedJaxpr, prevent_cse: bool,
@@ -145,7 +147,6 @@ remat = checkpoint
 def _trace(fun: Callable, args: tuple, kwargs: dict, in_tree: Any,
            avals: Sequence[core.ShapedArray], static_vals: dict[int, Any]
            ) -> tuple[ClosedJaxpr, list, list]:
-    from tinyxla._src.api import _flat_arg_names, _lift_tracer_consts
     out_store: list = []
 
     def flat(*leaves):

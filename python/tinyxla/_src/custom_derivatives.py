@@ -20,10 +20,13 @@ import inspect
 from typing import Any, Callable, Sequence
 
 from tinyxla._src import core, dtypes, errors
+from tinyxla._src.api import _lift_tracer_consts
 from tinyxla._src.core import Primitive
 from tinyxla._src.interpreters import ad, batching, lowering
 from tinyxla._src.interpreters import partial_eval as pe
+from tinyxla._src.lax import lax
 from tinyxla._src.tree_util import tree_flatten, tree_map, tree_unflatten
+from tinyxla._src.vmap import vmap
 
 SymbolicZero = ad.Zero
 
@@ -107,7 +110,6 @@ def _trace_call(fun: Callable, leaves: list, kind: str, name_fun: Callable
                 ) -> tuple[core.ClosedJaxpr, list]:
     """``fun`` of flat leaves as a closed jaxpr, with closed-over tracers lifted to
     leading arguments."""
-    from tinyxla._src.api import _lift_tracer_consts
     avals = [core.get_aval(x) for x in leaves]
     info = errors.DebugInfo(kind, name_fun, [f"args[{i}]" for i in range(len(leaves))])
     return _lift_tracer_consts(pe.trace_to_jaxpr(lambda *xs: fun(list(xs)), avals, info))
@@ -167,7 +169,6 @@ ad.primitive_jvps[custom_jvp_call_p] = _custom_jvp_call_jvp
 
 def _vmap_like(axis_data: Any) -> Callable:
     """``vmap`` over the axis being batched (its size and name)."""
-    from tinyxla._src.vmap import vmap
     named = {} if axis_data.name is None else {"axis_name": axis_data.name}
     return functools.partial(vmap, axis_size=axis_data.size, **named)
 
@@ -358,7 +359,6 @@ def _custom_vjp_call_batch(axis_data, vals, dims, *, call_jaxpr, fwd, bwd, symbo
                            name):
     """Under vmap the call stays a custom_vjp_call: of the batched body, with fwd and bwd
     vmapped; cotangents of unbatched inputs are summed over the batch."""
-    from tinyxla._src.lax import lax
     batched, _ = batching.batch_jaxpr(call_jaxpr, axis_data, dims, instantiate=True)
     in_dims = list(dims)
     in_avals = call_jaxpr.in_avals

@@ -1,10 +1,11 @@
-"""CPU devices, shardings, and moving values between host and device (device_put/get).
+"""CPU devices, shardings, and the per-device buffers of a value split over devices.
 
-Mirrors ``jax.devices``, ``jax.Device`` (as ``CpuDevice``), ``jax.sharding.SingleDeviceSharding``,
-``jax.device_put``, ``jax.device_get`` and ``jax.block_until_ready``. Each device is a host
-thread with an in-order stream in the C++ runtime; their number is fixed when the runtime
-first starts, from ``jax_num_cpu_devices`` or the environment (``TINYXLA_NUM_CPU_DEVICES``,
-``XLA_FLAGS=--xla_force_host_platform_device_count=N``, read by the C++ side).
+Mirrors ``jax.devices``, ``jax.Device`` (as ``CpuDevice``) and
+``jax.sharding.SingleDeviceSharding`` (``device_put`` and friends are in ``api.py``). Each
+device is a host thread with an in-order stream in the C++ runtime; their number is fixed
+when the runtime first starts, from ``jax_num_cpu_devices`` or the environment
+(``TINYXLA_NUM_CPU_DEVICES``, ``XLA_FLAGS=--xla_force_host_platform_device_count=N``, read
+by the C++ side).
 """
 from __future__ import annotations
 
@@ -267,42 +268,34 @@ def _device_index(device: Any) -> int:
     raise TypeError(f"device_put: expected a Device or Sharding, got {device!r}")
 
 
-def device_put(x: Any, device: Any = None, *, src: Any = None, donate: bool = False,
-               may_alias: bool | None = None) -> Any:
-    """Moves every leaf of the pytree ``x`` to a device as an Array (``jax.device_put``).
+# --------------------------------------------------------------------------------------
+# Values split over devices.
 
-    Python scalars become weak-typed arrays, numpy values strong ones (64-bit dtypes are
-    truncated when x64 is off). Without ``device`` an existing Array is returned as it is;
-    with one, the result is committed to that device. ``src``, ``donate`` and
-    ``may_alias`` are accepted for compatibility and ignored.
-    """
-    from tinyxla._src import array, tree_util
-    dev = None if device is None else _device_index(device)
-    return tree_util.tree_map(lambda leaf: array._device_put_leaf(leaf, dev), x)
+class ShardedBuffers:
+    """The per-device buffers of an Array sharded along axis 0 (one index per device)."""
 
+    __slots__ = ("handles", "devices", "key")
 
-def device_get(x: Any) -> Any:
-    """Every Array leaf of the pytree ``x`` as a numpy array (``jax.device_get``).
-
-    Arrays are first all waited on; other leaves are returned unchanged.
-    """
-    from tinyxla._src import array, tree_util
-    leaves = tree_util.tree_leaves(x)
-    for leaf in leaves:
-        if type(leaf) is array.Array:
-            leaf._h.wait()
-    return tree_util.tree_map(
-        lambda leaf: leaf._value if type(leaf) is array.Array else leaf, x)
+    def __init__(self, handles: list, devices: list[int]):
+        self.handles = handles
+        self.devices = devices
+        self.key = (tuple(devices), handles[0].shape)  # what a pmap's cache key needs
 
 
-def block_until_ready(x: Any) -> Any:
-    """Waits for every Array leaf of the pytree ``x`` and returns ``x`` (``jax.block_until_ready``).
+_stack_exes: dict[Any, Any] = {}
 
-    A failed computation raises its error here.
-    """
-    from tinyxla._src import tree_util
-    for leaf in tree_util.tree_leaves(x):
-        wait = getattr(leaf, "block_until_ready", None)
-        if wait is not None:
-            wait()
-    return x
+
+def gather_shards(sharded: ShardedBuffers) -> Any:
+    """One handle on device 0 stacking the shards along a new axis 0 (an async copy)."""
+    h0 = sharded.handles[0]
+    key = (tuple(h0.shape), h0.dtype_code, len(sharded.handles))
+    exe = _stack_exes.get(key)
+    if exe is None:
+        b = _core.GraphBuilder()
+        params = [b.parameter(list(h0.shape), h0.dtype_code) for _ in sharded.handles]
+        rows = [b.reshape(p, [1, *h0.shape]) for p in params]
+        b.set_outputs([rows[0] if len(rows) == 1 else b.concatenate(rows, 0)])
+        exe = _stack_exes[key] = _core.compile(b)
+    return exe.run(list(sharded.handles), sharded.devices[0])[0]
+
+

@@ -18,7 +18,6 @@ from __future__ import annotations
 import difflib
 import functools
 import inspect
-import itertools
 import textwrap
 from collections import Counter
 from typing import Any, Callable, Hashable
@@ -27,9 +26,8 @@ import numpy as np
 
 from tinyxla._src import core, tree_util
 from tinyxla._src.array import Array
-from tinyxla._src.config import config
-from tinyxla._src.core import ClosedJaxpr, Jaxpr, Literal, Var
-from tinyxla._src.interpreters import batching, keyed_staging
+from tinyxla._src.core import Jaxpr
+from tinyxla._src.interpreters import batching, caches, keyed_staging
 from tinyxla._src.interpreters import partial_eval as pe
 from tinyxla._src.interpreters.batching import AxisData, BatchTrace, BatchTracer
 from tinyxla._src.tree_util import tree_flatten, tree_unflatten
@@ -178,7 +176,7 @@ class _Vmapped:
     def _call_staged(self, leaves, in_tree, dims, axis_data):
         """Eagerly: trace into a batched jaxpr, then run its cached executable."""
         stage = keyed_staging.KeyedJaxprTrace()
-        btrace = BatchTrace(stage, axis_data, unbatched=core.EVAL_TRACE)
+        btrace = keyed_staging.StagingBatchTrace(stage, axis_data)
         in_vals, mapped = [], []
         for x, d in zip(leaves, dims):
             if d is None:
@@ -186,7 +184,7 @@ class _Vmapped:
             else:
                 aval = core.get_aval(x)
                 in_vals.append(BatchTracer(btrace, stage.new_arg(aval), d,
-                                           batching.example_aval(aval, d)))
+                                           caches.example_aval(aval, d)))
                 mapped.append(x)
         try:
             out_leaves, out_tree, outs = self._trace_fun(btrace, in_vals, in_tree)
@@ -214,13 +212,14 @@ class _Vmapped:
             return tree_unflatten(out_tree, results)
         outvars = [results[i] for i in staged]
         key = stage.outputs_key(outvars)
-        hit = None if key is None else keyed_staging.edges.get(key)
+        hit = None if key is None else caches.edges.entries.get(key)
         if hit is None:
-            exe = executable_for_content(Jaxpr(stage.constvars, stage.args, outvars, stage.eqns))
+            exe = caches.executable_for_content(
+                Jaxpr(stage.constvars, stage.args, outvars, stage.eqns))
             # The Arrays-only call, when the executable has one (a GraphExecutable).
             hit = (None, (exe, getattr(exe, "call_arrays", None)))
             if key is not None:
-                keyed_staging.advance(key, hit[1])
+                caches.advance(key, hit[1])
         exe, call_arrays = hit[1]
         args = [*stage.consts, *mapped]
         if call_arrays is not None and all(type(a) is Array for a in args):
@@ -279,100 +278,6 @@ def _is_jax_value(x: Any) -> bool:
 def _shape(x: Any) -> tuple[int, ...]:
     s = getattr(x, "shape", None)
     return tuple(np.shape(x)) if s is None else s
-
-
-# ---------------------------------------------------------------------------------------
-# The executable cache, keyed by a jaxpr's content.
-
-_CACHE_SIZE = 4096
-_executables: dict[Any, Any] = {}
-_subjaxpr_keys: dict[int, tuple[Any, Any]] = {}
-
-
-def executable_for_content(jaxpr: Jaxpr) -> Callable[[list], list]:
-    """The executable of ``jaxpr`` (constvars first, then invars, all as arguments),
-    shared by every jaxpr with the same content."""
-    from tinyxla._src.interpreters import lowering
-    try:
-        key = (jaxpr_content_key(jaxpr), config.jax_enable_x64)
-        exe = _executables.get(key)
-    except TypeError:  # an unhashable parameter: compile without caching
-        key = exe = None
-    if exe is None:
-        flat = Jaxpr([], [*jaxpr.constvars, *jaxpr.invars], jaxpr.outvars, jaxpr.eqns)
-        exe = lowering.executable_for(ClosedJaxpr(flat, []))
-        if key is not None:
-            if len(_executables) >= _CACHE_SIZE:
-                _executables.pop(next(iter(_executables)))
-            _executables[key] = exe
-    return exe
-
-
-def jaxpr_content_key(jaxpr: Jaxpr) -> tuple:
-    """A hashable key equal for jaxprs that compute the same thing: the avals of the
-    constvars and invars, each equation's primitive, parameters (sub-jaxprs by content)
-    and operands (variables by position, literals by type and exact value), and the
-    outputs. Output avals follow from these, so they are left out."""
-    index: dict[Var, int] = {}
-    head = []
-    for v in itertools.chain(jaxpr.constvars, jaxpr.invars):
-        index[v] = len(index)
-        head.append(v.aval)
-    parts: list[Any] = [len(jaxpr.constvars), tuple(head)]
-    append = parts.append
-    # The hot loop of a vmap call, kept plain (no comprehension frames): one flat list,
-    # each equation as primitive, params, operand count, operands.
-    for eqn in jaxpr.eqns:
-        params = eqn.params
-        invars = eqn.invars
-        append(eqn.primitive)
-        append(_params_key(params) if params else ())
-        append(len(invars))
-        for v in invars:
-            append(index[v] if type(v) is Var else _literal_key(v))
-        for v in eqn.outvars:
-            index[v] = len(index)
-    append(len(jaxpr.outvars))
-    for v in jaxpr.outvars:
-        append(index[v] if type(v) is Var else _literal_key(v))
-    return tuple(parts)
-
-
-def _literal_key(lit: Literal) -> tuple:
-    # repr tells -0.0 from 0.0 (which compare equal) and keeps the value's type.
-    return (lit.aval, repr(lit.val))
-
-
-def _params_key(params: dict) -> tuple:
-    items = tuple(params.items())
-    for _, v in items:
-        if isinstance(v, (ClosedJaxpr, Jaxpr)):  # sub-jaxprs are keyed by content
-            return tuple((k, _param_key(v)) for k, v in items)
-    return items
-
-
-def _param_key(v: Any) -> Any:
-    if isinstance(v, ClosedJaxpr):
-        hit = _subjaxpr_keys.get(id(v))
-        if hit is not None and hit[0] is v:
-            return hit[1]
-        key = (jaxpr_content_key(v.jaxpr), tuple(_const_key(c) for c in v.consts))
-        if len(_subjaxpr_keys) >= _CACHE_SIZE:
-            _subjaxpr_keys.pop(next(iter(_subjaxpr_keys)))
-        _subjaxpr_keys[id(v)] = (v, key)
-        return key
-    if isinstance(v, Jaxpr):
-        return jaxpr_content_key(v)
-    return v
-
-
-def _const_key(c: Any) -> Any:
-    """A sub-jaxpr's constants are part of its meaning; small ones are keyed by value,
-    others by identity (the sub-jaxpr is cached, so they are the same objects)."""
-    aval = core.get_aval(c)
-    if aval.size <= 16 and not isinstance(c, core.Tracer):
-        return (aval, np.asarray(c).tobytes())
-    return ("id", id(c))
 
 
 # ---------------------------------------------------------------------------------------

@@ -5,12 +5,14 @@ mirrors JAX and where it differs.
 """
 from __future__ import annotations
 
+import sys as _sys
 from typing import Any
 
 import numpy as _np
 
 from tinyxla._src import dtypes as _dtypes
 from tinyxla._src.array import Array as ndarray
+from tinyxla._src.numpy.array_methods import register_array_methods as _register_array_methods
 from tinyxla._src.numpy.comparisons import allclose, array_equal, isclose
 from tinyxla._src.numpy.creation import (
     arange, array, asarray, astype, copy, empty, empty_like, eye, full, full_like, identity,
@@ -112,6 +114,10 @@ _REMOVED = {
     "fix": "jax.numpy.fix was deprecated in JAX v0.9.0, and will be removed in JAX v0.10.0. "
            "Use jax.numpy.trunc instead.",
 }
+
+
+# The Array operators and methods delegate to this namespace (JAX's array_methods).
+_register_array_methods(_sys.modules[__name__])
 
 
 def __getattr__(name: str) -> Any:

@@ -30,13 +30,12 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from tinyxla import _core
 from tinyxla._src import core, dtypes
+from tinyxla._src.ad_util import add_jaxvals_p, zeros_like_aval  # noqa: F401
 from tinyxla._src.array import Array
-from tinyxla._src.config import config
 from tinyxla._src.core import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Primitive, ShapedArray, Var
-from tinyxla._src.interpreters import lowering
 from tinyxla._src.interpreters import partial_eval as pe
+from tinyxla._src.interpreters.caches import per_jaxpr
 
 _state = core._state
 
@@ -97,38 +96,9 @@ class Zero:
         return f"Zero({self.aval.str_short()})"
 
 
-def zeros_like_aval(aval: ShapedArray) -> Any:
-    """Zeros of ``aval`` (a numpy array for float0, whose values are never used)."""
-    if aval.dtype == dtypes.float0:
-        return np.zeros(aval.shape, dtypes.float0)
-    from tinyxla._src.lax import lax
-    zero = lax._convert_element_type(0, aval.dtype, aval.weak_type)
-    return lax.broadcast(zero, aval.shape) if aval.shape else zero
-
-
 def instantiate_zeros(t: Any) -> Any:
     """``t`` with a symbolic zero replaced by an array of zeros."""
     return t.instantiate() if type(t) is Zero else t
-
-
-# add_any: the sum of two tangents or cotangents (JAX's ``add_jaxvals_p``). A primitive of
-# its own so that transposition knows the sum is of linear values.
-add_jaxvals_p = Primitive("add_any")
-
-
-@add_jaxvals_p.def_abstract_eval
-def _add_jaxvals_abstract_eval(x: ShapedArray, y: ShapedArray) -> ShapedArray:
-    return ShapedArray(x.shape, x.dtype, x.weak_type and y.weak_type)
-
-
-@add_jaxvals_p.def_impl
-def _add_jaxvals_impl(x: Any, y: Any) -> Any:
-    from tinyxla._src.lax import lax
-    return lax.add_p.impl(x, y)
-
-
-lowering.register_lowering(
-    add_jaxvals_p, lambda ctx, x, y: ctx.builder.binary(_core.BINARY_OPS.index("add"), x, y))
 
 
 def add_tangents(x: Any, y: Any) -> Any:
@@ -526,37 +496,13 @@ def backward_pass(jaxpr: Jaxpr, consts: Sequence[Any], args: Sequence[Any],
 # ---------------------------------------------------------------------------------------
 # Jaxpr -> Jaxpr transforms (for call primitives). Results are cached per jaxpr object.
 
-_CACHE_SIZE = 4096
-
-
-def _cached(transform: Callable[..., Any]) -> Callable[..., Any]:
-    """``transform(closed, *key)`` memoized on the jaxpr object (held, so its id stays
-    unique), the key and the x64 mode; at most ``_CACHE_SIZE`` entries, oldest out first."""
-    cache: dict[tuple, tuple[ClosedJaxpr, Any]] = {}
-
-    def cached(closed: ClosedJaxpr, *key: Any) -> Any:
-        k = (id(closed), config.jax_enable_x64, *key)
-        hit = cache.get(k)
-        if hit is not None and hit[0] is closed:
-            return hit[1]
-        out = transform(closed, *key)
-        if len(cache) >= _CACHE_SIZE:
-            cache.pop(next(iter(cache)))
-        cache[k] = (closed, out)
-        return out
-
-    cached.__doc__ = transform.__doc__
-    cached.__name__ = transform.__name__
-    return cached
-
-
 def _close(trace: pe.DynamicJaxprTrace, outs: Sequence[Any]) -> ClosedJaxpr:
     outvars = [trace.to_var(x) for x in outs]
     trace.valid = False
     return ClosedJaxpr(Jaxpr(trace.constvars, trace.args, outvars, trace.eqns), trace.consts)
 
 
-@_cached
+@per_jaxpr(4096)
 def jvp_jaxpr(closed: ClosedJaxpr, nonzeros: tuple[bool, ...]
               ) -> tuple[ClosedJaxpr, tuple[bool, ...]]:
     """``(primals, nonzero tangents) -> (primal outs, nonzero tangent outs)`` for a
@@ -577,7 +523,7 @@ def jvp_jaxpr(closed: ClosedJaxpr, nonzeros: tuple[bool, ...]
     return out, out_nz
 
 
-@_cached
+@per_jaxpr(4096)
 def linearize_jaxpr(closed: ClosedJaxpr, nonzeros: tuple[bool, ...]
                     ) -> tuple[ClosedJaxpr, ClosedJaxpr, tuple[bool, ...], int]:
     """Splits a closed jaxpr into its primal part and its linearization.
@@ -616,7 +562,7 @@ def linearize_jaxpr(closed: ClosedJaxpr, nonzeros: tuple[bool, ...]
     return known, linear, out_nz, len(res)
 
 
-@_cached
+@per_jaxpr(4096)
 def transpose_jaxpr(closed: ClosedJaxpr, linear: tuple[bool, ...],
                     ct_nonzero: tuple[bool, ...]) -> ClosedJaxpr:
     """``(non-linear inputs, nonzero output cotangents) -> cotangents of the linear

@@ -3,9 +3,11 @@
 A ``BatchTracer`` pairs a value of the enclosing (parent) trace with the axis along which
 it is mapped. ``BatchTrace.process_primitive`` hands each primitive applied to such
 tracers to the primitive's batching rule, registered beside the primitive's definition
-(the family modules of ``_src/lax/``, ``_src/api.py`` for ``jit``). A rule takes the operand values and
-their batch dims (``not_mapped`` for an operand without one) and returns the output and
-its batch dim; it runs under the parent trace, so its own ops are recorded there.
+(the family modules of ``_src/lax/``, ``_src/api.py`` for ``jit``). A rule takes the
+operand values and their batch dims (``not_mapped`` for an operand without one) and
+returns the output and its batch dim; it runs under the parent trace, so its own ops are
+recorded there. The dispatch is plain: vmap's staging shortcuts live in
+``keyed_staging.StagingBatchTrace`` and the memos in ``caches``.
 
 ``batch_jaxpr`` is the Jaxpr -> Jaxpr transform, obtained by re-tracing ``eval_jaxpr``
 under a BatchTrace whose parent is a ``DynamicJaxprTrace``. Named axes (``axis_name``)
@@ -15,6 +17,7 @@ live in a thread-local axis environment that collective rules read through
 from __future__ import annotations
 
 import itertools
+import os
 import sys
 import threading
 from functools import partial
@@ -23,10 +26,10 @@ from typing import Any, Callable, Hashable, Sequence
 import numpy as np
 
 from tinyxla._src import core
-from tinyxla._src.config import config
-from tinyxla._src.core import JaxprEqn, Literal, ShapedArray, Var
-from tinyxla._src.interpreters import ad, keyed_staging, lowering
-from tinyxla._src.interpreters.partial_eval import DynamicJaxprTrace, DynamicJaxprTracer
+from tinyxla._src.core import ShapedArray
+from tinyxla._src.interpreters import ad, lowering
+from tinyxla._src.interpreters import partial_eval as pe
+from tinyxla._src.interpreters.caches import example_aval, per_jaxpr
 
 not_mapped = None  # the batch dim of an operand that is the same for every example
 
@@ -153,12 +156,13 @@ class BatchTracer(core.Tracer):
                 f"\n  {where}")
 
 
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
 def _user_frame_summary() -> str | None:
     """``file:line:column (function)`` of the innermost frame outside tinyxla."""
-    import tinyxla
-    pkg = tinyxla.__file__.rsplit("/", 1)[0]
     frame = sys._getframe(1)
-    while frame is not None and frame.f_code.co_filename.startswith(pkg):
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
         frame = frame.f_back
     if frame is None:
         return None
@@ -176,9 +180,10 @@ class BatchTrace(core.Trace):
     """Applies batching rules to the primitives bound on its tracers.
 
     ``parent`` is where the rules' ops go. ``unbatched`` is where a primitive with no
-    batched operand goes: the parent, except when vmap stages a top-level call, where
-    the parent records the batched graph and such primitives run eagerly, as in JAX
-    (so Python code may branch on values that do not depend on the mapped arguments).
+    batched operand goes: the parent, except when vmap stages a top-level call
+    (``keyed_staging.StagingBatchTrace``), where the parent records the batched graph
+    and such primitives run eagerly, as in JAX (so Python code may branch on values that
+    do not depend on the mapped arguments).
     """
 
     def __init__(self, parent: core.Trace, axis_data: AxisData,
@@ -189,13 +194,6 @@ class BatchTrace(core.Trace):
         # Outputs without a batch dim are only handed back bare when the trace they
         # belong to is the one unbatched operands go to.
         self._lower_unmapped = self.unbatched is parent
-        # vmap staging a top-level call: elementwise ops take a fast path (_stage_elementwise).
-        self._stage = parent if (type(parent) is keyed_staging.KeyedJaxprTrace
-                                 and not self._lower_unmapped) else None
-        # Python scalars converted eagerly (jnp's promotion of ``x * 2.0``), by id: the
-        # fast path stages them as literals, as a staging trace would, not as constants.
-        # Each with its literal's id in the content key.
-        self._scalars: dict[int, tuple[Any, Literal, int]] = {}
         self.valid = True
 
     def to_batch_info(self, x: Any) -> tuple[Any, int | None]:
@@ -204,10 +202,6 @@ class BatchTrace(core.Trace):
         return x, not_mapped
 
     def process_primitive(self, primitive: core.Primitive, args: Sequence[Any], params: dict):
-        if self._stage is not None and primitive in elementwise_primitives:
-            out = self._stage_elementwise(primitive, args, params)
-            if out is not None:
-                return out
         vals, dims, ours, batched = [], [], False, False
         for x in args:
             if type(x) is BatchTracer and x._trace is self:
@@ -220,21 +214,11 @@ class BatchTrace(core.Trace):
             else:
                 vals.append(x)
                 dims.append(not_mapped)
-        state = core._state
-        prev = state.trace
         axis_rule = axis_primitive_batchers.get(primitive)
         if not ours and (axis_rule is None or self.axis_data.name is None):
-            state.trace = self.unbatched
-            try:
-                out = primitive.bind(*args, **params)
-            finally:
-                state.trace = prev
-            if (self._stage is not None and primitive.name == "convert_element_type"
-                    and type(args[0]) in _PY_SCALARS):
-                aval = core.get_aval(out)
-                lit = Literal(np.asarray(args[0]).astype(aval.dtype)[()], aval)
-                self._scalars[id(out)] = (out, lit, keyed_staging.literal_id(lit))
-            return out
+            return self.bind_unbatched(primitive, args, params)
+        state = core._state
+        prev = state.trace
         state.trace = self.parent
         try:
             if axis_rule is not None:
@@ -248,273 +232,43 @@ class BatchTrace(core.Trace):
                 if rule is None:
                     raise NotImplementedError(
                         f"Batching rule for '{primitive.name}' not implemented")
-                done = (self._stage is not None
-                        and self._replay_rule(primitive, rule, args, vals, dims, params))
-                out, out_dim = done or rule(vals, dims, **params)
+                out, out_dim = self.apply_rule(primitive, rule, args, vals, dims, params)
         finally:
             state.trace = prev
         if primitive.multiple_results:
             return [self._wrap(o, d) for o, d in zip(out, out_dim)]
         return self._wrap(out, out_dim)
 
+    def bind_unbatched(self, primitive: core.Primitive, args: Sequence[Any],
+                       params: dict) -> Any:
+        """A primitive none of whose operands is ours, bound on the unbatched trace."""
+        state = core._state
+        prev = state.trace
+        state.trace = self.unbatched
+        try:
+            return primitive.bind(*args, **params)
+        finally:
+            state.trace = prev
+
+    def apply_rule(self, primitive: core.Primitive, rule: Callable[..., Any],
+                   args: Sequence[Any], vals: Sequence[Any], dims: Sequence[int | None],
+                   params: dict) -> tuple[Any, Any]:
+        """``rule`` on the operands' values and batch dims (``args`` are the operands as
+        bound, for traces that record the rule's work their own way)."""
+        return rule(vals, dims, **params)
+
     def _wrap(self, val: Any, dim: int | None) -> Any:
         if dim is None and self._lower_unmapped:
             return val
         return BatchTracer(self, val, dim)
 
-    def _stage_elementwise(self, primitive: core.Primitive, args: Sequence[Any],
-                           params: dict) -> BatchTracer | None:
-        """Records an elementwise op whose batched operands share their batch axis and
-        shape (the others being Python scalars, or ones converted eagerly) as the one
-        equation its rule would make, skipping the rule and the staging trace's abstract
-        evaluation (the output aval rides on the content key's edge): vmap traces at
-        every call, so this is its hot path. None when it does not apply."""
-        stage = self._stage
-        index = stage.index
-        dim = shape = None
-        invars = []
-        key: list[Any] = [stage.node, keyed_staging.ELEMENTWISE, primitive]
-        for x in args:
-            t = type(x)
-            if t is BatchTracer and x._trace is self:
-                v = x.val
-                d = x.batch_dim
-                if d is None or type(v) is not DynamicJaxprTracer or v._trace is not stage:
-                    return None
-                a = v._aval
-                if dim is None:
-                    dim, shape = d, a.shape
-                elif d != dim or a.shape != shape:
-                    return None
-                var = v.var
-                invars.append(var)
-                key.append(index.get(var))
-            elif t in _PY_SCALARS:
-                lit, ref = (_py_literals.get((t, x)) if x and t is not complex else None
-                            ) or keyed_staging.py_literal(x)
-                invars.append(lit)
-                key.append(ref)
-            else:
-                entry = self._scalars.get(id(x))
-                if entry is None or entry[0] is not x:
-                    return None
-                invars.append(entry[1])
-                key.append(entry[2])
-        if dim is None:  # nothing batched: the unbatched trace's business
-            return None
-        avals = None
-        if stage.keyed:
-            if params:
-                key.extend(params.items())
-            try:
-                key_t = tuple(key)
-                hit = _edges.get(key_t)
-            except TypeError:  # an unhashable parameter
-                hit = key_t = None
-            if hit is not None:
-                stage.node, avals = hit
-            elif key_t is None or None in key:  # a variable made without an event
-                stage.keyed = False
-        if avals is None:
-            out = _elementwise_aval(primitive, invars, params)
-            # The output's and one example's avals (the latter read by jnp's promotion).
-            avals = (out, example_aval(out, dim))
-            if stage.keyed:
-                stage.node = keyed_staging.advance(key_t, avals)
-        out = avals[0]
-        var = Var(out)
-        stage.eqns.append(JaxprEqn(primitive, invars, [var], params))
-        index[var] = len(index)
-        return BatchTracer(self, DynamicJaxprTracer(stage, out, var), dim, avals[1])
-
-    def _replay_rule(self, primitive: core.Primitive, rule: Callable[..., Any],
-                     args: Sequence[Any], vals: Sequence[Any], dims: Sequence[int | None],
-                     params: dict) -> tuple[Any, Any] | None:
-        """The staged-mode path of every other rule: the equations a rule makes depend
-        only on the operands' avals and batch dims and the params, so they are recorded
-        once per such key (``_RuleTemplate``) and replayed onto the operands' variables.
-        None when an operand is of a kind the template cannot take."""
-        stage = self._stage
-        index = stage.index
-        invars, refs = [], []
-        for x, v, d in zip(args, vals, dims):
-            t = type(x)
-            if t is BatchTracer:  # ours (batched or not): its value is staged
-                if type(v) is not DynamicJaxprTracer or v._trace is not stage:
-                    return None
-                var = v.var
-                ref = index.get(var)
-            elif t in _PY_SCALARS:
-                var, ref = keyed_staging.py_literal(x)
-            else:
-                entry = self._scalars.get(id(x))
-                if entry is not None and entry[0] is x:
-                    var, ref = entry[1], entry[2]
-                elif isinstance(x, core.Tracer):
-                    return None
-                else:
-                    var, ref = stage.const_ref(x)  # a concrete value: a constant
-            invars.append(var)
-            refs.append(ref)
-            refs.append(d)
-        template = None
-        if stage.keyed:
-            try:
-                key_t = (stage.node, keyed_staging.RULE, primitive, len(args), *refs,
-                         *params.items())
-                hit = _edges.get(key_t)
-            except TypeError:  # an unhashable parameter
-                hit = key_t = None
-            if hit is not None:
-                stage.node, template = hit
-            elif key_t is None or None in refs[::2]:  # a variable made without an event
-                stage.keyed = False
-        if template is None:
-            template = _rule_template(primitive, rule, invars, dims, params)
-            if template is None:
-                return None
-            if stage.keyed:
-                if any(isinstance(p, (core.Jaxpr, core.ClosedJaxpr)) for p in params.values()):
-                    stage.keyed = False  # sub-jaxprs are keyed by content: the walk does it
-                else:
-                    stage.node = keyed_staging.advance(key_t, template)
-        return template.replay(stage, invars, primitive.multiple_results)
-
-
-def example_aval(full: ShapedArray, d: int) -> ShapedArray:
-    """One example's aval of a value batched along ``d``. Staged values share their avals
-    (memoized abstract evaluation): so can their one-example avals."""
-    key = (full, d)
-    aval = _example_avals.get(key)
-    if aval is None:
-        aval = ShapedArray(full.shape[:d] + full.shape[d + 1:], full.dtype, full.weak_type)
-        if len(_example_avals) >= _AVAL_MEMO_SIZE:
-            _example_avals.clear()
-        _example_avals[key] = aval
-    return aval
-
-
-def _elementwise_aval(primitive: core.Primitive, invars: list, params: dict) -> ShapedArray:
-    """The output aval of an elementwise equation, memoized by input avals and params."""
-    avals = [v.aval for v in invars]
-    try:
-        key = (primitive, *avals, *params.items())
-        out = _aval_memo.get(key)
-    except TypeError:  # an unhashable parameter
-        key = out = None
-    if out is None:
-        out = primitive.abstract_eval(*avals, **params)
-        if key is not None:
-            if len(_aval_memo) >= _AVAL_MEMO_SIZE:
-                _aval_memo.clear()
-            _aval_memo[key] = out
-    return out
-
-
-def _rule_template(primitive: core.Primitive, rule: Callable[..., Any], invars: list,
-                   dims: Sequence[int | None], params: dict) -> "_RuleTemplate | None":
-    """The template of ``rule`` for operands of these avals and dims (recorded once)."""
-    avals = [v.aval for v in invars]
-    key: list[Any] = [primitive, *params.items()]
-    for a, d in zip(avals, dims):
-        key.append(a)
-        key.append(d)
-    try:
-        key_t = tuple(key)
-        template = _rule_templates.get(key_t)
-    except TypeError:  # an unhashable parameter
-        return None
-    if template is None:
-        template = _RuleTemplate.record(primitive, rule, avals, dims, params)
-        if template is None:
-            return None
-        if len(_rule_templates) >= _AVAL_MEMO_SIZE:
-            _rule_templates.clear()
-        _rule_templates[key_t] = template
-    return template
-
-
-class _RuleTemplate:
-    """The equations one batching rule made for operands of given avals and dims, with
-    the operands as arguments: replayed onto other variables of the same avals."""
-
-    __slots__ = ("args", "eqns", "outvars", "out_dim")
-
-    def __init__(self, args: list[Var], eqns: list[JaxprEqn], outvars: list, out_dim: Any):
-        self.args = args
-        self.eqns = eqns
-        self.outvars = outvars
-        self.out_dim = out_dim
-
-    @staticmethod
-    def record(primitive: core.Primitive, rule: Callable[..., Any], avals: list[ShapedArray],
-               dims: Sequence[int | None], params: dict) -> "_RuleTemplate | None":
-        """Runs ``rule`` on fresh staged operands; None if it captured a constant."""
-        trace = DynamicJaxprTrace()
-        operands = [trace.new_arg(a) for a in avals]
-        state = core._state
-        prev = state.trace
-        state.trace = trace
-        try:
-            out, out_dim = rule(operands, dims, **params)
-        finally:
-            state.trace = prev
-            trace.valid = False
-        outs = out if primitive.multiple_results else [out]
-        outvars = [trace.to_var(o) for o in outs]
-        if trace.constvars:
-            return None
-        return _RuleTemplate(trace.args, trace.eqns, outvars, out_dim)
-
-    def replay(self, stage: keyed_staging.KeyedJaxprTrace, invars: list, multiple_results: bool
-               ) -> tuple[Any, Any]:
-        env: dict[Var, Any] = dict(zip(self.args, invars))
-        eqns = stage.eqns
-        index = stage.index
-        for eqn in self.eqns:
-            outs = [Var(v.aval) for v in eqn.outvars]
-            env.update(zip(eqn.outvars, outs))
-            for v in outs:
-                index[v] = len(index)
-            eqns.append(JaxprEqn(eqn.primitive,
-                                 [env[v] if type(v) is Var else v for v in eqn.invars],
-                                 outs, eqn.params))
-        results = [DynamicJaxprTracer(stage, v.aval, env[v] if type(v) is Var else v)
-                   for v in self.outvars]
-        return (results if multiple_results else results[0]), self.out_dim
-
-
-_PY_SCALARS = frozenset({bool, int, float, complex})
-_edges = keyed_staging.edges
-_py_literals = keyed_staging.py_literals  # hits read inline; py_literal makes the rest
-_AVAL_MEMO_SIZE = 8192
-_rule_templates: dict[tuple, _RuleTemplate] = {}
-_aval_memo: dict[tuple, ShapedArray] = {}  # (primitive, *in avals, *params) -> out aval
-_example_avals: dict[tuple, ShapedArray] = {}  # (batched aval, batch dim) -> one example's
-
-
-def _clear_memos(*_: Any) -> None:
-    # Some abstract evaluations follow the x64 flag.
-    _aval_memo.clear()
-    _example_avals.clear()
-    _rule_templates.clear()
-
-
-config.add_update_hook(_clear_memos)
-
 
 # ---------------------------------------------------------------------------------------
 # Helpers for rules. They bind under the current trace (the rule's parent trace).
 
-_lax_module: Any = None
-
-
-def _lax() -> Any:
-    global _lax_module
-    if _lax_module is None:
-        from tinyxla._src.lax import lax as _lax_mod
-        _lax_module = _lax_mod
-    return _lax_module
+# The lax ops the helpers are made of (transpose, broadcast_in_dim, expand_dims), filled in
+# by lax when it loads: lax sits above the interpreters and registers its rules here.
+lax_ops: dict[str, Callable[..., Any]] = {}
 
 
 def shape_of(x: Any) -> tuple[int, ...]:
@@ -542,7 +296,7 @@ def moveaxis(x: Any, src: int, dst: int) -> Any:
         return x
     perm = [i for i in range(ndim) if i != src]
     perm.insert(dst, src)
-    return _lax().transpose(x, perm)
+    return lax_ops["transpose"](x, perm)
 
 
 def unmapped_aval(size: int, axis: int, aval: ShapedArray) -> ShapedArray:
@@ -557,7 +311,7 @@ def broadcast(x: Any, size: int, axis: int) -> Any:
     shape = list(shape_of(x))
     shape.insert(axis, size)
     dims = tuple(i for i in range(len(shape)) if i != axis)
-    return _lax().broadcast_in_dim(x, tuple(shape), dims)
+    return lax_ops["broadcast_in_dim"](x, tuple(shape), dims)
 
 
 def bdim_at_front(x: Any, bdim: int | None, size: int) -> Any:
@@ -628,7 +382,7 @@ def broadcast_batcher(prim: core.Primitive, vals: Sequence[Any], dims: Sequence[
     vals = [bdim_at_front(x, d, 1) if shape_of(x) else x for x, d in zip(vals, dims)]
     nd = max(ndim_of(x) for x in vals)
     vals = [x if d is None or ndim_of(x) == nd
-            else _lax().expand_dims(x, tuple(range(ndim_of(x), nd)))
+            else lax_ops["expand_dims"](x, tuple(range(ndim_of(x), nd)))
             for x, d in zip(vals, dims)]
     return prim.bind(*vals, **params), 0
 
@@ -656,10 +410,6 @@ def defreducer(prim: core.Primitive) -> None:
 # ---------------------------------------------------------------------------------------
 # The Jaxpr -> Jaxpr transform.
 
-_BATCH_JAXPR_CACHE_SIZE = 1024
-_batch_jaxpr_cache: dict[tuple, tuple[core.ClosedJaxpr, core.ClosedJaxpr, tuple]] = {}
-
-
 def batch_jaxpr(closed: core.ClosedJaxpr, axis_data: AxisData, in_dims: Sequence[int | None],
                 instantiate: bool | Sequence[bool] = False
                 ) -> tuple[core.ClosedJaxpr, tuple[int | None, ...]]:
@@ -667,16 +417,17 @@ def batch_jaxpr(closed: core.ClosedJaxpr, axis_data: AxisData, in_dims: Sequence
     dim of each output: 0, or None for an output that does not depend on the batch
     (unless ``instantiate`` asks for it to be broadcast). Mirrors JAX's ``batch_jaxpr``;
     cached per jaxpr object, dims and axis, as JAX caches it."""
-    in_dims = tuple(in_dims)
     if isinstance(instantiate, bool):
         instantiate = (instantiate,) * len(closed.jaxpr.outvars)
-    instantiate = tuple(instantiate)
-    key = (id(closed), in_dims, axis_data.name, axis_data.size, instantiate)
-    hit = _batch_jaxpr_cache.get(key)
-    if hit is not None and hit[0] is closed:
-        return hit[1], hit[2]
-    from tinyxla._src.interpreters import partial_eval as pe
-    size = axis_data.size
+    return _batch_jaxpr(closed, tuple(in_dims), axis_data.name, axis_data.size,
+                        tuple(instantiate))
+
+
+@per_jaxpr(1024)
+def _batch_jaxpr(closed: core.ClosedJaxpr, in_dims: tuple[int | None, ...],
+                 axis_name: Hashable | None, size: int, instantiate: tuple[bool, ...]
+                 ) -> tuple[core.ClosedJaxpr, tuple[int | None, ...]]:
+    axis_data = AxisData(axis_name, size)
     in_avals = []
     for aval, d in zip(closed.in_avals, in_dims):
         in_avals.append(aval if d is None else unmapped_aval(size, d, aval))
@@ -702,11 +453,7 @@ def batch_jaxpr(closed: core.ClosedJaxpr, axis_data: AxisData, in_dims: Sequence
         return results
 
     batched = pe.trace_to_jaxpr(fun, in_avals)
-    result = (batched, tuple(out_dims))
-    if len(_batch_jaxpr_cache) >= _BATCH_JAXPR_CACHE_SIZE:
-        _batch_jaxpr_cache.pop(next(iter(_batch_jaxpr_cache)))
-    _batch_jaxpr_cache[key] = (closed, *result)
-    return result
+    return batched, tuple(out_dims)
 
 
 # ---------------------------------------------------------------------------------------

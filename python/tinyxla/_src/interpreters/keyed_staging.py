@@ -1,51 +1,37 @@
-"""A staging trace that keys its jaxpr by content while recording it.
+"""The traces of an eagerly called vmap: a staging trace that keys its jaxpr by content
+while recording it, and the batch trace that feeds it.
 
 vmap, called eagerly, traces its function at every call and runs the traced jaxpr's
-cached executable (``vmap.executable_for_content``). Walking the jaxpr afterwards to key
-that cache costs a few microseconds a call; ``KeyedJaxprTrace`` instead moves along a
-global trie as it records: each event (an argument's aval, a constant's aval, an
-equation's primitive, operands and params, the outputs) is one dict lookup from the
-current node, and the node reached names the whole sequence of events so far.
+cached executable (``caches.executable_for_content``). Walking the jaxpr afterwards to key
+that cache costs a few microseconds a call; ``KeyedJaxprTrace`` instead moves along the
+trie of ``caches`` as it records, so the node it reaches names the jaxpr (see ``caches``
+for why that is sound). An event's operands are variables by the position of the event
+that made them (ints >= 0) and literals by an interned id (ints < 0).
 
-Why a node id is a sound key: a node is minted once, for one (parent node, event) edge,
-and ids are never reused (not even after the trie is cleared), so a node id stands for
-exactly one event sequence, which determines the jaxpr: constvars and invars in the order
-of their events, equations in order, operands by the position of the event that made
-them. An event's operands are variables by that position (ints >= 0) and literals by an
-interned id (ints < 0) that stands for one literal type and exact value.
-
-The batching fast paths (``BatchTrace._stage_elementwise`` and ``_replay_rule``) record
-their events through ``edges`` and ``advance``; an equation recorded any other way (the
-generic ``process_primitive``) stops the keying (``keyed`` False), and vmap falls back
-to walking the jaxpr.
+``StagingBatchTrace`` is the ``BatchTrace`` vmap puts on top of it. Its rules are the
+ordinary batching rules; it only takes two shortcuts, both recorded as trie events:
+an elementwise op whose batched operands agree is recorded as the one equation its rule
+would make (vmap traces at every call, so this is its hot path), and any other rule's
+equations are recorded once per operand avals and dims (``caches.rule_template``) and
+replayed. An equation recorded any other way (the generic ``process_primitive`` of the
+staging trace) stops the keying (``keyed`` False), and vmap falls back to walking the
+jaxpr.
 """
 from __future__ import annotations
 
-import itertools
-from typing import Any
+from typing import Any, Callable, Sequence
+
+import numpy as np
 
 from tinyxla._src import core
-from tinyxla._src.config import config
-from tinyxla._src.core import Literal, ShapedArray, Var
+from tinyxla._src.core import JaxprEqn, Literal, ShapedArray, Var
+from tinyxla._src.interpreters import batching, caches
+from tinyxla._src.interpreters.batching import BatchTrace, BatchTracer
 from tinyxla._src.interpreters.partial_eval import DynamicJaxprTrace, DynamicJaxprTracer
 
-_TRIE_SIZE = 1 << 16
-# The trie: (node, *event) -> (child node, payload), the payload being what the event's
-# recording computed once (an equation's output avals, a rule's template, the
-# executable). The fast paths read it directly (``edges.get``): one call less per op.
-edges: dict[tuple, tuple[int, Any]] = {}
-# Node ids: 0 and 1 are the roots (x64 off, on); ids are never reused.
-_new_node = itertools.count(2).__next__
-# Literal ids, negative so they never equal a variable's position.
-_new_literal_id = itertools.count(-1, -1).__next__
-# (type, value) of a Python scalar -> (its Literal, its id); see py_literal. The
-# elementwise fast path reads it directly for a nonzero int, float or bool.
-py_literals: dict[tuple, tuple[Literal, int]] = {}
-# (aval, repr of value) of another literal -> its id.
-_literal_ids: dict[tuple, int] = {}
-
-# Event tags: the second item of an edge key, so events of different kinds never meet.
-ARG, CONST, ELEMENTWISE, RULE, OUTPUTS = "a", "c", "e", "r", "o"
+_PY_SCALARS = frozenset({bool, int, float, complex})
+_edges = caches.edges.entries  # hits read inline
+_py_literals = caches.py_literals.entries  # hits read inline; caches.py_literal makes the rest
 
 
 class KeyedJaxprTrace(DynamicJaxprTrace):
@@ -54,14 +40,14 @@ class KeyedJaxprTrace(DynamicJaxprTrace):
 
     def __init__(self):
         super().__init__()
-        self.node = int(bool(config.jax_enable_x64))
+        self.node = caches.root_node()
         self.index: dict[Var, int] = {}
         self.keyed = True
 
     def new_arg(self, aval: ShapedArray) -> DynamicJaxprTracer:
         tracer = super().new_arg(aval)
         if self.keyed:
-            self._event((self.node, ARG, aval), tracer.var)
+            self._event((self.node, caches.ARG, aval), tracer.var)
         return tracer
 
     def const_ref(self, x: Any) -> tuple[Var | Literal, int | None]:
@@ -71,14 +57,14 @@ class KeyedJaxprTrace(DynamicJaxprTrace):
         if var is None:
             var = self.to_var(x)
             if type(var) is Literal:  # a numpy scalar
-                return var, literal_id(var)
+                return var, caches.literal_id(var)
             if self.keyed:
-                self._event((self.node, CONST, var.aval), var)
+                self._event((self.node, caches.CONST, var.aval), var)
         return var, self.index.get(var)
 
     def _event(self, key: tuple, var: Var) -> None:
-        hit = edges.get(key)
-        self.node = hit[0] if hit is not None else advance(key, None)
+        hit = _edges.get(key)
+        self.node = hit[0] if hit is not None else caches.advance(key, None)
         index = self.index
         index[var] = len(index)
 
@@ -93,7 +79,7 @@ class KeyedJaxprTrace(DynamicJaxprTrace):
         if not self.keyed:
             return None
         index = self.index
-        key = [self.node, OUTPUTS]
+        key = [self.node, caches.OUTPUTS]
         for v in outvars:
             i = index.get(v) if type(v) is Var else None
             if i is None:
@@ -102,45 +88,159 @@ class KeyedJaxprTrace(DynamicJaxprTrace):
         return tuple(key)
 
 
-def advance(key: tuple, payload: Any) -> int:
-    """Mints the child node for the edge ``key`` (a miss), keeping ``payload`` on it."""
-    if len(edges) >= _TRIE_SIZE:
-        edges.clear()
-    child = _new_node()
-    edges[key] = (child, payload)
-    return child
+class StagingBatchTrace(BatchTrace):
+    """The ``BatchTrace`` of an eagerly called vmap: batched ops go to ``stage`` (a
+    ``KeyedJaxprTrace``), ops on unmapped values alone run eagerly, as in JAX."""
 
+    def __init__(self, stage: KeyedJaxprTrace, axis_data: batching.AxisData):
+        super().__init__(stage, axis_data, unbatched=core.EVAL_TRACE)
+        self._stage = stage
+        # Scalars computed eagerly from Python scalars alone (jnp's promotion of
+        # ``x * 2.0``), by id: staged as literals, as a staging trace would, not as
+        # constants. Each with its literal's id in the content key.
+        self._scalars: dict[int, tuple[Any, Literal, int]] = {}
 
-def py_literal(x: bool | int | float | complex) -> tuple[Literal, int]:
-    """The interned Literal of a Python scalar (of its default aval) and its id.
-    Keyed by type and value; zeros (0.0 == -0.0) and complexes (whose parts may be signed
-    zeros) by repr, which tells them apart."""
-    t = type(x)
-    key = (t, x) if x and t is not complex else (t, repr(x))
-    hit = py_literals.get(key)
-    if hit is None:
-        if len(py_literals) >= _TRIE_SIZE:
-            py_literals.clear()
-        hit = py_literals[key] = (Literal(x, core.get_aval(x)), _new_literal_id())
-    return hit
+    def process_primitive(self, primitive: core.Primitive, args: Sequence[Any], params: dict):
+        if primitive in batching.elementwise_primitives:
+            out = self._stage_elementwise(primitive, args, params)
+            if out is not None:
+                return out
+        return super().process_primitive(primitive, args, params)
 
+    def bind_unbatched(self, primitive: core.Primitive, args: Sequence[Any],
+                       params: dict) -> Any:
+        out = super().bind_unbatched(primitive, args, params)
+        if not args or primitive.multiple_results:
+            return out
+        for a in args:
+            if type(a) not in _PY_SCALARS:
+                return out
+        aval = core.get_aval(out)
+        if not aval.shape:
+            lit = Literal(np.asarray(out)[()], aval)
+            self._scalars[id(out)] = (out, lit, caches.literal_id(lit))
+        return out
 
-def literal_id(lit: Literal) -> int:
-    """The id of any literal: by aval and repr (exact value and type, -0.0 apart)."""
-    key = (lit.aval, repr(lit.val))
-    i = _literal_ids.get(key)
-    if i is None:
-        if len(_literal_ids) >= _TRIE_SIZE:
-            _literal_ids.clear()
-        i = _literal_ids[key] = _new_literal_id()
-    return i
+    def apply_rule(self, primitive: core.Primitive, rule: Callable[..., Any],
+                   args: Sequence[Any], vals: Sequence[Any], dims: Sequence[int | None],
+                   params: dict) -> tuple[Any, Any]:
+        return (self._replay_rule(primitive, rule, args, vals, dims, params)
+                or rule(vals, dims, **params))
 
+    def _stage_elementwise(self, primitive: core.Primitive, args: Sequence[Any],
+                           params: dict) -> BatchTracer | None:
+        """Records an elementwise op whose batched operands share their batch axis and
+        shape (the others being Python scalars, or ones converted eagerly) as the one
+        equation its rule would make, skipping the rule and the staging trace's abstract
+        evaluation (the output aval rides on the content key's edge). None when it does
+        not apply."""
+        stage = self._stage
+        index = stage.index
+        dim = shape = None
+        invars = []
+        key: list[Any] = [stage.node, caches.ELEMENTWISE, primitive]
+        for x in args:
+            t = type(x)
+            if t is BatchTracer and x._trace is self:
+                v = x.val
+                d = x.batch_dim
+                if d is None or type(v) is not DynamicJaxprTracer or v._trace is not stage:
+                    return None
+                a = v._aval
+                if dim is None:
+                    dim, shape = d, a.shape
+                elif d != dim or a.shape != shape:
+                    return None
+                var = v.var
+                invars.append(var)
+                key.append(index.get(var))
+            elif t in _PY_SCALARS:
+                lit, ref = (_py_literals.get((t, x)) if x and t is not complex else None
+                            ) or caches.py_literal(x)
+                invars.append(lit)
+                key.append(ref)
+            else:
+                entry = self._scalars.get(id(x))
+                if entry is None or entry[0] is not x:
+                    return None
+                invars.append(entry[1])
+                key.append(entry[2])
+        if dim is None:  # nothing batched: the unbatched trace's business
+            return None
+        avals = None
+        if stage.keyed:
+            if params:
+                key.extend(params.items())
+            try:
+                key_t = tuple(key)
+                hit = _edges.get(key_t)
+            except TypeError:  # an unhashable parameter
+                hit = key_t = None
+            if hit is not None:
+                stage.node, avals = hit
+            elif key_t is None or None in key:  # a variable made without an event
+                stage.keyed = False
+        if avals is None:
+            out = caches.elementwise_aval(primitive, invars, params)
+            # The output's and one example's avals (the latter read by jnp's promotion).
+            avals = (out, caches.example_aval(out, dim))
+            if stage.keyed:
+                stage.node = caches.advance(key_t, avals)
+        out = avals[0]
+        var = Var(out)
+        stage.eqns.append(JaxprEqn(primitive, invars, [var], params))
+        index[var] = len(index)
+        return BatchTracer(self, DynamicJaxprTracer(stage, out, var), dim, avals[1])
 
-def _clear(*_: Any) -> None:
-    # Python scalars' avals follow the x64 flag; the edges go with the ids they name.
-    py_literals.clear()
-    _literal_ids.clear()
-    edges.clear()
-
-
-config.add_update_hook(_clear)
+    def _replay_rule(self, primitive: core.Primitive, rule: Callable[..., Any],
+                     args: Sequence[Any], vals: Sequence[Any], dims: Sequence[int | None],
+                     params: dict) -> tuple[Any, Any] | None:
+        """Any other rule: the equations a rule makes depend only on the operands' avals
+        and batch dims and the params, so they are recorded once per such key and
+        replayed onto the operands' variables. None when an operand is of a kind the
+        template cannot take."""
+        stage = self._stage
+        index = stage.index
+        invars, refs = [], []
+        for x, v, d in zip(args, vals, dims):
+            t = type(x)
+            if t is BatchTracer:  # ours (batched or not): its value is staged
+                if type(v) is not DynamicJaxprTracer or v._trace is not stage:
+                    return None
+                var = v.var
+                ref = index.get(var)
+            elif t in _PY_SCALARS:
+                var, ref = caches.py_literal(x)
+            else:
+                entry = self._scalars.get(id(x))
+                if entry is not None and entry[0] is x:
+                    var, ref = entry[1], entry[2]
+                elif isinstance(x, core.Tracer):
+                    return None
+                else:
+                    var, ref = stage.const_ref(x)  # a concrete value: a constant
+            invars.append(var)
+            refs.append(ref)
+            refs.append(d)
+        template = None
+        if stage.keyed:
+            try:
+                key_t = (stage.node, caches.RULE, primitive, len(args), *refs,
+                         *params.items())
+                hit = _edges.get(key_t)
+            except TypeError:  # an unhashable parameter
+                hit = key_t = None
+            if hit is not None:
+                stage.node, template = hit
+            elif key_t is None or None in refs[::2]:  # a variable made without an event
+                stage.keyed = False
+        if template is None:
+            template = caches.rule_template(primitive, rule, invars, dims, params)
+            if template is None:
+                return None
+            if stage.keyed:
+                if any(isinstance(p, (core.Jaxpr, core.ClosedJaxpr)) for p in params.values()):
+                    stage.keyed = False  # sub-jaxprs are keyed by content: the walk does it
+                else:
+                    stage.node = caches.advance(key_t, template)
+        return template.replay(stage, invars, primitive.multiple_results)

@@ -52,6 +52,36 @@ def register_inline(prim: core.Primitive, jaxpr_param: str) -> None:
     _inlined[prim] = jaxpr_param
 
 
+class GraphOps:
+    """The graph builder under the op interface an emitter writes to (``register_emitter``):
+    the builder's methods, and ``full_like``."""
+
+    __slots__ = ("builder",)
+
+    def __init__(self, builder: Any):
+        self.builder = builder
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.builder, name)
+
+    def full_like(self, x: int, value: Any) -> int:
+        """A constant of ``x``'s shape and dtype filled with ``value``."""
+        b = self.builder
+        s = b.constant(_core.scalar(value, b.dtype_code(x), 0))
+        shape = b.shape(x)
+        return s if not shape else b.broadcast_in_dim(s, list(shape), [])
+
+
+def register_emitter(prim: core.Primitive, emit: Callable[..., Any]) -> None:
+    """Registers ``emit(GraphOps(builder), *operands, **params)`` as ``prim``'s lowering.
+
+    An emitter writes a primitive's C++ ops once, against the op interface that both the
+    graph builder (``GraphOps``) and the eager runtime (``lax/eager.EAGER``: ``_core``'s
+    functions under the builder's names) provide; the eager impl runs the same emitter on
+    handles, so eager and jit cannot disagree."""
+    register_lowering(prim, lambda ctx, *xs, **params: emit(GraphOps(ctx.builder), *xs, **params))
+
+
 class LoweringContext:
     """What a lowering rule sees besides its operands."""
 
@@ -274,14 +304,13 @@ class JaxprExecutable:
 
     def __call__(self, args: Sequence[Any], device: int | None = None,
                  donated: Sequence[bool] | None = None) -> list[Any]:
-        from tinyxla._src.numpy.creation import asarray
         with core.set_current_trace(core.EVAL_TRACE):
             outs = core.eval_jaxpr(self.closed.jaxpr, self.closed.consts, *args)
         for a, d in zip(args, donated or ()):
             if d and type(a) is Array:
                 a.delete()
         # An output that is an input or a literal is a Python or numpy value: make it an Array.
-        return [x if isinstance(x, Array) else asarray(x) for x in outs]
+        return [x if isinstance(x, Array) else _to_array(x) for x in outs]
 
     def text(self) -> str:
         return str(self.closed)

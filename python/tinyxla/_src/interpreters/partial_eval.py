@@ -11,6 +11,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from tinyxla._src import core, dtypes, errors
+from tinyxla._src.array import _from_numpy
 from tinyxla._src.core import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, ShapedArray, Var
 
 
@@ -116,7 +117,6 @@ def _cast(val: Any, aval: ShapedArray) -> Any:
     py = bool(v) if kind == "b" else int(v) if kind in "iu" else complex(v) if kind == "c" else float(v)
     if dtypes.scalar_type_to_dtype(type(py), py) == aval.dtype:
         return py
-    from tinyxla._src.array import _from_numpy  # array imports the tracing machinery
     return _from_numpy(v, weak_type=True)
 
 

@@ -1,1 +1,2 @@
-"""The lax primitives (see ``lax.py``); ``tinyxla.lax`` is their public face."""
+"""The lax primitives, a module per family (``lax.py`` gathers them for the layers above);
+``tinyxla.lax`` is their public face."""

@@ -18,9 +18,9 @@ from tinyxla._src.array import Array
 from tinyxla._src.core import Primitive, ShapedArray
 from tinyxla._src.interpreters import ad, batching
 from tinyxla._src.interpreters.lowering import register_lowering
-from tinyxla._src.lax.lax import (
-    _operand, _reject, _result, broadcasted_iota, full, ge, max, min, mul, pad, rev, select,
-    slice)
+from tinyxla._src.lax.eager import _operand, _reject, _result
+from tinyxla._src.lax.elementwise import _logaddexp, ge, max, min, mul, select
+from tinyxla._src.lax.shape_ops import broadcasted_iota, full, pad, rev, slice
 
 # The C++ CumulativeOp codes.
 _CODES = {"cumsum": 0, "cumprod": 1, "cummax": 2, "cummin": 3, "cumlogsumexp": 4}
@@ -99,19 +99,13 @@ def _prefix_scan(combine: Callable[[Any, Any], Any], x: Any, axis: int, reverse:
     return x
 
 
-def _logaddexp(a: Any, b: Any) -> Any:
-    from tinyxla._src.numpy.ufuncs import logaddexp
-    return logaddexp(a, b)
-
-
 def _scan_jvp(prim: Primitive, combine: Callable[[Any, Any], Any]) -> None:
     def jvp(primals: Sequence[Any], tangents: Sequence[Any], *, axis: int,
             reverse: bool) -> tuple[Any, Any]:
-        from tinyxla._src.autodiff import jvp as jvp_fn
         (x,), (t,) = primals, tangents
         out = prim.bind(x, axis=axis, reverse=reverse)
-        _, t_out = jvp_fn(lambda v: _prefix_scan(combine, v, axis, reverse), (x,),
-                          (ad.instantiate_zeros(t),))
+        _, (t_out,) = ad.jvp_flat(lambda v: [_prefix_scan(combine, v, axis, reverse)], [x],
+                                  [ad.instantiate_zeros(t)])
         return out, t_out
 
     ad.primitive_jvps[prim] = jvp

@@ -11,7 +11,6 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from tinyxla import _core
 from tinyxla._src import core, dtypes
 from tinyxla._src.array import _CODE, _DTYPES, Array
 from tinyxla._src.config import config
@@ -19,7 +18,7 @@ from tinyxla._src.core import Primitive, ShapedArray
 from tinyxla._src.interpreters import ad, batching, lowering
 from tinyxla._src.interpreters.lowering import register_lowering
 from tinyxla._src.lax.conversion import _convert_element_type
-from tinyxla._src.lax.eager import _colocated, _operand, _reject, _result
+from tinyxla._src.lax.eager import EAGER, _colocated, _operand, _reject, _result
 from tinyxla._src.lax.elementwise import real
 from tinyxla._src.lax.shape_ops import transpose
 from tinyxla._src.lax.type_rules import (
@@ -140,27 +139,31 @@ def _dot_general_abstract_eval(lhs: Any, rhs: Any, *, dimension_numbers: Any,
     return ShapedArray(shape, dtype, _weak(lhs, rhs))
 
 
+def _dot_general_emit(ops: Any, x: Any, y: Any, *, dimension_numbers: Any, out_code: int) -> Any:
+    """The product written in the result dtype ``out_code``."""
+    (lc, rc), (lb, rb) = dimension_numbers
+    x_code, y_code = ops.dtype_code(x), ops.dtype_code(y)
+    pref = -1
+    if x_code != y_code:  # mixed dtypes compute in the result dtype, as XLA does
+        x, y = ops.convert(x, out_code), ops.convert(y, out_code)
+    elif out_code != x_code:
+        pref = out_code  # the runtime accumulates and writes in the wider dtype
+    return ops.dot_general(x, y, list(lc), list(rc), list(lb), list(rb), pref)
+
+
 def _dot_general_impl(lhs: Any, rhs: Any, *, dimension_numbers: Any, precision: Any = None,
                       preferred_element_type: np.dtype | None = None) -> Array:
     x = lhs if type(lhs) is Array else _operand(dot_general_p, 0, lhs)
     y = rhs if type(rhs) is Array else _operand(dot_general_p, 1, rhs)
     params = {"dimension_numbers": dimension_numbers, "precision": precision,
               "preferred_element_type": preferred_element_type}
-    xh, yh = x._h, y._h
-    (lc, rc), (lb, rb) = dimension_numbers
     out_dtype = x.dtype if preferred_element_type is None else \
         _DTYPES[_CODE[preferred_element_type]]
-    pref = -1
     if x.dtype is not y.dtype or out_dtype is not x.dtype:
         out_dtype = _DTYPES[_CODE[dot_general_p.abstract_eval(x.aval, y.aval, **params).dtype]]
-        code = _CODE[out_dtype]
-        if x.dtype is y.dtype:
-            pref = code  # the runtime accumulates and writes in the wider dtype
-        else:
-            # Mixed dtypes compute in the result dtype, as XLA does.
-            xh, yh = _core.convert(xh, code), _core.convert(yh, code)
     try:
-        out = _core.dot_general(xh, yh, list(lc), list(rc), list(lb), list(rb), pref)
+        out = _dot_general_emit(EAGER, x._h, y._h, dimension_numbers=dimension_numbers,
+                                out_code=_CODE[out_dtype])
     except (TypeError, ValueError) as e:
         moved = _colocated(dot_general_p, (x, y))
         if moved is not None:
@@ -178,16 +181,9 @@ dot_general_p.def_impl(_dot_general_impl)
 def _dot_general_lowering(ctx: lowering.LoweringContext, x: int, y: int, *, dimension_numbers: Any,
                           precision: Any = None,
                           preferred_element_type: np.dtype | None = None) -> int:
-    b = ctx.builder
-    (lc, rc), (lb, rb) = dimension_numbers
-    x_dtype, y_dtype = ctx.avals_in[0].dtype, ctx.avals_in[1].dtype
-    out_code = _CODE[np.dtype(ctx.avals_out[0].dtype)]
-    pref = -1
-    if x_dtype != y_dtype:  # mixed dtypes compute in the result dtype, as XLA does
-        x, y = b.convert(x, out_code), b.convert(y, out_code)
-    elif out_code != _CODE[np.dtype(x_dtype)]:
-        pref = out_code  # the runtime accumulates and writes in the wider dtype
-    return b.dot_general(x, y, list(lc), list(rc), list(lb), list(rb), pref)
+    return _dot_general_emit(lowering.GraphOps(ctx.builder), x, y,
+                             dimension_numbers=dimension_numbers,
+                             out_code=_CODE[np.dtype(ctx.avals_out[0].dtype)])
 
 
 register_lowering(dot_general_p, _dot_general_lowering)

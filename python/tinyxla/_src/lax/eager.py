@@ -1,9 +1,9 @@
-"""What the lax impls share on the way to their one ``_core`` call.
+"""What the lax impls share on the way to their ``_core`` calls.
 
-The C++ op codes, the dtypes of Python scalars in the current x64 mode, a concrete operand
-as an Array (with JAX's error for a non-array value), JAX's error for an eager call the
-fast path rejected, the wrapping of a result handle, and JAX's placement rule for operands
-on several devices.
+The C++ op codes, the op interface the impls run emitters on (``EAGER``), the dtypes of
+Python scalars in the current x64 mode, a concrete operand as an Array (with JAX's error
+for a non-array value), JAX's error for an eager call the fast path rejected, the
+wrapping of a result handle, and JAX's placement rule for operands on several devices.
 """
 from __future__ import annotations
 
@@ -95,3 +95,36 @@ def _colocated(prim: Primitive, args: Sequence[Array]) -> list[Array] | None:
                                                           _CODE[a.dtype], target),
                                         a.weak_type, a.dtype)
             for a, d in zip(args, devices)]
+
+
+class _EagerOps:
+    """``_core``'s eager functions under the graph builder's method names: the op interface
+    an emitter (``lowering.register_emitter``) writes to, run on handles."""
+
+    unary = staticmethod(_core.unary)
+    binary = staticmethod(_core.binary)
+    convert = staticmethod(_core.convert)
+    select_n = staticmethod(_core.select_n)
+    broadcast_in_dim = staticmethod(_core.broadcast_in_dim)
+    transpose = staticmethod(_core.transpose)
+    reshape = staticmethod(_core.reshape)
+    slice = staticmethod(_core.slice)
+    rev = staticmethod(_core.rev)
+    pad = staticmethod(_core.pad)
+    dot_general = staticmethod(_core.dot_general)
+
+    @staticmethod
+    def shape(h: Any) -> tuple[int, ...]:
+        return tuple(h.shape)
+
+    @staticmethod
+    def dtype_code(h: Any) -> int:
+        return h.dtype_code
+
+    @staticmethod
+    def full_like(h: Any, value: Any) -> Any:
+        """A handle of ``h``'s shape and dtype filled with ``value``, on ``h``'s device."""
+        return _core.full(list(h.shape), value, h.dtype_code, h.device)
+
+
+EAGER = _EagerOps()

@@ -22,20 +22,24 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from tinyxla import _core
-from tinyxla._src import dtypes, tree_util
+from tinyxla._src import ad_util, dtypes, tree_util
 from tinyxla._src.array import _CODE, Array, _wrap
 from tinyxla._src.core import Primitive, ShapedArray
 from tinyxla._src.interpreters import ad, batching, lowering
-from tinyxla._src.interpreters.lowering import register_lowering
+from tinyxla._src.interpreters.lowering import register_emitter, register_lowering
 from tinyxla._src.lax import reductions, shape_ops
 from tinyxla._src.lax.conversion import _const, _convert_element_type, asarray
 from tinyxla._src.lax.eager import (
-    _BINARY_OP, _I32, _PY_DTYPE, _PY_SCALARS, _UNARY_OP, _colocated, _operand, _reject, _result)
+    EAGER, _BINARY_OP, _I32, _PY_DTYPE, _PY_SCALARS, _UNARY_OP, _colocated, _operand, _reject,
+    _result)
 from tinyxla._src.lax.type_rules import (
     _ABS, _ANY, _BOOL, _BOOL_OR_INT, _COMPLEX, _COMPLEX_DTYPES, _COMPLEX_ELEM, _CONJ, _FLOAT,
     _FLOAT_COMPLEX, _INT, _INT_FLOAT, _NUM, _ORDERED, _Accepted, _broadcasting_shape,
     _check_naryop_dtypes, _check_same_dtypes, _check_unop_dtype, _complex_dtype, _dtype,
     _real_dtype, _result_table, _shape, _weak)
+
+_BOOL_CODE = _CODE[_BOOL]
+_COMPLEX_CODES = tuple(_CODE[dt] for dt in _COMPLEX_DTYPES)
 
 
 # ----------------------------------------------------------------------------------------
@@ -88,10 +92,9 @@ def _is_complex(x: Any) -> bool:
 
 def _unop(name: str, accepted: _Accepted, opcode: str | None = None,
           result_dtype: Callable[[np.dtype], np.dtype] | None = None,
-          custom_impl: Callable[..., Array] | None = None,
-          custom_lowering: Callable[..., int] | None = None) -> Primitive:
-    """A unary elementwise primitive whose impl is ``_core.unary(opcode)`` and lowering the
-    graph's ``unary(opcode)`` unless ``custom_impl`` / ``custom_lowering`` are given."""
+          emit: Callable[..., Any] | None = None) -> Primitive:
+    """A unary elementwise primitive: the C++ ``unary(opcode)``, or the ops ``emit(ops, x,
+    **params)`` writes (run eagerly on ``EAGER`` and lowered on the graph builder)."""
     prim = Primitive(name)
     op = _UNARY_OP[opcode or name]
     table = _result_table(accepted, result_dtype)
@@ -107,14 +110,18 @@ def _unop(name: str, accepted: _Accepted, opcode: str | None = None,
         out_dtype = table.get(x.dtype)
         if out_dtype is None:
             _reject(prim, (x,), params)
-        out = _wrap(_core.unary(op, x._h), x.weak_type, out_dtype)
+        h = _core.unary(op, x._h) if emit is None else emit(EAGER, x._h, **params)
+        out = _wrap(h, x.weak_type, out_dtype)
         out._committed = x._committed
         return out
 
     prim.def_abstract_eval(abstract_eval)
-    prim.def_impl(custom_impl or impl)
+    prim.def_impl(impl)
     batching.defvectorized(prim)
-    register_lowering(prim, custom_lowering or (lambda ctx, x, **params: ctx.builder.unary(op, x)))
+    if emit is None:
+        register_lowering(prim, lambda ctx, x, **params: ctx.builder.unary(op, x))
+    else:
+        register_emitter(prim, emit)
     return prim
 
 
@@ -347,23 +354,12 @@ def clz(x: Any) -> Any:
     return clz_p.bind(x)
 
 
-def _not_impl(x: Any) -> Array:
-    if type(x) is not Array:
-        x = _operand(not_p, 0, x)
-    dt = x.dtype
-    if dt not in _BOOL_OR_INT.dtypes:
-        _reject(not_p, (x,), {})
-    op = _UNARY_OP['logical_not' if dt is _BOOL else 'bitwise_not']
-    return _result(_core.unary(op, x._h), x.weak_type, dt, (x,))
+def _not_emit(ops: Any, x: Any) -> Any:
+    logical = ops.dtype_code(x) == _BOOL_CODE
+    return ops.unary(_UNARY_OP['logical_not' if logical else 'bitwise_not'], x)
 
 
-def _not_lowering(ctx: lowering.LoweringContext, x: int) -> int:
-    bool_operand = ctx.avals_in[0].dtype == _BOOL
-    return ctx.builder.unary(_UNARY_OP['logical_not' if bool_operand else 'bitwise_not'], x)
-
-
-not_p = _unop('not', _BOOL_OR_INT, 'bitwise_not', custom_impl=_not_impl,
-              custom_lowering=_not_lowering)
+not_p = _unop('not', _BOOL_OR_INT, 'bitwise_not', emit=_not_emit)
 
 
 def bitwise_not(x: Any) -> Any:
@@ -377,22 +373,12 @@ class RoundingMethod(enum.IntEnum):
     TO_NEAREST_EVEN = 1
 
 
-def _round_impl(x: Any, *, rounding_method: RoundingMethod) -> Array:
-    if type(x) is not Array:
-        x = _operand(round_p, 0, x)
-    if x.dtype not in _FLOAT.dtypes:
-        _reject(round_p, (x,), {"rounding_method": rounding_method})
-    op = _UNARY_OP['round_even' if rounding_method == RoundingMethod.TO_NEAREST_EVEN else 'round']
-    return _result(_core.unary(op, x._h), x.weak_type, x.dtype, (x,))
-
-
-def _round_lowering(ctx: lowering.LoweringContext, x: int, *,
-                    rounding_method: RoundingMethod) -> int:
+def _round_emit(ops: Any, x: Any, *, rounding_method: RoundingMethod) -> Any:
     even = rounding_method == RoundingMethod.TO_NEAREST_EVEN
-    return ctx.builder.unary(_UNARY_OP['round_even' if even else 'round'], x)
+    return ops.unary(_UNARY_OP['round_even' if even else 'round'], x)
 
 
-round_p = _unop('round', _FLOAT, custom_impl=_round_impl, custom_lowering=_round_lowering)
+round_p = _unop('round', _FLOAT, emit=_round_emit)
 
 
 ad.deflinear2(neg_p, lambda t, operand: [neg(t)])
@@ -478,32 +464,27 @@ def _conj_abstract_eval(x: Any, *, input_dtype: Any) -> ShapedArray:
     return ShapedArray(x.shape, _complex_dtype(x.dtype), x.weak_type)
 
 
+def _conj_emit(ops: Any, x: Any, *, input_dtype: Any) -> Any:
+    if ops.dtype_code(x) in _COMPLEX_CODES:
+        return ops.unary(_UNARY_OP['conj'], x)
+    # A real operand: conj(x) is complex(x, 0).
+    return ops.binary(_BINARY_OP['complex'], x, ops.full_like(x, 0))
+
+
 def _conj_impl(x: Any, *, input_dtype: Any) -> Array:
     if type(x) is not Array:
         x = _operand(conj_p, 0, x)
     dt = x.dtype
     if dt not in _CONJ.dtypes:
         _reject(conj_p, (x,), {"input_dtype": input_dtype})
-    if dt in _COMPLEX_DTYPES:
-        return _result(_core.unary(_UNARY_OP['conj'], x._h), x.weak_type, dt, (x,))
-    # A real operand: conj(x) is complex(x, 0).
-    return _result(_core.binary(_BINARY_OP['complex'], x._h, 0.0), x.weak_type,
+    return _result(_conj_emit(EAGER, x._h, input_dtype=input_dtype), x.weak_type,
                    _complex_dtype(dt), (x,))
 
 
 conj_p = Primitive('conj')
 conj_p.def_abstract_eval(_conj_abstract_eval)
 conj_p.def_impl(_conj_impl)
-
-
-def _conj_lowering(ctx: lowering.LoweringContext, x: int, *, input_dtype: Any) -> int:
-    dt = ctx.avals_in[0].dtype
-    if dt in _COMPLEX_DTYPES:
-        return ctx.builder.unary(_UNARY_OP['conj'], x)
-    return ctx.builder.binary(_BINARY_OP['complex'], x, ctx.full(0, ctx.avals_in[0]))
-
-
-register_lowering(conj_p, _conj_lowering)
+register_emitter(conj_p, _conj_emit)
 
 
 def _conj_transpose_rule(t: Any, x: Any, *, input_dtype: Any) -> list[Any]:
@@ -529,51 +510,34 @@ def _integer_pow_abstract_eval(x: Any, *, y: int) -> ShapedArray:
     return ShapedArray(x.shape, x.dtype, x.weak_type)
 
 
+def _integer_pow_emit(ops: Any, x: Any, *, y: int) -> Any:
+    # Square-and-multiply with the same multiplications as JAX's lowering, so results agree.
+    if y == 0:
+        return ops.full_like(x, 1)
+    mul = _BINARY_OP['mul']
+    n, acc = builtins.abs(y), None
+    while n > 0:
+        if n & 1:
+            acc = x if acc is None else ops.binary(mul, acc, x)
+        n >>= 1
+        if n > 0:
+            x = ops.binary(mul, x, x)
+    return ops.binary(_BINARY_OP['div'], ops.full_like(acc, 1), acc) if y < 0 else acc
+
+
 def _integer_pow_impl(x: Any, *, y: int) -> Array:
     if type(x) is not Array:
         x = _operand(integer_pow_p, 0, x)
-    h, dt = x._h, x.dtype
+    dt = x.dtype
     if dt not in _NUM.dtypes or (y < 0 and dt in _INT.dtypes):
         _reject(integer_pow_p, (x,), {"y": y})
-    code = _CODE[dt]
-    mul = _BINARY_OP['mul']
-    # Square-and-multiply with the same multiplications as JAX's lowering, so results agree.
-    if y == 0:
-        return _result(_core.full(list(h.shape), 1, code, h.device), x.weak_type, dt, (x,))
-    n = -y if y < 0 else y
-    acc = None
-    while n > 0:
-        if n & 1:
-            acc = h if acc is None else _core.binary(mul, acc, h)
-        n >>= 1
-        if n > 0:
-            h = _core.binary(mul, h, h)
-    if y < 0:
-        acc = _core.binary(_BINARY_OP['div'], _core.full(list(acc.shape), 1, code, acc.device), acc)
-    return _result(acc, x.weak_type, dt, (x,))
+    return _result(_integer_pow_emit(EAGER, x._h, y=y), x.weak_type, dt, (x,))
 
 
 integer_pow_p = Primitive('integer_pow')
 integer_pow_p.def_abstract_eval(_integer_pow_abstract_eval)
 integer_pow_p.def_impl(_integer_pow_impl)
-
-
-def _integer_pow_lowering(ctx: lowering.LoweringContext, x: int, *, y: int) -> int:
-    b, aval = ctx.builder, ctx.avals_in[0]
-    if y == 0:
-        return ctx.full(1, aval)
-    mul = _BINARY_OP['mul']
-    n, acc = builtins.abs(y), None
-    while n > 0:  # the impl's square-and-multiply
-        if n & 1:
-            acc = x if acc is None else b.binary(mul, acc, x)
-        n >>= 1
-        if n > 0:
-            x = b.binary(mul, x, x)
-    return b.binary(_BINARY_OP['div'], ctx.full(1, aval), acc) if y < 0 else acc
-
-
-register_lowering(integer_pow_p, _integer_pow_lowering)
+register_emitter(integer_pow_p, _integer_pow_emit)
 
 
 def _integer_pow_jvp(g: Any, x: Any, *, y: int) -> Any:
@@ -880,6 +844,7 @@ def _complex_transpose(t: Any, x: Any, y: Any) -> list[Any]:
 
 ad.primitive_jvps[add_p] = _add_jvp
 ad.primitive_transposes[add_p] = _add_transpose
+ad_util.add_jaxvals_p.def_impl(add_p.impl)  # the sum of tangents, eagerly
 ad.primitive_jvps[sub_p] = _sub_jvp
 ad.primitive_transposes[sub_p] = _sub_transpose
 ad.defjvp(div_p, lambda g, x, y: div(g, y),
@@ -946,6 +911,18 @@ def _mul_transpose_rhs(ct: Any, x: Any, y: Any, *, out_dtype: Any = None) -> Any
 ad.defbilinear(mul_p, _mul_transpose_lhs, _mul_transpose_rhs)
 
 
+def _logaddexp(x1: Any, x2: Any) -> Any:
+    """log(exp(x1) + exp(x2)) of real operands from lax ops: ``jnp.logaddexp``'s real
+    case and the combine of ``cumlogsumexp``'s derivative."""
+    amax = max(x1, x2)
+    delta = sub(x1, x2)
+    # min - max is -|x1 - x2| exactly; unlike abs, its derivative at a tie is 0 (max and
+    # min split it 1/2 each), so d/dx1 there is 1/2 as in JAX's custom JVP rule.
+    neg_abs_delta = sub(min(x1, x2), amax)
+    return select_n(ne(delta, delta), add(amax, log1p(exp(neg_abs_delta))),
+                    add(x1, x2))  # NaNs, or infinities of one sign
+
+
 def _pow_dtype_rule(x: Any, y: Any) -> np.dtype:
     if dtypes.issubdtype(x.dtype, np.inexact) and dtypes.issubdtype(y.dtype, np.integer):
         return x.dtype
@@ -957,6 +934,16 @@ def _pow_dtype_rule(x: Any, y: Any) -> np.dtype:
                     f"{x.dtype} and {y.dtype} respectively.")
 
 
+def _pow_exponent(ops: Any, x: Any, y: Any) -> Any:
+    """An integer exponent converted to the base's dtype, as XLA does."""
+    code = ops.dtype_code(x)
+    return y if ops.dtype_code(y) == code else ops.convert(y, code)
+
+
+def _pow_emit(ops: Any, x: Any, y: Any) -> Any:
+    return ops.binary(_BINARY_OP['pow'], x, _pow_exponent(ops, x, y))
+
+
 def _pow_impl(x: Any, y: Any) -> Array:
     if type(x) is not Array:
         x = _operand(pow_p, 0, x)
@@ -965,8 +952,8 @@ def _pow_impl(x: Any, y: Any) -> Array:
     if x.dtype is not y.dtype:
         if x.dtype not in _FLOAT_COMPLEX.dtypes or y.dtype not in _INT.dtypes:
             _reject(pow_p, (x, y), {})
-        # An integer exponent: XLA converts it to the base's dtype.
-        y = _result(_core.convert(y._h, _CODE[x.dtype]), y.weak_type, x.dtype, (y,))
+        y = _result(_pow_exponent(EAGER, x._h, y._h), y.weak_type, x.dtype, (y,))
+    # Both of one dtype: the binary impl, with its shape checks and placement.
     return _pow_same_dtype(x, y)
 
 
@@ -977,13 +964,7 @@ pow_p.def_impl(_pow_impl)
 _pow_same_dtype = _binary_impl(pow_p, _BINARY_OP['pow'], _result_table(_FLOAT_COMPLEX))
 
 
-def _pow_lowering(ctx: lowering.LoweringContext, x: int, y: int) -> int:
-    # An integer exponent is converted to the base's dtype, as XLA does.
-    y = ctx.builder.convert(y, _CODE[ctx.avals_in[0].dtype])
-    return ctx.builder.binary(_BINARY_OP['pow'], x, y)
-
-
-register_lowering(pow_p, _pow_lowering)
+register_emitter(pow_p, _pow_emit)
 
 
 def _pow_jvp_lhs(g: Any, ans: Any, x: Any, y: Any) -> Any:
@@ -1029,7 +1010,15 @@ def _select_n_abstract_eval(which: Any, *cases: Any) -> ShapedArray:
     if dtypes.issubdtype(which.dtype, np.bool_) and len(cases) > 2:
         raise TypeError("select with boolean `which` cannot have > 2 cases.")
     return ShapedArray(cases[0].shape, cases[0].dtype, _weak(*cases))
-_SELECTOR_DTYPES = (_BOOL, dtypes.int32)
+
+
+_SELECTOR_CODES = (_BOOL_CODE, _I32)  # the runtime takes bool or int32 selectors
+
+
+def _select_n_emit(ops: Any, which: Any, *cases: Any) -> Any:
+    if ops.dtype_code(which) not in _SELECTOR_CODES:
+        which = ops.convert(which, _I32)
+    return ops.select_n(which, list(cases))
 
 
 def _select_n_impl(which: Any, *cases: Any) -> Array:
@@ -1038,15 +1027,11 @@ def _select_n_impl(which: Any, *cases: Any) -> Array:
         which = _operand(select_n_p, 0, which)
     cases = tuple(c if type(c) is Array else _operand(select_n_p, i + 1, c)
                   for i, c in enumerate(cases))
-    wh, wdt = which._h, which.dtype
-    if wdt not in _SELECTOR_DTYPES:
-        if wdt not in _INT.dtypes:
-            _reject(select_n_p, args, {})
-        wh = _core.convert(wh, _I32)  # the runtime takes bool or int32 selectors
-    elif wdt is _BOOL and len(cases) > 2:
+    wdt = which.dtype
+    if (wdt not in _INT.dtypes and wdt is not _BOOL) or (wdt is _BOOL and len(cases) > 2):
         _reject(select_n_p, args, {})
     try:
-        out = _core.select_n(wh, [c._h for c in cases])
+        out = _select_n_emit(EAGER, which._h, *[c._h for c in cases])
     except (TypeError, ValueError) as e:
         moved = _colocated(select_n_p, (which, *cases))
         if moved is not None:
@@ -1059,15 +1044,7 @@ def _select_n_impl(which: Any, *cases: Any) -> Array:
 select_n_p = Primitive('select_n')
 select_n_p.def_abstract_eval(_select_n_abstract_eval)
 select_n_p.def_impl(_select_n_impl)
-
-
-def _select_n_lowering(ctx: lowering.LoweringContext, which: int, *cases: int) -> int:
-    if ctx.avals_in[0].dtype not in _SELECTOR_DTYPES:
-        which = ctx.builder.convert(which, _I32)  # the runtime takes bool or int32 selectors
-    return ctx.builder.select_n(which, list(cases))
-
-
-register_lowering(select_n_p, _select_n_lowering)
+register_emitter(select_n_p, _select_n_emit)
 
 
 def _select_n_jvp(primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[Any, Any]:

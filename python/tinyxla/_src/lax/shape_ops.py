@@ -15,31 +15,30 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from tinyxla import _core
-from tinyxla._src import core, dtypes
+from tinyxla._src import ad_util, core, dtypes
 from tinyxla._src.array import _CODE, _DTYPES, Array, _wrap
 from tinyxla._src.core import Primitive, ShapedArray
-from tinyxla._src.interpreters import ad, batching, lowering
-from tinyxla._src.interpreters.lowering import register_lowering
+from tinyxla._src.interpreters import ad, batching
+from tinyxla._src.interpreters.lowering import register_emitter, register_lowering
 from tinyxla._src.lax import elementwise, reductions
 from tinyxla._src.lax.conversion import _const, _convert_element_type, asarray
-from tinyxla._src.lax.eager import _I32, _colocated, _operand, _reject, _result
+from tinyxla._src.lax.eager import EAGER, _I32, _colocated, _operand, _reject, _result
 from tinyxla._src.lax.type_rules import (
     _NUM, _canonicalize_axis, _check_same_dtypes, _check_shapelike, _dtype, _dtype_to_string,
     _is_accepted, _is_array, _ndim, _shape, _weak, canonicalize_shape)
 
 
 def _structural(name: str, abstract_eval: Callable[..., ShapedArray],
-                run: Callable[..., Any]) -> Primitive:
-    """A one-operand primitive whose impl is ``run(_core, handle, **params)`` and whose
-    lowering is ``run(builder, value, **params)`` (the graph builder's methods have the
-    eager ops' names and signatures); runtime errors are re-raised as the abstract-eval
-    rule's JAX errors."""
+                emit: Callable[..., Any]) -> Primitive:
+    """A one-operand primitive of the operand's dtype whose ops ``emit(ops, x, **params)``
+    writes (run eagerly on ``EAGER``, lowered on the graph builder); runtime errors are
+    re-raised as the abstract-eval rule's JAX errors."""
     prim = Primitive(name)
 
     def impl(operand: Any, **params: Any) -> Array:
         x = operand if type(operand) is Array else _operand(prim, 0, operand)
         try:
-            out = run(_core, x._h, **params)
+            out = emit(EAGER, x._h, **params)
         except (TypeError, ValueError, IndexError) as e:
             _reject(prim, (x,), params, e)
             raise
@@ -47,7 +46,7 @@ def _structural(name: str, abstract_eval: Callable[..., ShapedArray],
 
     prim.def_abstract_eval(abstract_eval)
     prim.def_impl(impl)
-    register_lowering(prim, lambda ctx, x, **params: run(ctx.builder, x, **params))
+    register_emitter(prim, emit)
     return prim
 
 
@@ -66,14 +65,14 @@ def _reshape_abstract_eval(operand: Any, *, new_sizes: tuple[int, ...],
     return ShapedArray(tuple(new_sizes), operand.dtype, operand.weak_type)
 
 
-def _reshape_run(ops: Any, h: Any, *, new_sizes: tuple[int, ...],
+def _reshape_emit(ops: Any, h: Any, *, new_sizes: tuple[int, ...],
                  dimensions: tuple[int, ...] | None, sharding: Any = None) -> Any:
     if dimensions is not None:
         h = ops.transpose(h, list(dimensions))
     return ops.reshape(h, list(new_sizes))
 
 
-reshape_p = _structural('reshape', _reshape_abstract_eval, _reshape_run)
+reshape_p = _structural('reshape', _reshape_abstract_eval, _reshape_emit)
 
 
 def _reshape_transpose(ct: Any, operand: Any, *, new_sizes: tuple[int, ...],
@@ -176,43 +175,33 @@ def _broadcast_in_dim_abstract_eval(operand: Any, *, shape: tuple[int, ...],
     return ShapedArray(tuple(shape), operand.dtype, operand.weak_type)
 
 
+def _broadcast_in_dim_emit(ops: Any, x: Any, *, shape: tuple[int, ...],
+                           broadcast_dimensions: tuple[int, ...], sharding: Any = None) -> Any:
+    dims = list(broadcast_dimensions)
+    if dims != sorted(dims):  # the runtime wants them increasing: permute the operand's axes
+        x = ops.transpose(x, sorted(range(len(dims)), key=dims.__getitem__))
+        dims.sort()
+    return ops.broadcast_in_dim(x, list(shape), dims)
+
+
 def _broadcast_in_dim_impl(operand: Any, *, shape: tuple[int, ...],
                            broadcast_dimensions: tuple[int, ...]) -> Array:
     x = operand if type(operand) is Array else _operand(broadcast_in_dim_p, 0, operand)
-    h = x._h
+    params = {"shape": shape, "broadcast_dimensions": broadcast_dimensions}
     if builtins.min(shape, default=0) < 0:  # the runtime does not check a 0-d operand's shape
-        _reject(broadcast_in_dim_p, (x,), {"shape": shape,
-                                           "broadcast_dimensions": broadcast_dimensions})
+        _reject(broadcast_in_dim_p, (x,), params)
     try:
-        out = _core.broadcast_in_dim(h, list(shape), list(broadcast_dimensions))
+        out = _broadcast_in_dim_emit(EAGER, x._h, **params)
     except ValueError as e:
-        broadcast_in_dim_p.abstract_eval(x.aval, shape=shape,
-                                         broadcast_dimensions=broadcast_dimensions)
-        if list(broadcast_dimensions) == sorted(broadcast_dimensions):
-            raise e
-        # Valid but unsorted dimensions: the runtime wants them increasing, so permute
-        # the operand's axes first.
-        perm = sorted(range(len(broadcast_dimensions)), key=broadcast_dimensions.__getitem__)
-        out = _core.broadcast_in_dim(_core.transpose(h, perm), list(shape),
-                                     sorted(broadcast_dimensions))
+        _reject(broadcast_in_dim_p, (x,), params, e)
+        raise
     return _result(out, x.weak_type, x.dtype, (x,))
 
 
 broadcast_in_dim_p = Primitive('broadcast_in_dim')
 broadcast_in_dim_p.def_abstract_eval(_broadcast_in_dim_abstract_eval)
 broadcast_in_dim_p.def_impl(_broadcast_in_dim_impl)
-
-
-def _broadcast_in_dim_lowering(ctx: lowering.LoweringContext, x: int, *, shape: tuple[int, ...],
-                               broadcast_dimensions: tuple[int, ...], sharding: Any = None) -> int:
-    dims = list(broadcast_dimensions)
-    if dims != sorted(dims):  # the graph wants them increasing: permute the operand's axes
-        x = ctx.builder.transpose(x, sorted(range(len(dims)), key=dims.__getitem__))
-        dims.sort()
-    return ctx.builder.broadcast_in_dim(x, list(shape), dims)
-
-
-register_lowering(broadcast_in_dim_p, _broadcast_in_dim_lowering)
+register_emitter(broadcast_in_dim_p, _broadcast_in_dim_emit)
 # JAX prints only the dimensions: the shape is the result's type.
 core.pp_params_rules[broadcast_in_dim_p] = \
     lambda p: {"broadcast_dimensions": p["broadcast_dimensions"]}
@@ -279,6 +268,11 @@ def expand_dims(array: Any, dimensions: Sequence[int]) -> Any:
     return broadcast_in_dim(array, result_shape, broadcast_dims)
 
 
+# The batching helpers (moveaxis, broadcast, ...) are these ops.
+batching.lax_ops.update(transpose=transpose, broadcast_in_dim=broadcast_in_dim,
+                        expand_dims=expand_dims)
+
+
 def _compute_squeeze_shape(shape: tuple[int, ...], dimensions: tuple[int, ...]) -> tuple[int, ...]:
     dims_set = set(dimensions)
     if len(dims_set) != len(dimensions):
@@ -291,17 +285,12 @@ def _compute_squeeze_shape(shape: tuple[int, ...], dimensions: tuple[int, ...]) 
     return tuple(s for i, s in enumerate(shape) if i not in dims_set)
 
 
-def _shape_of(ops: Any, h: Any) -> tuple[int, ...]:
-    """The shape of an eager handle, or of a value of a graph builder."""
-    return tuple(h.shape) if ops is _core else ops.shape(h)
-
-
 squeeze_p = _structural(
     'squeeze',
     lambda operand, *, dimensions: ShapedArray(
         _compute_squeeze_shape(operand.shape, dimensions), operand.dtype, operand.weak_type),
     lambda ops, h, *, dimensions: ops.reshape(
-        h, list(_compute_squeeze_shape(_shape_of(ops, h), dimensions))))
+        h, list(_compute_squeeze_shape(ops.shape(h), dimensions))))
 ad.deflinear2(squeeze_p, lambda t, operand, *, dimensions: [reshape(t, operand.aval.shape)])
 
 
@@ -440,13 +429,13 @@ def _rev_abstract_eval(operand: Any, *, dimensions: tuple[int, ...]) -> ShapedAr
     return ShapedArray(operand.shape, operand.dtype, operand.weak_type)
 
 
-def _rev_run(ops: Any, h: Any, *, dimensions: tuple[int, ...]) -> Any:
+def _rev_emit(ops: Any, h: Any, *, dimensions: tuple[int, ...]) -> Any:
     if dimensions and builtins.min(dimensions) < 0:  # the runtime would wrap them
         raise ValueError("negative dimension")
     return ops.rev(h, list(dimensions))
 
 
-rev_p = _structural('rev', _rev_abstract_eval, _rev_run)
+rev_p = _structural('rev', _rev_abstract_eval, _rev_emit)
 ad.deflinear2(rev_p, lambda t, _, *, dimensions: [rev(t, dimensions)])
 
 
@@ -489,6 +478,12 @@ def _pad_abstract_eval(operand: Any, padding_value: Any, *,
     return ShapedArray(result, operand.dtype, _weak(operand, padding_value))
 
 
+def _pad_emit(ops: Any, x: Any, v: Any, *,
+              padding_config: tuple[tuple[int, int, int], ...]) -> Any:
+    lo, hi, interior = zip(*padding_config) if padding_config else ((), (), ())
+    return ops.pad(x, v, list(lo), list(hi), list(interior))
+
+
 def _pad_impl(operand: Any, padding_value: Any, *,
               padding_config: tuple[tuple[int, int, int], ...]) -> Array:
     args = (operand, padding_value)
@@ -498,8 +493,7 @@ def _pad_impl(operand: Any, padding_value: Any, *,
     if v.dtype is not x.dtype:
         _reject(pad_p, args, params)
     try:
-        lo, hi, interior = zip(*padding_config) if padding_config else ((), (), ())
-        out = _core.pad(x._h, v._h, list(lo), list(hi), list(interior))
+        out = _pad_emit(EAGER, x._h, v._h, padding_config=padding_config)
     except (TypeError, ValueError) as e:
         moved = _colocated(pad_p, (x, v))
         if moved is not None:
@@ -512,15 +506,7 @@ def _pad_impl(operand: Any, padding_value: Any, *,
 pad_p = Primitive('pad')
 pad_p.def_abstract_eval(_pad_abstract_eval)
 pad_p.def_impl(_pad_impl)
-
-
-def _pad_lowering(ctx: lowering.LoweringContext, x: int, v: int, *,
-                  padding_config: tuple[tuple[int, int, int], ...]) -> int:
-    lo, hi, interior = zip(*padding_config) if padding_config else ((), (), ())
-    return ctx.builder.pad(x, v, list(lo), list(hi), list(interior))
-
-
-register_lowering(pad_p, _pad_lowering)
+register_emitter(pad_p, _pad_emit)
 
 
 def _pad_transpose(t: Any, operand: Any, padding_value: Any, *,
@@ -718,6 +704,16 @@ def full_like(x: Any, fill_value: Any, dtype: Any = None, shape: Any = None) -> 
     weak_type = dtype is None and dtypes.is_weakly_typed(x)
     dtype = _dtype(x) if dtype is None else _dtype(dtype)
     return full(fill_shape, _convert_element_type(fill_value, dtype, weak_type))
+
+
+def zeros_like_shaped_array(aval: ShapedArray) -> Any:
+    """Zeros of ``aval``'s shape, dtype and weak type
+    (``jax._src.lax.lax.zeros_like_shaped_array``)."""
+    zero = _convert_element_type(0, aval.dtype, aval.weak_type)
+    return broadcast(zero, aval.shape) if aval.shape else zero
+
+
+ad_util.aval_zeros_likers[ShapedArray] = zeros_like_shaped_array
 
 
 def zeros_like_array(x: Any) -> Any:

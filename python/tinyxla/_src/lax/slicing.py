@@ -20,9 +20,12 @@ from tinyxla._src.array import Array
 from tinyxla._src.core import Primitive, ShapedArray
 from tinyxla._src.interpreters import ad, batching
 from tinyxla._src.interpreters.lowering import register_lowering
-from tinyxla._src.lax.lax import (
-    _colocated, _const, _convert_element_type, _dtype, _operand, _reject, _result, _shape, add,
-    broadcast_in_dim, canonicalize_shape, eq, full, lt, select)
+from tinyxla._src.lax.conversion import _const, _convert_element_type, convert_element_type
+from tinyxla._src.lax.eager import _colocated, _operand, _reject, _result
+from tinyxla._src.lax.elementwise import add, div, eq, lt, mul, select
+from tinyxla._src.lax.shape_ops import (
+    broadcast_in_dim, concatenate, expand_dims, full, iota, reshape, squeeze)
+from tinyxla._src.lax.type_rules import _dtype, _shape, canonicalize_shape
 
 
 def _check_start_indices(name: str, start_indices: Sequence[Any]) -> None:
@@ -132,7 +135,6 @@ def _dynamic_slice_batch_rule(vals: Sequence[Any], dims: Sequence[int | None], *
 
 def _batched_starts(starts: Sequence[Any], bdims: Sequence[int | None], size: int) -> Any:
     """The (size, len(starts)) index array of per-member start vectors."""
-    from tinyxla._src.lax.lax import concatenate, reshape
     cols = [reshape(batching.bdim_at_front(i, d, size), (size, 1)) for i, d in zip(starts, bdims)]
     return concatenate(cols, 1) if cols else full((size, 0), 0, dtypes.int32)
 
@@ -288,7 +290,6 @@ def dynamic_slice_in_dim(operand: Any, start_index: Any, slice_size: int, axis: 
 def dynamic_index_in_dim(operand: Any, index: Any, axis: int = 0, keepdims: bool = True,
                          *, allow_negative_indices: bool = True) -> Any:
     """The slice of size 1 at ``index`` along ``axis`` (``jax.lax.dynamic_index_in_dim``)."""
-    from tinyxla._src.lax.lax import squeeze
     out = dynamic_slice_in_dim(operand, index, 1, axis,
                                allow_negative_indices=allow_negative_indices)
     return out if keepdims else squeeze(out, (axis,))
@@ -308,7 +309,6 @@ def dynamic_update_index_in_dim(operand: Any, update: Any, index: Any, axis: int
                                 *, allow_negative_indices: bool = True) -> Any:
     """``dynamic_update_slice_in_dim`` of one index; ``update`` may lack the axis
     (``jax.lax.dynamic_update_index_in_dim``)."""
-    from tinyxla._src.lax.lax import expand_dims
     if len(_shape(update)) == len(_shape(operand)) - 1:
         update = expand_dims(update, (axis,))
     return dynamic_update_slice_in_dim(operand, update, index, axis,
@@ -765,7 +765,6 @@ def _scatter_jvp(primals: Sequence[Any], tangents: Sequence[Any], *,
         ids_shape[i] = ushape[i]
     num_ids = int(np.prod(ids_shape))
     id_dtype = dtypes.uint32 if num_ids + 1 < np.iinfo(np.uint32).max else dtypes.uint64
-    from tinyxla._src.lax.lax import iota, reshape
     ids = add(reshape(iota(id_dtype, num_ids), tuple(ids_shape)), _convert_element_type(1, id_dtype))
     update_ids = broadcast_in_dim(ids, ushape, tuple(range(len(ushape)))) \
         if tuple(ids_shape) != ushape else ids
@@ -821,7 +820,6 @@ def _scatter_mul_jvp(primals: Sequence[Any], tangents: Sequence[Any], **params: 
         if not params["unique_indices"]:
             raise NotImplementedError("scatter_mul gradients are only implemented if "
                                       "`unique_indices=True`")
-        from tinyxla._src.lax.lax import mul
         zeros = full(_shape(operand), 0, _dtype(g_updates))
         t_u = mul(operand, scatter_add_p.bind(zeros, indices, g_updates, **params))
         t = t_u if t is None else add(t, t_u)
@@ -852,7 +850,6 @@ def _scatter_extremal_jvp(prim: Primitive, primals: Sequence[Any], tangents: Seq
     if type(g_operand) is ad.Zero and type(g_updates) is ad.Zero:
         return out, ad.Zero.from_primal_value(out)
     g_operand, g_updates = ad.instantiate_zeros(g_operand), ad.instantiate_zeros(g_updates)
-    from tinyxla._src.lax.lax import convert_element_type, div, mul
     d, mode = params["dimension_numbers"], params["mode"]
     ushape, dt = _shape(updates), _dtype(g_operand)
     successful = convert_element_type(eq(updates, _scatter_gather(out, indices, ushape, d, mode)), dt)

@@ -1,6 +1,5 @@
 """``jax.nn.initializers``: functions ``init(key, shape, dtype)`` that make parameter
-arrays. The random ones draw from ``tinyxla.random``, imported when called so that this
-module does not depend on it at import time."""
+arrays. The random ones draw from ``tinyxla.random``."""
 from __future__ import annotations
 
 import math
@@ -8,7 +7,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from tinyxla._src import dtypes
+from tinyxla._src import dtypes, random
 from tinyxla._src.lax import lax
 from tinyxla._src.numpy import creation, shape as jnp_shape, ufuncs
 
@@ -19,11 +18,6 @@ __all__ = [
     "kaiming_normal", "kaiming_uniform", "lecun_normal", "lecun_uniform", "normal", "ones",
     "orthogonal", "truncated_normal", "uniform", "variance_scaling", "xavier_normal",
     "xavier_uniform", "zeros"]
-
-
-def _random() -> Any:
-    from tinyxla import random
-    return random
 
 
 def _float_dtype(dtype: Any) -> np.dtype:
@@ -55,7 +49,7 @@ def uniform(scale: Any = 1e-2, dtype: Any = None) -> Initializer:
     """Mirrors ``jax.nn.initializers.uniform``: values uniform in ``[0, scale)``."""
     def init(key: Any, shape: Sequence[int], dtype: Any = dtype) -> Any:
         dtype = _float_dtype(dtype)
-        return _random().uniform(key, _shape(shape), dtype) * creation.array(scale, dtype)
+        return random.uniform(key, _shape(shape), dtype) * creation.array(scale, dtype)
     return init
 
 
@@ -63,7 +57,7 @@ def normal(stddev: Any = 1e-2, dtype: Any = None) -> Initializer:
     """Mirrors ``jax.nn.initializers.normal``: values ``N(0, stddev²)``."""
     def init(key: Any, shape: Sequence[int], dtype: Any = dtype) -> Any:
         dtype = _float_dtype(dtype)
-        return _random().normal(key, _shape(shape), dtype) * creation.array(stddev, dtype)
+        return random.normal(key, _shape(shape), dtype) * creation.array(stddev, dtype)
     return init
 
 
@@ -73,7 +67,7 @@ def truncated_normal(stddev: Any = 1e-2, dtype: Any = None, lower: Any = -2.0,
     ``(lower, upper)``, times ``stddev`` (no variance correction, as in JAX)."""
     def init(key: Any, shape: Sequence[int], dtype: Any = dtype) -> Any:
         dtype = _float_dtype(dtype)
-        return (_random().truncated_normal(key, lower, upper, _shape(shape), dtype)
+        return (random.truncated_normal(key, lower, upper, _shape(shape), dtype)
                 * creation.array(stddev, dtype))
     return init
 
@@ -120,7 +114,6 @@ def variance_scaling(scale: Any, mode: str, distribution: str,
         if dtypes.issubdtype(dtype, np.complexfloating):
             raise NotImplementedError("variance_scaling: complex dtypes are not supported yet")
         variance = creation.array(scale / denominator, dtype=dtype)
-        random = _random()
         if distribution == "truncated_normal":
             # The constant is the std of a standard normal truncated to (-2, 2).
             stddev = ufuncs.sqrt(variance) / creation.array(.87962566103423978, dtype)
@@ -224,7 +217,7 @@ def _householder_qr_signed(a: Any) -> Any:
 def _orthogonal_matrix(key: Any, n_rows: int, n_cols: int, dtype: np.dtype) -> Any:
     """JAX's ``random.orthogonal(key, n_rows, (), dtype, n_cols)``: the sign-fixed Q of a
     standard normal (max, min) matrix, transposed when there are fewer rows."""
-    z = _random().normal(key, (max(n_rows, n_cols), min(n_rows, n_cols)), dtype)
+    z = random.normal(key, (max(n_rows, n_cols), min(n_rows, n_cols)), dtype)
     q = _householder_qr_signed(z)
     return lax.transpose(q, (1, 0)) if n_rows < n_cols else q
 

@@ -19,6 +19,8 @@ from tinyxla._src.lax import lax
 from tinyxla._src.numpy import promotion
 from tinyxla._src.numpy.creation import asarray
 from tinyxla._src.numpy.promotion import canonicalize_axis, ensure_arraylike
+from tinyxla._src.numpy.reductions import sum as jnp_sum
+from tinyxla._src.numpy.shape import moveaxis
 
 ArrayLike = Any
 
@@ -188,8 +190,6 @@ def trapezoid(y: ArrayLike, x: ArrayLike | None = None, dx: ArrayLike = 1.0,
               axis: int = -1) -> Any:
     """Mirrors ``jax.numpy.trapezoid``: the trapezoidal rule along ``axis``, with sample
     points ``x`` (1-d, or shaped like ``y``) or a constant spacing ``dx``."""
-    from tinyxla._src.numpy.reductions import sum as jnp_sum
-    from tinyxla._src.numpy.shape import moveaxis
     if x is None:
         y_arr, = promotion.promote_dtypes_inexact(ensure_arraylike("trapezoid", y))
         spacing = asarray(dx)

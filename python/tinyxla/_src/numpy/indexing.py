@@ -18,6 +18,8 @@ from tinyxla._src import core, dtypes, errors
 from tinyxla._src.array import Array
 from tinyxla._src.config import config
 from tinyxla._src.lax import lax, slicing
+from tinyxla._src.numpy import creation, promotion, ufuncs
+from tinyxla._src.numpy import shape as shape_ops
 
 _NEWAXIS = "newaxis"
 _ELLIPSIS = "ellipsis"
@@ -48,7 +50,6 @@ def _classify(e: Any) -> tuple[str, Any]:
         raise TypeError(f"JAX does not support string indexing; got idx={e!r}")
     if isinstance(e, (list, tuple)):  # a sequence inside the index tuple is an array
         if any(isinstance(v, core.Tracer) for v in e):
-            from tinyxla._src.numpy import creation
             e = creation.asarray(e)
         else:
             e = np.asarray(e)
@@ -413,7 +414,6 @@ def _scatter_update(x: Any, idx: Any, y: Any, scatter: Callable[..., Any], *,
     """``x`` with ``scatter`` applying ``y`` (cast to x's dtype, broadcast to the shape of
     ``x[idx]``) at ``idx`` (JAX's ``_scatter_update``). Mode None drops out-of-bounds
     updates."""
-    from tinyxla._src.numpy import creation, shape as shape_ops
     x = creation.asarray(x)
     y = lax.convert_element_type(creation.asarray(y), x.dtype)
     if x.weak_type != getattr(y, "weak_type", False):
@@ -498,7 +498,6 @@ class _IndexUpdateRef:
                  unique_indices: bool = False, mode: Any = None,
                  wrap_negative_indices: bool = True) -> Any:
         """``x[idx] -= values`` (a scatter_add of the negated values)."""
-        from tinyxla._src.numpy import creation
         neg = lax.neg(lax.convert_element_type(creation.asarray(values), self.array.dtype))
         return self._update(neg, slicing.scatter_add, locals())
 
@@ -515,7 +514,6 @@ class _IndexUpdateRef:
                wrap_negative_indices: bool = True) -> Any:
         """``x[idx] /= values``: ``x`` divided by ones with the values multiplied in, as
         JAX (so integer ``x`` gives a float result)."""
-        from tinyxla._src.numpy import creation, ufuncs
         ones = creation.ones_like(self.array)
         return ufuncs.divide(self.array, _IndexUpdateRef(ones, self.index)._update(
             values, slicing.scatter_mul, locals()))
@@ -524,7 +522,6 @@ class _IndexUpdateRef:
               unique_indices: bool = False, mode: Any = None,
               wrap_negative_indices: bool = True) -> Any:
         """``x[idx] **= values`` (ones with the exponents multiplied in, as JAX)."""
-        from tinyxla._src.numpy import creation, ufuncs
         ones = creation.ones_like(self.array)
         return ufuncs.power(self.array, _IndexUpdateRef(ones, self.index)._update(
             values, slicing.scatter_mul, locals()))
@@ -561,7 +558,6 @@ def take(a: Any, indices: Any, axis: int | None = None, out: None = None, mode: 
     """Mirrors ``jax.numpy.take``: elements of ``a`` (flattened when ``axis`` is None) at
     ``indices`` along ``axis``. Mode None is "fill" (negative indices wrap, others out of
     bounds give NaN / the integer extreme); "clip" clamps, "wrap" takes them modulo."""
-    from tinyxla._src.numpy import creation, promotion, ufuncs
     if out is not None:
         raise NotImplementedError("The 'out' argument to jnp.take is not supported.")
     a, indices = promotion.ensure_arraylike("take", a, indices)
@@ -613,7 +609,6 @@ def take_along_axis(arr: Any, indices: Any, axis: int | None, mode: Any = None,
     """Mirrors ``jax.numpy.take_along_axis``: ``arr`` indexed along ``axis`` by
     ``indices`` (broadcast with ``arr`` in the other dims). Negative indices wrap; mode
     None is "fill" (out-of-bounds give NaN / the integer extreme), "clip" clamps."""
-    from tinyxla._src.numpy import promotion
     a, indices = promotion.ensure_arraylike("take_along_axis", arr, indices)
     if not dtypes.issubdtype(indices.dtype, np.integer):
         raise TypeError("take_along_axis indices must be of integer type, got "

@@ -15,6 +15,7 @@ from tinyxla._src import core, dtypes, errors
 from tinyxla._src.lax import cumulative, lax, slicing
 from tinyxla._src.numpy import promotion
 from tinyxla._src.numpy.creation import asarray
+from tinyxla._src.numpy.shape import stack
 
 ArrayLike = Any
 
@@ -121,7 +122,6 @@ def flatnonzero(a: ArrayLike, *, size: int | None = None, fill_value: Any = None
 def argwhere(a: ArrayLike, *, size: int | None = None, fill_value: Any = None) -> Any:
     """Mirrors ``jax.numpy.argwhere``: the (N, ndim) indices of the non-zero elements
     (concrete input, as ``nonzero``); for a 0-d input it is (N, 0), as numpy."""
-    from tinyxla._src.numpy.shape import stack
     arr = promotion.ensure_arraylike("argwhere", a)
     if arr.ndim == 0:
         found = nonzero(lax.reshape(arr, (1,)), size=size, fill_value=fill_value)[0]

@@ -22,6 +22,7 @@ from tinyxla._src.array import Array
 from tinyxla._src.core import Tracer
 from tinyxla._src.config import config
 from tinyxla._src.custom_derivatives import custom_jvp
+from tinyxla._src.lax import elementwise as lax_elementwise
 from tinyxla._src.lax import lax
 from tinyxla._src.numpy import promotion
 from tinyxla._src.numpy.promotion import (
@@ -360,16 +361,12 @@ def _wrap_between(x: Any, a: float) -> Any:
 
 
 def _logaddexp_impl(x1: Any, x2: Any) -> Any:
-    amax = lax.max(x1, x2)
     if x1.dtype in _COMPLEX:
+        amax = lax.max(x1, x2)
         delta = lax.sub(lax.add(x1, x2), lax.mul(amax, const(amax, 2)))
         out = lax.add(amax, lax.log1p(lax.exp(delta)))
         return lax.complex(lax.real(out), _wrap_between(lax.imag(out), np.pi))
-    delta = lax.sub(x1, x2)
-    neg_abs_delta = lax.sub(lax.min(x1, x2), amax)  # -|x1 - x2|
-    return lax.select_n(lax.ne(delta, delta),
-                        lax.add(amax, lax.log1p(lax.exp(neg_abs_delta))),
-                        lax.add(x1, x2))  # NaNs, or infinities of one sign
+    return lax_elementwise._logaddexp(x1, x2)
 
 
 def replace_posinf(x: Any) -> Any:
