@@ -89,3 +89,99 @@ def test_partition_and_argpartition_of_unsigned(dtype):
     rows = np.stack([y, y[::-1]])
     np.testing.assert_array_equal(np.asarray(jax.vmap(lambda r: jnp.partition(r, 2))(rows)),
                                   np.asarray(jnp.partition(rows, 2, axis=1)))
+
+
+@pytest.mark.parametrize("dtype,msg", [
+    (np.float16, "float() argument must be a string or a real number, not 'complex'"),
+    (np.float32, "float() argument must be a string or a real number, not 'complex'"),
+    (np.int32, "int() argument must be a string, a bytes-like object or a real number, not "
+               "'complex'"),
+    (np.uint8, "int() argument must be a string, a bytes-like object or a real number, not "
+               "'complex'"),
+])
+def test_convert_python_complex_to_real_raises_like_jax(dtype, msg):
+    for v in (1 + 2j, 1 + 0j):
+        with pytest.raises(TypeError) as info:
+            jax.lax.convert_element_type(v, dtype)
+        assert str(info.value) == msg
+    with pytest.raises(TypeError):
+        jax.jit(lambda: jax.lax.convert_element_type(1 + 2j, dtype))()
+
+
+def test_convert_complex_array_or_to_bool_keeps_working():
+    assert bool(jax.lax.convert_element_type(1 + 2j, np.bool_))
+    with pytest.warns(np.exceptions.ComplexWarning):
+        out = jax.lax.convert_element_type(jnp.array(1 + 2j), np.float16)
+    assert out.dtype == np.float16 and float(out) == 1.0
+    out = jax.lax.convert_element_type(1 + 2j, np.complex64)
+    assert complex(out) == 1 + 2j
+
+
+def test_psum_of_bool_counts_in_int32():
+    f = jax.vmap(lambda v: jax.lax.psum(v, "i"), axis_name="i")
+    out = f(jnp.array([True, False, True]))
+    assert out.dtype == np.int32
+    np.testing.assert_array_equal(np.asarray(out), [2, 2, 2])
+    out = f(jnp.array([100, 100, 1], np.int8))
+    assert out.dtype == np.int8
+    np.testing.assert_array_equal(np.asarray(out), [-55, -55, -55])
+
+
+def test_ppermute_partial_permutation_under_vmap_raises_like_jax():
+    f = jax.vmap(lambda v: jax.lax.ppermute(v, "i", [(0, 1)]), axis_name="i")
+    with pytest.raises(AssertionError, match="Permutation doesn't match the axis size!"):
+        f(jnp.array([1.0, 2.0, 3.0]))
+    full = jax.vmap(lambda v: jax.lax.ppermute(v, "i", [(0, 1), (1, 2), (2, 0)]),
+                    axis_name="i")
+    np.testing.assert_array_equal(np.asarray(full(jnp.array([1.0, 2.0, 3.0]))), [3, 1, 2])
+
+
+@pytest.mark.parametrize("name", ["cumsum", "cumprod", "cummax", "cummin", "cumlogsumexp"])
+def test_lax_cumulative_rejects_negative_axes(name):
+    f = getattr(jax.lax, name)
+    with pytest.raises(ValueError, match="XLA operations do not allow negative axes"):
+        f(jnp.ones((2, 3)), axis=-1)
+    with pytest.raises(ValueError, match=r"axis 2 is out of bounds for array of shape \(2, 3\)"):
+        f(jnp.ones((2, 3)), axis=2)
+    assert f(jnp.ones((2, 3)), axis=1).shape == (2, 3)
+    np.testing.assert_allclose(np.asarray(jnp.cumsum(jnp.ones((2, 3)), axis=-1)),
+                               [[1, 2, 3], [1, 2, 3]])
+
+
+@pytest.mark.parametrize("fn", [jnp.mean, jnp.var, jnp.std])
+@pytest.mark.parametrize("axis", [2, -3, (0, 5)])
+def test_mean_var_std_out_of_range_axis_raise_index_error(fn, axis):
+    with pytest.raises(IndexError, match="tuple index out of range"):
+        fn(jnp.ones((2, 3)), axis=axis)
+    with pytest.raises(ValueError, match="out of bounds"):
+        jnp.sum(jnp.ones((2, 3)), axis=2)  # sum's is numpy's ValueError, as in JAX
+    np.testing.assert_allclose(float(fn(jnp.ones((2, 3)), axis=-2)[0]),
+                               0.0 if fn is not jnp.mean else 1.0)
+
+
+@pytest.mark.parametrize("shape", [(0,), (3, 0), (0, 4)])
+def test_grad_of_sort_of_empty_array(shape):
+    f = lambda x: jnp.sum(jnp.sort(x, axis=-1) * 2.0)
+    for g in (jax.grad(f), jax.jit(jax.grad(f))):
+        out = g(jnp.zeros(shape))
+        assert out.shape == shape and out.dtype == np.float32
+    out = jax.jacfwd(lambda x: jnp.sort(x))(jnp.zeros((0,)))
+    assert out.shape == (0, 0)
+    g = jax.grad(f)(jnp.array([3.0, 1.0, 2.0]))
+    np.testing.assert_array_equal(np.asarray(g), [2.0, 2.0, 2.0])
+
+
+@pytest.mark.parametrize("method", ["max", "min"])
+@pytest.mark.parametrize("mode,idx", [("drop", (0, 5, -1)), (None, (0, 5, -1)),
+                                      ("drop", (0, 7, 2))])
+def test_scatter_extremum_gradient_of_dropped_updates_is_zero(method, mode, idx):
+    # JAX 0.10.2: updates that land out of bounds (dropped) get gradient 0, never NaN;
+    # jnp indexing wraps -1 to the last element
+    u = jnp.array([1.0, 2.0, 3.0]) * (1 if method == "max" else -1)
+    def f(v):
+        ref = getattr(jnp.zeros(5).at[jnp.array(idx)], method)
+        return jnp.sum(ref(v, mode=mode) * jnp.arange(5.0))
+    g = np.asarray(jax.grad(f)(u))
+    want = {(0, 5, -1): [0.0, 0.0, 4.0], (0, 7, 2): [0.0, 0.0, 2.0]}[idx]  # -1 wraps
+    np.testing.assert_array_equal(g, want)
+    np.testing.assert_array_equal(np.asarray(jax.jit(jax.grad(f))(u)), want)

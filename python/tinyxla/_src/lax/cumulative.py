@@ -118,10 +118,10 @@ _scan_jvp(cumlogsumexp_p, _logaddexp)
 
 
 def _cumulative(prim: Primitive, operand: Any, axis: int, reverse: bool) -> Any:
-    ndim = len(np.shape(operand))
-    if not -ndim <= axis < ndim:
-        raise ValueError(f"axis {axis} is out of bounds for array of shape {np.shape(operand)}")
-    return prim.bind(operand, axis=axis % ndim, reverse=bool(reverse))
+    axis = int(axis)
+    if axis < 0:  # lax takes no negative axes (jnp's functions canonicalize them)
+        raise ValueError("XLA operations do not allow negative axes")
+    return prim.bind(operand, axis=axis, reverse=bool(reverse))
 
 
 def cumsum(operand: Any, axis: int = 0, reverse: bool = False) -> Any:

@@ -238,6 +238,10 @@ def any(a: ArrayLike, axis: Axis = None, out: None = None, keepdims: bool = Fals
 def _count(a: Any, axis: Axis, keepdims: bool, where: Any, dtype: np.dtype) -> Any:
     """The number of elements reduced over, as a ``dtype`` array (JAX's ``_count``)."""
     if where is None:
+        if axis is not None:
+            # JAX reads a.shape[axis] here: an axis out of range is its IndexError
+            for ax in (axis if isinstance(axis, tuple) else (axis,)):
+                a.shape[ax]  # noqa: B018
         dims = _reduction_dims(a.ndim, axis)
         n = 1
         for d in dims:
