@@ -133,9 +133,20 @@ Allocator& allocator() {
 }  // namespace
 
 Buffer::Buffer(size_t nbytes) : size_(nbytes) { data_ = allocator().allocate(nbytes, &capacity_); }
-Buffer::~Buffer() { allocator().deallocate(data_, capacity_); }
+Buffer::Buffer(void* borrowed, size_t nbytes, std::function<void()> release)
+    : data_(borrowed), size_(nbytes), capacity_(0), release_(std::move(release)) {}
+
+Buffer::~Buffer() {
+  if (release_) {
+    release_();
+  } else {
+    allocator().deallocate(data_, capacity_);
+  }
+}
 
 void Buffer::exchange_storage(Buffer& other) {
+  if (borrowed() || other.borrowed())
+    throw Error(ErrorKind::Internal, "[exchange_storage] a borrowed buffer's memory cannot move");
   std::swap(data_, other.data_);
   std::swap(size_, other.size_);
   std::swap(capacity_, other.capacity_);

@@ -3,6 +3,9 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <cstring>
+#include <optional>
+
 #include "python/graph_bindings.h"
 #include "runtime/thread_pool.h"
 #include "tinyxla/graph.h"
@@ -94,7 +97,7 @@ Array from_numpy(py::array arr, int code, int device) {
   return Array::from_host(c.data(), shape, t, device);
 }
 
-// DLPack (https://dmlc.github.io/dlpack): the C ABI structs, declared here.
+// DLPack (https://dmlc.github.io/dlpack): the C ABI structs of versions 0.8 and 1.0.
 struct DLDevice { int32_t device_type; int32_t device_id; };
 struct DLDataType { uint8_t code; uint8_t bits; uint16_t lanes; };
 struct DLTensor {
@@ -104,10 +107,21 @@ struct DLTensor {
 struct DLManagedTensor {
   DLTensor dl_tensor; void* manager_ctx; void (*deleter)(DLManagedTensor*);
 };
+struct DLPackVersion { uint32_t major; uint32_t minor; };
+struct DLManagedTensorVersioned {
+  DLPackVersion version; void* manager_ctx; void (*deleter)(DLManagedTensorVersioned*);
+  uint64_t flags; DLTensor dl_tensor;
+};
+constexpr uint64_t kDLFlagReadOnly = 1;
+constexpr uint64_t kDLFlagIsCopied = 2;
+constexpr int32_t kDLCPU = 1, kDLCUDAHost = 3;
+
+// What an exported capsule owns: the array (so its buffer outlives the consumer's use).
 struct DLPackHolder {
   Array array;
   std::vector<int64_t> shape, strides;
   DLManagedTensor managed;
+  DLManagedTensorVersioned versioned;
 };
 
 DLDataType dl_dtype(DType t) {
@@ -120,30 +134,198 @@ DLDataType dl_dtype(DType t) {
   return {2, bits, 1};
 }
 
-py::capsule to_dlpack(const Array& a) {
-  Array dense = contiguous(a);
-  {
-    py::gil_scoped_release release;
-    dense.wait();
-  }
-  auto* h = new DLPackHolder{dense, dense.shape(), dense.strides(), {}};
-  DLTensor& t = h->managed.dl_tensor;
+void fill_tensor(DLTensor& t, DLPackHolder* h) {
+  const Array& dense = h->array;
   t.data = dense.size() ? const_cast<char*>(dense.data()) : nullptr;
-  t.device = {1, 0};  // kDLCPU
+  t.device = {kDLCPU, 0};
   t.ndim = dense.ndim();
   t.dtype = dl_dtype(dense.dtype());
   t.shape = h->shape.data();
   t.strides = h->strides.data();
   t.byte_offset = 0;
-  h->managed.manager_ctx = h;
-  h->managed.deleter = [](DLManagedTensor* m) { delete static_cast<DLPackHolder*>(m->manager_ctx); };
-  return py::capsule(&h->managed, "dltensor", [](PyObject* cap) {
+}
+
+// A capsule of the dense values (waits). Versioned (DLPack 1.0) capsules are marked
+// read-only unless `copied`: buffers are immutable, so a consumer must not write them.
+py::capsule to_dlpack(const Array& a, bool versioned, bool copy) {
+  Array dense = contiguous(a);
+  {
+    py::gil_scoped_release release;
+    dense.wait();
+  }
+  if (copy && dense.buffer() == a.buffer()) {
+    Array fresh = Array::from_host(dense.data(), dense.shape(), dense.dtype(), dense.device());
+    dense = fresh;
+  }
+  auto* h = new DLPackHolder{dense, dense.shape(), dense.strides(), {}, {}};
+  if (versioned) {
+    DLManagedTensorVersioned& m = h->versioned;
+    m.version = {1, 0};
+    m.manager_ctx = h;
+    m.deleter = [](DLManagedTensorVersioned* p) {
+      delete static_cast<DLPackHolder*>(p->manager_ctx);
+    };
+    m.flags = copy ? kDLFlagIsCopied : kDLFlagReadOnly;
+    fill_tensor(m.dl_tensor, h);
+    return py::capsule(&m, "dltensor_versioned", [](PyObject* cap) {
+      // A consumer renames the capsule to "used_dltensor_versioned" and takes ownership.
+      if (PyCapsule_IsValid(cap, "dltensor_versioned")) {
+        auto* p = static_cast<DLManagedTensorVersioned*>(
+            PyCapsule_GetPointer(cap, "dltensor_versioned"));
+        p->deleter(p);
+      }
+    });
+  }
+  DLManagedTensor& m = h->managed;
+  m.manager_ctx = h;
+  m.deleter = [](DLManagedTensor* p) { delete static_cast<DLPackHolder*>(p->manager_ctx); };
+  fill_tensor(m.dl_tensor, h);
+  return py::capsule(&m, "dltensor", [](PyObject* cap) {
     // A consumer renames the capsule to "used_dltensor" and takes ownership.
     if (PyCapsule_IsValid(cap, "dltensor")) {
-      auto* m = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(cap, "dltensor"));
-      m->deleter(m);
+      auto* p = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(cap, "dltensor"));
+      p->deleter(p);
     }
   });
+}
+
+// Runs a consumed capsule's deleter exactly once. The producer's deleter may touch Python
+// objects (numpy's drops a reference), so it runs under the GIL: at once on a thread that
+// holds it, else as a pending call of the interpreter (a device thread must never wait
+// for the GIL: the thread holding it may be waiting for that device).
+class DLPackOwner {
+ public:
+  explicit DLPackOwner(std::function<void()> release) : release_(std::move(release)) {}
+  DLPackOwner(const DLPackOwner&) = delete;
+  DLPackOwner& operator=(const DLPackOwner&) = delete;
+  ~DLPackOwner() {
+    if (!Py_IsInitialized()) return;  // at exit: the producer is gone too
+    if (PyGILState_Check()) {
+      release_();
+      return;
+    }
+    auto* pending = new std::function<void()>(std::move(release_));
+    auto run = [](void* p) -> int {
+      auto* f = static_cast<std::function<void()>*>(p);
+      (*f)();
+      delete f;
+      return 0;
+    };
+    if (Py_AddPendingCall(run, pending) != 0) {
+      PyGILState_STATE s = PyGILState_Ensure();
+      run(pending);
+      PyGILState_Release(s);
+    }
+  }
+
+ private:
+  std::function<void()> release_;
+};
+
+DType dtype_of_dl(DLDataType t) {
+  if (t.lanes != 1) throw py::buffer_error("from_dlpack: vector dtypes (lanes > 1) are not supported");
+  const int bits = t.bits;
+  switch (t.code) {
+    case 0:
+      if (bits == 8) return DType::I8;
+      if (bits == 16) return DType::I16;
+      if (bits == 32) return DType::I32;
+      if (bits == 64) return DType::I64;
+      break;
+    case 1:
+      if (bits == 8) return DType::U8;
+      if (bits == 16) return DType::U16;
+      if (bits == 32) return DType::U32;
+      if (bits == 64) return DType::U64;
+      break;
+    case 2:
+      if (bits == 16) return DType::F16;
+      if (bits == 32) return DType::F32;
+      if (bits == 64) return DType::F64;
+      break;
+    case 4:
+      if (bits == 16) return DType::BF16;
+      break;
+    case 5:
+      if (bits == 64) return DType::C64;
+      if (bits == 128) return DType::C128;
+      break;
+    case 6:
+      if (bits == 8) return DType::Bool;
+      break;
+  }
+  throw py::buffer_error("from_dlpack: unsupported DLPack dtype (code " + std::to_string(t.code) +
+                         ", bits " + std::to_string(bits) + ")");
+}
+
+// An Array of a DLPack capsule's tensor. Dense, naturally aligned host memory is
+// borrowed (zero copy; the capsule's deleter runs when the last array using it dies);
+// anything else is copied, unless `copy` is False, which then raises. `copy` True always
+// copies.
+Array from_dlpack(const py::capsule& cap, std::optional<bool> copy, int device) {
+  PyObject* c = cap.ptr();
+  const bool versioned = PyCapsule_IsValid(c, "dltensor_versioned");
+  if (!versioned && !PyCapsule_IsValid(c, "dltensor"))
+    throw py::value_error("from_dlpack: expected a DLPack capsule that was not consumed yet");
+  DLTensor* t;
+  std::shared_ptr<DLPackOwner> owner;
+  if (versioned) {
+    auto* m = static_cast<DLManagedTensorVersioned*>(PyCapsule_GetPointer(c, "dltensor_versioned"));
+    if (m->version.major > 1)
+      throw py::buffer_error("from_dlpack: DLPack version " + std::to_string(m->version.major) +
+                             " is newer than the supported 1.x");
+    t = &m->dl_tensor;
+    owner = std::make_shared<DLPackOwner>([m] { if (m->deleter) m->deleter(m); });
+    PyCapsule_SetName(c, "used_dltensor_versioned");
+  } else {
+    auto* m = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(c, "dltensor"));
+    t = &m->dl_tensor;
+    owner = std::make_shared<DLPackOwner>([m] { if (m->deleter) m->deleter(m); });
+    PyCapsule_SetName(c, "used_dltensor");
+  }
+  if (t->device.device_type != kDLCPU && t->device.device_type != kDLCUDAHost)
+    throw py::buffer_error("from_dlpack: only CPU tensors can be imported (device type " +
+                           std::to_string(t->device.device_type) + ")");
+  const DType dtype = dtype_of_dl(t->dtype);
+  const int64_t item = int64_t(itemsize(dtype));
+  Shape shape(t->shape, t->shape + t->ndim);
+  const Strides dense = row_major_strides(shape);
+  int64_t size = 1;
+  for (int64_t d : shape) size *= d;
+  bool is_dense = true;
+  if (t->strides)
+    for (int i = 0; i < t->ndim; ++i)
+      if (shape[size_t(i)] > 1 && t->strides[i] != dense[size_t(i)]) is_dense = false;
+  const char* data = static_cast<const char*>(t->data) + t->byte_offset;
+  const bool aligned = reinterpret_cast<uintptr_t>(data) % uintptr_t(item) == 0;
+  if (size == 0) {
+    const char none = 0;
+    return Array::from_host(&none, shape, dtype, device);
+  }
+  if (is_dense && aligned && copy != true) {
+    auto buffer = std::make_shared<Buffer>(const_cast<char*>(data), size_t(size * item),
+                                           [owner] {});
+    return Array(shape, dense, 0, dtype, device, std::move(buffer), Event::ready());
+  }
+  if (copy == false)
+    throw py::value_error(
+        "Specified input which requires a copy since the source data buffer is not dense "
+        "and naturally aligned. However copy=False. Set copy=True or copy=None to perform "
+        "the requested operation.");
+  // Gather the (possibly strided) elements into a dense host copy.
+  std::vector<char> host(size_t(size * item));
+  std::vector<int64_t> index(size_t(t->ndim), 0);
+  for (int64_t k = 0; k < size; ++k) {
+    int64_t off = 0;
+    for (int i = 0; i < t->ndim; ++i)
+      off += index[size_t(i)] * (t->strides ? t->strides[i] : dense[size_t(i)]);
+    std::memcpy(host.data() + k * item, data + off * item, size_t(item));
+    for (int i = t->ndim - 1; i >= 0; --i) {
+      if (++index[size_t(i)] < shape[size_t(i)]) break;
+      index[size_t(i)] = 0;
+    }
+  }
+  return Array::from_host(host.data(), shape, dtype, device);
 }
 
 std::vector<Array> array_list(const py::sequence& seq) {
@@ -183,7 +365,7 @@ PYBIND11_MODULE(_core, m) {
       .def("is_ready", &Array::is_ready)
       .def("wait", &Array::wait, py::call_guard<py::gil_scoped_release>())
       .def("numpy", &to_numpy)
-      .def("dlpack", &to_dlpack)
+      .def("dlpack", &to_dlpack, py::arg("versioned") = false, py::arg("copy") = false)
       // After the wait: a late donation moves storage between buffers when the graph runs.
       .def("unsafe_buffer_pointer", [](const Array& a) {
         {
@@ -194,6 +376,8 @@ PYBIND11_MODULE(_core, m) {
       });
 
   m.def("from_numpy", &from_numpy);
+  m.def("from_dlpack", &from_dlpack, py::arg("capsule"), py::arg("copy") = py::none(),
+        py::arg("device") = 0);
   m.def("scalar", [](py::handle v, int code, int device) {
     Scalar s;
     if (!to_scalar(v, &s)) throw py::type_error("scalar: expected a Python number");

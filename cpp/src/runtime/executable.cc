@@ -161,7 +161,8 @@ struct Executable::Impl {
         if (rr != r || taken[size_t(j)] || (step.kind != StepKind::Interpreted && !update))
           continue;
         Array& x = vals[size_t(n.inputs[size_t(j)])];
-        if (x.buffer().use_count() != 1 || x.offset() != 0 || !x.is_contiguous() ||
+        if (x.buffer().use_count() != 1 || x.buffer()->borrowed() || x.offset() != 0 ||
+            !x.is_contiguous() ||
             x.nbytes() != size_t(num_elements(t.shape)) * itemsize(t.dtype))
           continue;
         taken[size_t(j)] = 1;
@@ -298,7 +299,7 @@ std::vector<Array> Executable::run(std::vector<Array> args, int dev,
     // memory to the result (which nobody can have read: its event is pending).
     for (auto& [donor, result] : late) {
       Array& a = args[size_t(donor)];
-      if (a.buffer().use_count() != 1) continue;
+      if (a.buffer().use_count() != 1 || a.buffer()->borrowed()) continue;
       result->exchange_storage(*a.buffer());
       // The argument's data now lives in the result's buffer: read it from there.
       a = Array(a.shape(), a.strides(), 0, a.dtype(), a.device(), result, a.event());

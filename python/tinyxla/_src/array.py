@@ -34,6 +34,9 @@ _CODE: dict[np.dtype, int] = {dt: i for i, dt in enumerate(_DTYPES)}
 class DLDeviceType(enum.IntEnum):
     """DLPack device types (``__dlpack_device__`` returns ``(kDLCPU, 0)``, as JAX does)."""
     kDLCPU = 1
+    kDLCUDA = 2
+    kDLCUDAHost = 3
+    kDLROCM = 10
 
 
 _SETITEM_ERROR = (
@@ -207,8 +210,20 @@ class Array(metaclass=abc.ABCMeta):
 
     def __dlpack__(self, *, stream: Any = None, max_version: Any = None,
                    dl_device: Any = None, copy: bool | None = None) -> Any:
-        """A DLPack capsule of the (dense) values; waits. ``stream`` etc. are ignored on CPU."""
-        return self._h.dlpack()
+        """A DLPack capsule sharing the (dense) values; waits. A DLPack 1.0 capsule (what
+        a consumer passing ``max_version >= (1, 0)`` gets) is marked read-only unless
+        ``copy``; ``stream`` is ignored on CPU. Errors are the Array API's BufferErrors."""
+        if dl_device is not None and tuple(dl_device) != (DLDeviceType.kDLCPU, 0):
+            raise BufferError("The device specification passed to to_dlpack contains an "
+                              f"unsupported device type (DLDeviceType: {dl_device[0]})")
+        if max_version is not None and tuple(max_version) < (0, 5):
+            raise BufferError("JAX does not support any version below (0, 5) but version "
+                              f"({max_version}) was requested.")
+        if copy is False and not self._h.is_contiguous:
+            raise BufferError("to_dlpack: the array is a strided view, which needs a copy, "
+                              "but copy=False")
+        versioned = max_version is not None and tuple(max_version) >= (1, 0)
+        return self._h.dlpack(versioned, bool(copy))
 
     def __dlpack_device__(self) -> tuple[DLDeviceType, int]:
         return DLDeviceType.kDLCPU, 0

@@ -363,11 +363,22 @@ def _scalar_type(x: Any) -> type:
   return np.dtype(x).type
 
 
+# ml_dtypes' scalar types sit outside numpy's hierarchy; in JAX they are under these.
+_ML_DTYPE_PARENTS = {
+    **{t: np.floating for t in (
+        ml_dtypes.bfloat16, ml_dtypes.float8_e3m4, ml_dtypes.float8_e4m3,
+        ml_dtypes.float8_e4m3b11fnuz, ml_dtypes.float8_e4m3fn, ml_dtypes.float8_e4m3fnuz,
+        ml_dtypes.float8_e5m2, ml_dtypes.float8_e5m2fnuz, ml_dtypes.float8_e8m0fnu)},
+    **{t: np.signedinteger for t in (ml_dtypes.int2, ml_dtypes.int4)},
+    **{t: np.unsignedinteger for t in (ml_dtypes.uint2, ml_dtypes.uint4)},
+}
+
+
 def _issubdtype_uncached(a: DTypeLike, b: DTypeLike) -> bool:
   a_sc, b_sc = _scalar_type(a), _scalar_type(b)
-  # bfloat16's scalar type is not under np.floating in numpy's hierarchy; in JAX it is.
-  if a_sc is ml_dtypes.bfloat16:
-    return b_sc in (a_sc, np.floating, np.inexact, np.number, np.generic)
+  parent = _ML_DTYPE_PARENTS.get(a_sc)
+  if parent is not None:
+    return b_sc is a_sc or bool(np.issubdtype(parent, b_sc))
   return bool(np.issubdtype(a_sc, b_sc))
 
 

@@ -12,8 +12,11 @@ import numpy as _np
 
 from tinyxla._src import dtypes as _dtypes
 from tinyxla._src.array import Array as ndarray
+from tinyxla._src.numpy.array_api import (
+    __array_api_version__, __array_namespace__, __array_namespace_info__)
 from tinyxla._src.numpy.array_methods import register_array_methods as _register_array_methods
-from tinyxla._src.numpy.comparisons import allclose, array_equal, isclose
+from tinyxla._src.numpy.comparisons import allclose, array_equal, array_equiv, isclose
+from tinyxla._src.numpy.constructors import frombuffer, fromfunction, fromiter, fromstring
 from tinyxla._src.numpy.creation import (
     arange, array, asarray, astype, copy, empty, empty_like, eye, full, full_like, identity,
     linspace, ones, ones_like, zeros, zeros_like)
@@ -23,12 +26,29 @@ from tinyxla._src.numpy.reductions import (
     sum, var)
 from tinyxla._src.numpy.scalar_types import (
     bfloat16, bool_, cdouble, complex64, complex128, complex_, csingle, double, float16,
-    float32, float64, float_, int8, int16, int32, int64, int_, single, uint, uint8, uint16,
-    uint32, uint64)
+    float8_e3m4, float8_e4m3, float8_e4m3b11fnuz, float8_e4m3fn, float8_e4m3fnuz, float8_e5m2,
+    float8_e5m2fnuz, float8_e8m0fnu, float32, float64, float_, int2, int4, int8, int16, int32,
+    int64, int_, single, uint, uint2, uint4, uint8, uint16, uint32, uint64)
 from tinyxla._src.numpy.cumulative import (
     cumprod, cumsum, cumulative_prod, cumulative_sum, diff, ediff1d, nancumprod, nancumsum,
     trapezoid)
+from tinyxla._src.numpy.dlpack import jnp_from_dlpack as from_dlpack
+from tinyxla._src.numpy.editing import append, delete, insert, place, put, put_along_axis
+from tinyxla._src.numpy.index_tricks import (
+    c_, index_exp, indices, ix_, meshgrid, mgrid, ogrid, r_, ravel_multi_index, s_,
+    unravel_index)
 from tinyxla._src.numpy.indexing import take, take_along_axis
+from tinyxla._src.numpy.npyio import load, save, savez
+from tinyxla._src.numpy.padding import pad
+from tinyxla._src.numpy.printing import (
+    array_repr, array_str, get_printoptions, printoptions, set_printoptions)
+from tinyxla._src.numpy.ranges import geomspace, logspace
+from tinyxla._src.numpy.rearranging import (
+    fliplr, flipud, repeat, resize, roll, rollaxis, rot90, tile)
+from tinyxla._src.numpy.splitting import array_split, dsplit, hsplit, split, unstack, vsplit
+from tinyxla._src.numpy.triangles import (
+    diag, diag_indices, diag_indices_from, diagflat, diagonal, fill_diagonal, mask_indices,
+    trace, tri, tril, tril_indices, tril_indices_from, triu, triu_indices, triu_indices_from)
 from tinyxla._src.numpy.sorting import (
     argpartition, argsort, digitize, lexsort, median, nanmedian, nanpercentile, nanquantile,
     partition, percentile, quantile, searchsorted, sort, sort_complex)
@@ -62,9 +82,10 @@ from tinyxla._src.numpy.vectorize import (
     apply_along_axis, apply_over_axes, piecewise, vectorize)
 from tinyxla._src.numpy.windows import bartlett, blackman, hamming, hanning, kaiser
 from tinyxla._src.numpy.shape import (
-    atleast_1d, atleast_2d, atleast_3d, broadcast_arrays, broadcast_shapes, broadcast_to,
-    concatenate, dstack, expand_dims, flip, hstack, isscalar, matrix_transpose, moveaxis,
-    ndim, permute_dims, ravel, reshape, shape, size, squeeze, stack, swapaxes, transpose,
+    atleast_1d, atleast_2d, atleast_3d, block, broadcast_arrays, broadcast_shapes,
+    broadcast_to, column_stack, concat, concatenate, dstack, expand_dims, flip, hstack,
+    isscalar, matrix_transpose, moveaxis, ndim, permute_dims, ravel, reshape, shape, size,
+    squeeze, stack, swapaxes, transpose,
     vstack)
 from tinyxla._src.numpy.ufuncs import (
     abs, absolute, angle, arccos, arccosh, arcsin, arcsinh, arctan, arctan2, arctanh,
@@ -101,6 +122,11 @@ complexfloating = _np.complexfloating
 integer = _np.integer
 signedinteger = _np.signedinteger
 unsignedinteger = _np.unsignedinteger
+character = _np.character
+flexible = _np.flexible
+object_ = _np.object_
+iterable = _np.iterable
+ComplexWarning = _np.exceptions.ComplexWarning
 
 pi = _np.pi
 e = _np.e

@@ -15,7 +15,7 @@ import numpy as np
 from tinyxla._src import core
 from tinyxla._src.array import _SETITEM_ERROR, Array
 from tinyxla._src.lax import shape_ops
-from tinyxla._src.numpy import indexing
+from tinyxla._src.numpy import array_api, indexing
 
 _jnp: Any = None  # the jnp namespace, set by register_array_methods
 
@@ -201,6 +201,7 @@ _SHARED: dict[str, Any] = {
     "__setitem__": _setitem,
     "__len__": _len,
     "__iter__": _iter,
+    "__array_namespace__": array_api.__array_namespace__,
     "T": property(lambda self: _jnp.transpose(self), doc="``jnp.transpose(x)``"),
     "mT": property(lambda self: _jnp.matrix_transpose(self), doc="``jnp.matrix_transpose(x)``"),
     "real": property(lambda self: _jnp.real(self), doc="``jnp.real(x)``"),

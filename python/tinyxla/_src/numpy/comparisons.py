@@ -46,3 +46,13 @@ def array_equal(a1: ArrayLike, a2: ArrayLike, equal_nan: bool = False) -> Any:
     if equal_nan:
         eq = lax.bitwise_or(eq, lax.bitwise_and(ufuncs.isnan(a1), ufuncs.isnan(a2)))
     return reductions.all(eq)
+
+
+def array_equiv(a1: ArrayLike, a2: ArrayLike) -> Any:
+    """Mirrors ``jax.numpy.array_equiv``: shapes broadcast and all elements are equal."""
+    a1, a2 = asarray(a1), asarray(a2)
+    try:
+        promotion.broadcast_shapes(np.shape(a1), np.shape(a2))
+    except ValueError:
+        return array(False)
+    return reductions.all(ufuncs.equal(a1, a2))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 
 from tinyxla._src import dtypes
@@ -66,6 +67,21 @@ float32 = single = _make_scalar_type(np.float32)
 float64 = double = _make_scalar_type(np.float64)
 complex64 = csingle = _make_scalar_type(np.complex64)
 complex128 = cdouble = _make_scalar_type(np.complex128)
+
+# The narrow ml_dtypes types JAX exposes. Arrays cannot hold them yet (the runtime has no
+# such buffers): they serve as dtypes (np.dtype, finfo, iinfo, issubdtype).
+float8_e3m4 = _make_scalar_type(ml_dtypes.float8_e3m4)
+float8_e4m3 = _make_scalar_type(ml_dtypes.float8_e4m3)
+float8_e4m3b11fnuz = _make_scalar_type(ml_dtypes.float8_e4m3b11fnuz)
+float8_e4m3fn = _make_scalar_type(ml_dtypes.float8_e4m3fn)
+float8_e4m3fnuz = _make_scalar_type(ml_dtypes.float8_e4m3fnuz)
+float8_e5m2 = _make_scalar_type(ml_dtypes.float8_e5m2)
+float8_e5m2fnuz = _make_scalar_type(ml_dtypes.float8_e5m2fnuz)
+float8_e8m0fnu = _make_scalar_type(ml_dtypes.float8_e8m0fnu)
+int2 = _make_scalar_type(ml_dtypes.int2)
+int4 = _make_scalar_type(ml_dtypes.int4)
+uint2 = _make_scalar_type(ml_dtypes.uint2)
+uint4 = _make_scalar_type(ml_dtypes.uint4)
 
 int_ = int64
 uint = uint64

@@ -423,3 +423,49 @@ def isscalar(element: Any) -> bool:
         return promotion.ensure_array(element).ndim == 0
     return False
 
+
+
+# ---------------------------------------------------------------------------------------
+# More joining: concat, column_stack, block
+
+
+def concat(arrays: Sequence[ArrayLike], /, *, axis: int | None = 0) -> Any:
+    """Mirrors ``jax.numpy.concat`` (the array API's name of concatenate)."""
+    promotion.check_arraylike("concat", *arrays)
+    return concatenate(arrays, axis=axis)
+
+
+def _as_column(a: Any) -> Any:
+    return transpose(atleast_2d(a)) if a.ndim < 2 else a
+
+
+def column_stack(tup: Any) -> Any:
+    """Mirrors ``jax.numpy.column_stack``: 1-d inputs become columns, then join on axis 1."""
+    if isinstance(tup, (np.ndarray, Array, core.Tracer)):
+        arr = promotion.ensure_array(tup)
+        arrs = [_as_column(a) for a in _unstack(arr)] if arr.ndim < 3 else _unstack(arr)
+    else:
+        promotion.check_arraylike("column_stack", *tup)
+        arrs = [_as_column(promotion.ensure_array(a)) for a in tup]
+    return concatenate(arrs, axis=1)
+
+
+def _block(xs: Any) -> tuple[Any, int]:
+    if isinstance(xs, tuple):
+        raise ValueError(f"jax.numpy.block does not allow tuples, got {xs}")
+    if isinstance(xs, list):
+        if len(xs) == 0:
+            raise ValueError("jax.numpy.block does not allow empty list arguments")
+        parts, depths = zip(*(_block(x) for x in xs))
+        if any(d != depths[0] for d in depths[1:]):
+            raise ValueError("Mismatched list depths in jax.numpy.block")
+        rank = max(depths[0], max(p.ndim for p in parts))
+        parts = tuple(lax.reshape(p, (1,) * (rank - p.ndim) + p.shape) if p.ndim < rank else p
+                      for p in parts)
+        return concatenate(parts, axis=-depths[0]), depths[0] + 1
+    return _asarray_with(xs, None), 1
+
+
+def block(arrays: Any) -> Any:
+    """Mirrors ``jax.numpy.block``: an array assembled from nested lists of blocks."""
+    return _block(arrays)[0]
