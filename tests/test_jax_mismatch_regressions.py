@@ -185,3 +185,23 @@ def test_scatter_extremum_gradient_of_dropped_updates_is_zero(method, mode, idx)
     want = {(0, 5, -1): [0.0, 0.0, 4.0], (0, 7, 2): [0.0, 0.0, 2.0]}[idx]  # -1 wraps
     np.testing.assert_array_equal(g, want)
     np.testing.assert_array_equal(np.asarray(jax.jit(jax.grad(f))(u)), want)
+
+
+def test_complex_dot_with_real_preferred_element_type():
+    # JAX counts complex64 as 32 bits: float32 is not narrower; the real part is kept
+    lax = jax.lax
+    c = jnp.array([1 + 2j, 3 - 1j, 2 + 5j], jnp.complex64)
+    m = jnp.array([[1 + 2j, 3 - 1j], [2 + 5j, -1j]], jnp.complex64)
+    out = lax.dot(c, c, preferred_element_type=jnp.float32)
+    assert out.dtype == np.float32 and float(out) == -16.0
+    want = [[8.0, 4.0], [-3.0, 10.0]]
+    np.testing.assert_array_equal(np.asarray(lax.dot(m, m, preferred_element_type=np.float32)),
+                                  want)
+    out = jax.jit(lambda a: lax.dot(a, a, preferred_element_type=jnp.float32))(m)
+    assert out.dtype == np.float32
+    np.testing.assert_array_equal(np.asarray(out), want)
+    out = lax.dot(c, c, preferred_element_type=jnp.int32)
+    assert out.dtype == np.int32 and int(out) == -16
+    with pytest.raises(TypeError, match="must not be narrower than the original type, got "
+                       "preferred_element_type of float16 for result type of complex64"):
+        lax.dot(c, c, preferred_element_type=jnp.float16)
