@@ -205,3 +205,20 @@ def test_complex_dot_with_real_preferred_element_type():
     with pytest.raises(TypeError, match="must not be narrower than the original type, got "
                        "preferred_element_type of float16 for result type of complex64"):
         lax.dot(c, c, preferred_element_type=jnp.float16)
+
+
+def test_cummax_cummin_of_complex_order_lexicographically():
+    lax = jax.lax
+    c = jnp.array([1 + 2j, 3 - 1j, 2 + 5j], jnp.complex64)
+    np.testing.assert_array_equal(np.asarray(lax.cummax(c)), [1 + 2j, 3 - 1j, 3 - 1j])
+    np.testing.assert_array_equal(np.asarray(lax.cummin(c)), [1 + 2j] * 3)
+    np.testing.assert_array_equal(np.asarray(lax.cummax(c, reverse=True)),
+                                  [3 - 1j, 3 - 1j, 2 + 5j])
+    x = jnp.array([[1 + 2j, 3 - 1j, 2 + 5j], [0j, 1j, -1j]], jnp.complex64)
+    out = jax.jit(lambda v: lax.cummax(v, axis=1))(x)
+    assert out.dtype == np.complex64
+    np.testing.assert_array_equal(np.asarray(out), [[1 + 2j, 3 - 1j, 3 - 1j], [0, 1j, 1j]])
+    np.testing.assert_array_equal(np.asarray(jax.vmap(lax.cummin)(x)),
+                                  [[1 + 2j] * 3, [0, 0, -1j]])
+    with pytest.raises(ValueError, match="out of bounds"):
+        lax.cummax(c, axis=1)
