@@ -222,3 +222,22 @@ def test_cummax_cummin_of_complex_order_lexicographically():
                                   [[1 + 2j] * 3, [0, 0, -1j]])
     with pytest.raises(ValueError, match="out of bounds"):
         lax.cummax(c, axis=1)
+
+
+def test_searchsorted_and_digitize_of_complex_match_jax():
+    a = jnp.array([1 + 2j, 1 + 1j, np.nan + 0j, 2 - 1j, 1 + np.nan * 1j], jnp.complex64)
+    s = jnp.sort(a)
+    np.testing.assert_array_equal(np.asarray(jnp.searchsorted(s, a)), [1, 0, 3, 2, 4])
+    np.testing.assert_array_equal(np.asarray(jnp.searchsorted(s, a, side="right")),
+                                  [2, 1, 4, 3, 5])
+    # JAX's digitize reads the direction from bins[-1] >= bins[0] (False with a NaN last)
+    np.testing.assert_array_equal(np.asarray(jnp.digitize(a, s)), [5, 5, 0, 0, 0])
+    np.testing.assert_array_equal(np.asarray(jnp.digitize(a, s[::-1])), [3, 4, 1, 2, 0])
+    np.testing.assert_array_equal(np.asarray(jnp.digitize(a, s, right=True)), [5, 5, 0, 5, 0])
+    c = jnp.array([1 + 2j, 3 - 1j, 2 + 5j], jnp.complex64)
+    sc = jnp.sort(c)
+    np.testing.assert_array_equal(np.asarray(jnp.searchsorted(sc, jnp.array([2 + 0j, 3 + 0j]))),
+                                  [1, 3])
+    np.testing.assert_array_equal(np.asarray(jax.jit(jnp.searchsorted)(sc, c)), [0, 2, 1])
+    np.testing.assert_array_equal(
+        np.asarray(jax.vmap(lambda v: jnp.digitize(v, sc))(c)), [1, 3, 2])

@@ -142,7 +142,14 @@ def _swap(x: Any, a: int, b: int) -> Any:
 
 
 def _sort_less(x: Any, y: Any) -> Any:
-    """x < y in lax.sort's order (NaNs last, equal to each other)."""
+    """x < y in lax.sort's order (NaNs last, equal to each other; complex numbers by real
+    part, then imaginary part)."""
+    if dtypes.issubdtype(x.dtype, np.complexfloating):
+        xr, yr = lax.real(x), lax.real(y)
+        same_real = lax.bitwise_or(lax.eq(xr, yr),
+                                   lax.bitwise_and(lax.ne(xr, xr), lax.ne(yr, yr)))
+        return lax.bitwise_or(_sort_less(xr, yr),
+                              lax.bitwise_and(same_real, _sort_less(lax.imag(x), lax.imag(y))))
     if dtypes.issubdtype(x.dtype, np.inexact):
         return lax.bitwise_or(lax.lt(x, y), lax.bitwise_and(lax.ne(y, y), lax.eq(x, x)))
     return lax.lt(x, y)
@@ -185,6 +192,15 @@ def searchsorted(a: ArrayLike, v: ArrayLike, side: str = "left", sorter: ArrayLi
     return lo
 
 
+def _ge(x: Any, y: Any) -> Any:
+    """jnp's x >= y: complex numbers compare by real part, then imaginary part (IEEE)."""
+    if dtypes.issubdtype(x.dtype, np.complexfloating):
+        xr, yr = lax.real(x), lax.real(y)
+        return lax.bitwise_or(lax.gt(xr, yr), lax.bitwise_and(
+            lax.eq(xr, yr), lax.ge(lax.imag(x), lax.imag(y))))
+    return lax.ge(x, y)
+
+
 def digitize(x: ArrayLike, bins: ArrayLike, right: bool = False, *,
              method: str | None = None) -> Any:
     """Mirrors ``jax.numpy.digitize``: the bin of each element, for increasing or
@@ -200,7 +216,7 @@ def digitize(x: ArrayLike, bins: ArrayLike, right: bool = False, *,
     increasing = searchsorted(bins_arr, x, side=side, **kw)
     decreasing = lax.sub(lax.full(x.shape, n, increasing.dtype),
                          searchsorted(lax.rev(bins_arr, (0,)), x, side=side, **kw))
-    ascending = lax.ge(bins_arr[-1], bins_arr[0])
+    ascending = _ge(bins_arr[-1], bins_arr[0])
     return lax.select(lax.broadcast_in_dim(ascending, x.shape, ()), increasing, decreasing)
 
 
