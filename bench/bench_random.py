@@ -1,5 +1,6 @@
-"""random figures: normal and uniform samples of 1e6 float32, eagerly and under jit, and the
-per-call cost of split, tinyxla against jax (and numpy's Generator as a floor).
+"""random figures: normal and uniform samples of 1e6 float32, gamma, beta and poisson samples
+of 1e6 (the rejection samplers), eagerly and under jit, and the per-call cost of split,
+tinyxla against jax (and numpy's Generator as a floor).
 
     python bench/bench_random.py [--quick]
 
@@ -22,6 +23,9 @@ def library_rows(lib, n):
     normal_jit = lib.jit(lambda k: random.normal(k, (n,)))
     uniform_jit = lib.jit(lambda k: random.uniform(k, (n,)))
     split_jit = lib.jit(lambda k: random.split(k))
+    gamma_jit = lib.jit(lambda k: random.gamma(k, 2.0, (n,)))
+    beta_jit = lib.jit(lambda k: random.beta(k, 2.0, 3.0, (n,)))
+    poisson_jit = lib.jit(lambda k: random.poisson(k, 4.0, (n,)))
     return [
         ("normal 1e6 f32, eager", lambda: random.normal(key, (n,)).block_until_ready()),
         ("normal 1e6 f32, jit", lambda: normal_jit(key).block_until_ready()),
@@ -29,6 +33,13 @@ def library_rows(lib, n):
         ("uniform 1e6 f32, jit", lambda: uniform_jit(key).block_until_ready()),
         ("split, eager", lambda: random.split(key).block_until_ready()),
         ("split, jit", lambda: split_jit(key).block_until_ready()),
+        ("gamma(2) 1e6 f32, eager", lambda: random.gamma(key, 2.0, (n,)).block_until_ready()),
+        ("gamma(2) 1e6 f32, jit", lambda: gamma_jit(key).block_until_ready()),
+        ("beta(2, 3) 1e6 f32, eager",
+         lambda: random.beta(key, 2.0, 3.0, (n,)).block_until_ready()),
+        ("beta(2, 3) 1e6 f32, jit", lambda: beta_jit(key).block_until_ready()),
+        ("poisson(4) 1e6 i32, eager", lambda: random.poisson(key, 4.0, (n,)).block_until_ready()),
+        ("poisson(4) 1e6 i32, jit", lambda: poisson_jit(key).block_until_ready()),
     ]
 
 
@@ -51,6 +62,10 @@ def main():
     rows.append((("numpy", "normal 1e6 f32, eager"),
                  lambda: gen.standard_normal(n, dtype=np.float32)))
     rows.append((("numpy", "uniform 1e6 f32, eager"), lambda: gen.random(n, dtype=np.float32)))
+    rows.append((("numpy", "gamma(2) 1e6 f32, eager"),
+                 lambda: gen.standard_gamma(2.0, n, dtype=np.float32)))
+    rows.append((("numpy", "beta(2, 3) 1e6 f32, eager"), lambda: gen.beta(2.0, 3.0, n)))
+    rows.append((("numpy", "poisson(4) 1e6 i32, eager"), lambda: gen.poisson(4.0, n)))
     res = interleaved_medians(rows, args.quick)
     tables: dict = {}
     for (lib, metric), t in res.items():

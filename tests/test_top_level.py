@@ -333,3 +333,21 @@ def test_custom_derivatives_module_and_nn_tanh():
     assert cd.closure_convert is jax.closure_convert
     assert jax.nn.tanh is jnp.tanh  # as in JAX
     np.testing.assert_allclose(jax.grad(jax.nn.tanh)(0.5), 1 - np.tanh(0.5) ** 2, rtol=1e-6)
+
+
+def test_enable_checks(monkeypatch):
+    from tinyxla._src import core
+    checked = []
+    real = core.check_jaxpr
+    monkeypatch.setattr(core, "check_jaxpr", lambda j: checked.append(j) or real(j))
+    f = lambda x: jnp.sin(x) * 2  # noqa: E731
+    jax.jit(f)(1.0)
+    assert checked == []
+    with jax.enable_checks():
+        assert jax.config.jax_enable_checks
+        g = lambda x: jnp.sin(x) * 3  # noqa: E731 (a fresh function: jit's trace is cached)
+        np.testing.assert_allclose(jax.jit(g)(1.0), 3 * np.sin(1.0), rtol=1e-6)
+        jax.make_jaxpr(jax.grad(f))(1.0)
+        jax.eval_shape(jax.vmap(f), jnp.ones(3))
+    assert len(checked) == 3 and not jax.config.jax_enable_checks
+    assert [e.primitive.name for e in checked[0].eqns] == ["sin", "mul"]

@@ -25,14 +25,15 @@ from tinyxla import _core  # noqa: E402
 from tinyxla._src import dtypes  # noqa: E402
 from tinyxla._src.array import Array  # noqa: E402
 from tinyxla._src.config import (  # noqa: E402
-    config, default_matmul_precision, enable_x64, explain_cache_misses, log_compiles,
-    numpy_dtype_promotion, numpy_rank_promotion, threefry_partitionable)
+    config, debug_infs, debug_nans, default_matmul_precision, enable_checks, enable_x64,
+    explain_cache_misses, log_compiles, numpy_dtype_promotion, numpy_rank_promotion,
+    threefry_partitionable)
 from tinyxla._src.devices import (  # noqa: E402
     CpuDevice as Device, default_backend, device_count, devices, local_device_count,
     local_devices, process_count, process_index)
 from tinyxla._src.api import (  # noqa: E402
-    ShapeDtypeStruct, block_until_ready, device_get, device_put, disable_jit, eval_shape, jit,
-    make_jaxpr, typeof)
+    ShapeDtypeStruct, block_until_ready, clear_caches, device_get, device_put, disable_jit,
+    eval_shape, jit, make_jaxpr, typeof)
 from tinyxla._src.compile_time_eval import ensure_compile_time_eval  # noqa: E402
 from tinyxla._src.custom_gradient import custom_gradient  # noqa: E402
 from tinyxla._src.dtypes import float0  # noqa: E402

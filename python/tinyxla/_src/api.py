@@ -10,30 +10,32 @@ from typing import Any, Callable, Iterable, Sequence
 import numpy as np
 
 from tinyxla import _core
-from tinyxla._src import array, compile_log, core, devices, dtypes, errors, tree_util
+from tinyxla._src import (
+    array, compile_log, core, debug_nans, devices, dtypes, errors, tree_util)
 from tinyxla._src.config import config
 from tinyxla._src.devices import PmapSharding, SingleDeviceSharding
 from tinyxla._src.interpreters import ad
 from tinyxla._src.interpreters import batching
-from tinyxla._src.interpreters.caches import Cache
+from tinyxla._src.interpreters import caches
 from tinyxla._src.interpreters import lowering
 from tinyxla._src.interpreters import partial_eval as pe
 from tinyxla._src.tree_util import tree_flatten, tree_unflatten
 
-_CACHE_SIZE = 4096  # entries per function, as JAX's jit cache
-
 # The configs a traced function depends on (JAX's include_in_jit_key ones), as the salt
-# of the cache keys.
+# of the cache keys; with jax_debug_nans/infs on (bit 6) calls skip the fast paths, whose
+# entries then never match, and check their outputs.
 _fast_salt = 0
+_debug_checks = False
 _RANK_PROMOTIONS = {"allow": 0, "warn": 1, "raise": 2}
 
 
 def _refresh_fast_salt(name: str | None = None, value: Any = None) -> None:
-    global _fast_salt
+    global _fast_salt, _debug_checks
+    _debug_checks = debug_nans.enabled()
     _fast_salt = (int(config.jax_enable_x64) | int(config.jax_disable_jit) << 1
                   | int(config.jax_numpy_dtype_promotion == "strict") << 2
                   | _RANK_PROMOTIONS[config.jax_numpy_rank_promotion] << 3
-                  | int(config.jax_threefry_partitionable) << 5)
+                  | int(config.jax_threefry_partitionable) << 5 | int(_debug_checks) << 6)
 
 
 _refresh_fast_salt()
@@ -363,15 +365,19 @@ class JitWrapped:
         self._static_argnames = frozenset(static_argnames)
         self._donate_argnums = frozenset(donate_argnums)
         self._device = device
-        # The cache entry of each argument signature (tree, avals, static arguments).
-        self._cache = Cache(_CACHE_SIZE)
+        shared = caches.jit_caches(
+            fun, (self._static_argnums, tuple(sorted(self._static_argnames))),
+            (tuple(sorted(self._donate_argnums)), id(device) if device is not None else None),
+            not (self._static_argnums or self._static_argnames or self._donate_argnums))
+        # The cache entry of each argument signature (tree, avals, static arguments),
+        # shared by every wrapper of ``fun`` that traces alike.
+        self._cache = shared.signatures
         # Calls whose arguments are all Arrays, keyed by _core.jit_signature: the flat
         # executable and the output unflattening, without tree or aval work.
-        self._fast = Cache(_CACHE_SIZE) if not (
-            self._static_argnums or self._static_argnames or self._donate_argnums) else None
+        self._fast = shared.fast
         # Calls with pytrees or Python scalars among the arguments, keyed by the arguments'
         # tree and the signature of its leaves: skips the avals and the general key.
-        self._fast_trees = Cache(_CACHE_SIZE)
+        self._fast_trees = shared.fast_trees
 
     def __repr__(self):
         return f"<PjitFunction of {self._fun!r}>"
@@ -413,7 +419,8 @@ class JitWrapped:
             if config.jax_explain_cache_misses:
                 compile_log.explain_cache_miss(
                     self._fun, self._cache.entries, key,
-                    _flat_arg_names(self._fun, args, kwargs, self._static_argnums, len(avals)))
+                    _flat_arg_names(self._fun, args, kwargs, self._static_argnums, len(avals)),
+                    self._static_argnums)
             entry = self._trace(args, kwargs, static, static_kw, in_tree, avals)
             if entry.tracer_consts:
                 return entry, [*entry.tracer_consts, *leaves]
@@ -465,7 +472,7 @@ class JitWrapped:
             return self._fun(*args, **kwargs)
         entry, leaves = self._entry(args, kwargs, flat)
         if fast is not None and not kwargs and not entry.tracer_consts and \
-                core._state.trace is core.EVAL_TRACE:
+                not _debug_checks and core._state.trace is core.EVAL_TRACE:
             key = _core.jit_signature(args, _fast_salt)
             if key is not None:
                 call = fast.put(key, _fast_call(
@@ -483,6 +490,8 @@ class JitWrapped:
             outs = executable(leaves, donated=self._donation_mask(args))
         else:
             outs = jit_p.bind(*leaves, jaxpr=entry.jaxpr, name=self._name)
+        if _debug_checks and core._state.trace is core.EVAL_TRACE:
+            debug_nans.check_outputs(entry.jaxpr, leaves, outs)
         return tree_unflatten(entry.out_tree, outs)
 
     def _donation_mask(self, args) -> list[bool]:
@@ -504,12 +513,15 @@ class JitWrapped:
         return tree_unflatten(entry.out_tree, shapes)
 
     def clear_cache(self) -> None:
+        """Drops this function's traces and executables, for every wrapper of it
+        (``jit(f).clear_cache``)."""
         self._cache.clear()
         self._fast_trees.clear()
         if self._fast is not None:
             self._fast.clear()
 
     def _cache_size(self) -> int:
+        """The number of argument signatures traced for this function and options."""
         return len(self._cache)
 
 
@@ -572,6 +584,11 @@ def jit(fun: Callable | None = None, *, static_argnums=None, static_argnames=Non
     if not callable(fun):
         raise TypeError(f"Expected a callable value, got {fun}")
     return JitWrapped(fun, static_argnums, static_argnames, donate_argnums, donate_argnames, device)
+
+
+def clear_caches() -> None:
+    """Empties every cache of traces and executables (``jax.clear_caches``)."""
+    caches.clear_all()
 
 
 @contextlib.contextmanager

@@ -150,6 +150,8 @@ def _default_options() -> dict[str, _Option]:
       'jax_explain_cache_misses': _bool_option('jax_explain_cache_misses', False),
       'jax_threefry_partitionable': _bool_option('jax_threefry_partitionable', True),
       'jax_debug_nans': _bool_option('jax_debug_nans', False),
+      'jax_debug_infs': _bool_option('jax_debug_infs', False),
+      'jax_enable_checks': _bool_option('jax_enable_checks', False),
       'jax_disable_jit': _bool_option('jax_disable_jit', False),
       # Type-check every jaxpr a trace or transform makes (core.check_jaxpr).
       'jax_enable_checks': _bool_option('jax_enable_checks', False),
@@ -342,6 +344,18 @@ log_compiles = State('jax_log_compiles', True,
 explain_cache_misses = State('jax_explain_cache_misses', True,
                              'Each time there is a miss on one of the main caches (e.g. the '
                              'tracing cache), log an explanation.')
+debug_nans = State('jax_debug_nans', True,
+                   'Add nan checks to every operation. When a nan is detected on the output '
+                   'of a jit-compiled computation, call into the un-compiled version in an '
+                   'attempt to more precisely identify the operation which produced the nan.')
+debug_infs = State('jax_debug_infs', True,
+                   'Add inf checks to every operation. When an inf is detected on the output '
+                   'of a jit-compiled computation, call into the un-compiled version in an '
+                   'attempt to more precisely identify the operation which produced the inf.')
+enable_checks = State('jax_enable_checks', True,
+                      'Turn on invariant checking for JAX internals. Makes things slower. '
+                      '(tinyxla: every jaxpr that jit, make_jaxpr and eval_shape trace goes '
+                      'through the type checker, ``core.check_jaxpr``.)')
 threefry_partitionable = State('jax_threefry_partitionable', True,
                                'Enables internal threefry PRNG implementation changes that '
                                'render it automatically partitionable.')

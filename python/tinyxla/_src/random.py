@@ -1,19 +1,18 @@
 """``tinyxla.random``: mirrors ``jax.random`` (``jax/_src/random/core.py``) with the default
 threefry2x32 PRNG. Bit-exact with JAX 0.10 (both settings of ``jax_threefry_partitionable``,
 x32 and x64) for keys, ``split``, ``fold_in``, ``bits``, ``uniform``, ``randint``,
-``bernoulli``, ``permutation``, ``choice``, ``categorical``, ``rademacher`` and ``geometric``.
+``bernoulli``, ``permutation``, ``choice``, ``categorical``, ``rademacher``, ``geometric``
+and float32 ``normal``.
 
 Each sampler's body runs through ``jit`` (cached per shape, dtype and
 ``jax_threefry_partitionable``), as JAX's do, so an eager call is one compiled dispatch.
 
 Where it differs from JAX: typed keys are ``PRNGKeyArray`` pytrees rather than arrays of an
-extended dtype (see ``prng.py``). ``normal`` evaluates XLA's float32 erf_inv polynomial but
-tinyxla's ``log1p``, so about 5% of float32 samples differ from JAX's in the last bit or two;
-float64 ``normal`` uses tinyxla's ``erf_inv``. Samplers built on ``log``, ``log1p``, ``tan``
-or ``erf`` match to the accuracy of those functions. Missing: ``gumbel(mode='highest')`` and the
-samplers that need loops or linear algebra (``gamma``, ``beta``, ``dirichlet``,
-``poisson``, ``binomial``, ``t``, ``chisquare``, ``f``, ``multivariate_normal``,
-``orthogonal``, ``ball``).
+extended dtype (see ``prng.py``). Float32 ``normal`` evaluates XLA:CPU's erf_inv, log1p
+and fused multiply-adds (``xla_cpu_math``); float64 ``normal`` uses tinyxla's ``erf_inv``.
+Samplers built on ``log``, ``log1p``, ``tan`` or ``erf`` match to the accuracy of those
+functions. The samplers that loop or build on
+gamma are in ``random_distributions``.
 """
 from __future__ import annotations
 
@@ -24,6 +23,7 @@ import numpy as np
 
 from tinyxla._src import dtypes
 from tinyxla._src import prng
+from tinyxla._src import xla_cpu_math
 from tinyxla._src.api import jit
 from tinyxla._src.array import Array
 from tinyxla._src.core import Tracer
@@ -296,32 +296,8 @@ def _randint(data: Any, minval: Any, maxval: Any, shape: tuple[int, ...], dtype:
 _randint_jit = jit(_randint, static_argnums=(3, 4, 5))
 
 
-# float32 erf_inv as XLA computes it (Giles' single-precision polynomial), so that normal
-# samples match JAX bit for bit.
-_ERFINV_W_LT_5 = (2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06,
-                  2.1858087e-04, -1.25372503e-03, -4.17768164e-03, 0.246640727, 1.50140941)
-_ERFINV_W_GE_5 = (-2.00214257e-04, 1.00950558e-04, 1.34934322e-03, -3.67342844e-03,
-                  5.73950773e-03, -7.6224613e-03, 9.43887047e-03, 1.00167406, 2.83297682)
-
-
-def _erf_inv_f32(x: Any) -> Any:
-    f32 = np.float32
-    w = lax.neg(lax.log1p(lax.neg(lax.mul(x, x))))
-    lt = lax.lt(w, f32(5.0))
-    w = lax.select(lt, lax.sub(w, f32(2.5)), lax.sub(lax.sqrt(w), f32(3.0)))
-
-    def coefficient(i: int) -> Any:
-        return lax.select(lt, lax.full_like(x, f32(_ERFINV_W_LT_5[i])),
-                          lax.full_like(x, f32(_ERFINV_W_GE_5[i])))
-
-    p = coefficient(0)
-    for i in range(1, len(_ERFINV_W_LT_5)):
-        p = lax.add(coefficient(i), lax.mul(p, w))
-    return lax.select(lax.eq(lax.abs(x), f32(1)), lax.mul(x, f32(np.inf)), lax.mul(p, x))
-
-
 def _erf_inv(x: Any) -> Any:
-    return _erf_inv_f32(x) if x.dtype == np.float32 else lax.erf_inv(x)
+    return xla_cpu_math.erf_inv_f32(x) if x.dtype == np.float32 else lax.erf_inv(x)
 
 
 def normal(key: Any, shape: Shape = (), dtype: Any = None) -> Any:
@@ -453,22 +429,31 @@ logistic = _one_param_sampler("logistic", _logistic)
 
 
 def gumbel(key: Any, shape: Shape = (), dtype: Any = None, mode: str | None = None) -> Any:
-    """Gumbel samples (mirrors ``jax.random.gumbel``; mode ``'highest'`` is missing)."""
+    """Gumbel samples (mirrors ``jax.random.gumbel``)."""
     data, _ = _check_prng_key("gumbel", key)
     dtype = _float_dtype("gumbel", dtype)
     if mode is None:
         mode = "low"
     if mode not in ("highest", "high", "low"):
         raise ValueError("Must provide valid mode for gumbel got: %s" % mode)
-    if mode == "highest":
-        raise NotImplementedError("tinyxla.random.gumbel: mode='highest' is not implemented")
     return _gumbel_jit(data, _canonical_shape(shape), dtype, mode, prng.partitionable())
 
 
 def _gumbel(data: Any, shape: tuple[int, ...], dtype: np.dtype, mode: str,
             partitionable: bool) -> Any:
     info = dtypes.finfo(dtype)
-    if mode == "high":
+    if dtype == np.float32 and mode == "highest":
+        bits = prng.random_bits_data(data, 32, (2, *shape), partitionable)
+        neg = lax.bitwise_not(bits)
+        lo_bits = neg[1]
+        # 1 - bits as a 64-bit fixed-point fraction.
+        carry = lax.convert_element_type(lax.eq(lo_bits, np.uint32(0xFFFFFFFF)), np.uint32)
+        neg = lax.add(neg, jnp.stack([carry, jnp.ones_like(lo_bits)]))
+        flip_mask = lax.lt(bits[0], np.uint32(1 << 31))
+        x = _safe_int_to_float(jnp.where(flip_mask, bits, neg))
+        # log1p for (0, 0.5), log for [0.5, 1).
+        return jnp.where(flip_mask, -jnp.log(-jnp.log1p(-x)), -jnp.log(-jnp.log(x)))
+    if mode in ("high", "highest"):
         u = _uniform(data, 0., 1., (2, *shape), dtype, partitionable)
         high, low = u[0], u[1]
         # The condition guards against rounding up to 1.
@@ -479,6 +464,25 @@ def _gumbel(data: Any, shape: tuple[int, ...], dtype: np.dtype, mode: str,
 
 
 _gumbel_jit = jit(_gumbel, static_argnums=(1, 2, 3, 4))
+
+
+def _safe_int_to_float(bits: Any) -> Any:
+    """uint32[2, ...] read as a 64-bit fixed-point fraction, as float32 in (0, 1) with the
+    leading zeros turned into exponent (JAX's ``_safe_int_to_float``)."""
+    u32 = np.uint32
+    finfo = dtypes.finfo(np.float32)
+    hi, lo = bits[0], bits[1]
+    hiclz, loclz = lax.clz(hi), lax.clz(lo)
+    mantissa = lax.bitwise_or(
+        lax.shift_left(hi, hiclz),
+        jnp.where(hiclz == 32, lax.shift_left(lo, loclz),
+                  lax.shift_right_logical(lo, u32(finfo.bits) - hiclz)))
+    mantissa = lax.shift_right_logical(mantissa, u32(finfo.bits - finfo.nmant - 1))
+    mantissa = lax.bitwise_and(mantissa, u32((1 << finfo.nmant) - 1))
+    exp = lax.shift_left(u32(-finfo.minexp) - jnp.where(hiclz == 32, 32 + loclz, hiclz),
+                         u32(finfo.nmant))
+    exp = lax.bitwise_and(exp, u32((1 << (finfo.bits - 2)) - (1 << (finfo.nmant - 1))))
+    return lax.bitcast_convert_type(lax.bitwise_or(exp, mantissa), np.float32)
 
 
 def categorical(key: Any, logits: Any, axis: int = -1, shape: Shape | None = None,

@@ -5,3 +5,7 @@ from tinyxla._src.random import (  # noqa: F401
     gumbel, key, key_data, key_impl, laplace, logistic, lognormal, maxwell, normal, pareto,
     permutation, rademacher, randint, rayleigh, split, triangular, truncated_normal, uniform,
     weibull_min, wrap_key_data)
+
+from tinyxla._src.random_distributions import (  # noqa: F401
+    ball, beta, binomial, chisquare, clone, dirichlet, double_sided_maxwell, f, gamma,
+    generalized_normal, key_dtype, loggamma, multinomial, multivariate_normal, poisson, t, wald)

@@ -8,8 +8,10 @@ ones whose entries follow the configuration (x64 changes abstract evaluation and
 dtypes of Python scalars) are made with ``follows_config=True`` and are emptied on any
 config update. This module holds:
 
-- jit's per-function caches are made here (``Cache``) and live on each ``jit`` object;
-  ``per_jaxpr`` memoizes a Jaxpr -> Jaxpr transform (``jvp_jaxpr``, ``batch_jaxpr``) on
+- jit's caches, keyed as JAX keys them: by the function (weakly held, so its entries go
+  when it dies) and the options that change what tracing makes (static argnums and
+  argnames), shared by every ``jit`` wrapper of that function (``jit_caches``);
+  ``clear_all`` empties every cache (``jax.clear_caches``). ``per_jaxpr`` memoizes a Jaxpr -> Jaxpr transform (``jvp_jaxpr``, ``batch_jaxpr``) on
   the jaxpr object.
 - vmap's content key. An eagerly called vmap traces its function at every call and runs
   the traced jaxpr's executable, cached by the jaxpr's content (``jaxpr_content_key``,
@@ -30,6 +32,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import weakref
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -41,6 +44,8 @@ from tinyxla._src.interpreters import lowering
 from tinyxla._src.interpreters.partial_eval import DynamicJaxprTrace, DynamicJaxprTracer
 
 _following_config: list[Cache] = []
+# Every cache, for clear_all; weakly held, so a dead function's caches go.
+_all_caches: weakref.WeakSet[Cache] = weakref.WeakSet()
 
 
 class Cache:
@@ -48,12 +53,13 @@ class Cache:
     subclass's ``get`` costs more than dict's): ``put`` drops the oldest entry when
     full, or every entry if ``drop_all``; emptied on config updates if ``follows_config``."""
 
-    __slots__ = ("entries", "size", "drop_all")
+    __slots__ = ("entries", "size", "drop_all", "__weakref__")
 
     def __init__(self, size: int, follows_config: bool = False, drop_all: bool = False):
         self.entries: dict[Any, Any] = {}
         self.size = size
         self.drop_all = drop_all
+        _all_caches.add(self)
         if follows_config:
             _following_config.append(self)
 
@@ -81,6 +87,63 @@ def _clear_following_config(*_: Any) -> None:
 
 
 config.add_update_hook(_clear_following_config)
+
+
+def clear_all() -> None:
+    """Empties every cache (``jax.clear_caches``): jit's traces and executables, vmap's
+    executables and the memos."""
+    for cache in list(_all_caches):
+        cache.clear()
+
+
+# ---------------------------------------------------------------------------------------
+# jit's caches, per function.
+
+_JIT_CACHE_SIZE = 4096  # entries per function, as JAX's jit cache
+
+
+class JitCaches:
+    """One function's caches under one set of ``jit`` options: ``signatures`` (argument
+    signature -> traced entry) is shared by all options that trace alike (the static
+    argnums and argnames); ``fast`` and ``fast_trees`` (the call paths that skip the
+    signature) by the wrappers of the very same options."""
+
+    __slots__ = ("signatures", "fast", "fast_trees")
+
+    def __init__(self, signatures: Cache, fast: Cache | None):
+        self.signatures = signatures
+        self.fast = fast
+        self.fast_trees = Cache(_JIT_CACHE_SIZE)
+
+
+# function -> {("trace", trace options): signatures Cache,
+#              ("call", trace options, call options): JitCaches}
+_by_function: weakref.WeakKeyDictionary[Callable, dict] = weakref.WeakKeyDictionary()
+
+
+def jit_caches(fun: Callable, trace_options: tuple, call_options: tuple,
+               fast_path: bool) -> JitCaches:
+    """The caches of ``jit(fun, ...)``, shared by every wrapper of ``fun`` with these
+    options. A function that cannot be held weakly (or hashed) gets caches of its own."""
+    try:
+        per_fun = _by_function.get(fun)
+        if per_fun is None:
+            per_fun = _by_function[fun] = {}
+        hit = per_fun.get(("call", trace_options, call_options))
+    except TypeError:
+        return JitCaches(Cache(_JIT_CACHE_SIZE), Cache(_JIT_CACHE_SIZE) if fast_path else None)
+    if hit is None:
+        signatures = per_fun.get(("trace", trace_options))
+        if signatures is None:
+            signatures = per_fun[("trace", trace_options)] = Cache(_JIT_CACHE_SIZE)
+        hit = per_fun[("call", trace_options, call_options)] = JitCaches(
+            signatures, Cache(_JIT_CACHE_SIZE) if fast_path else None)
+    return hit
+
+
+def jit_cached_functions() -> int:
+    """How many functions have jit caches (they go when the functions die)."""
+    return len(_by_function)
 
 
 def per_jaxpr(size: int) -> Callable[[Callable[..., Any]], Callable[..., Any]]:

@@ -12,6 +12,7 @@ import numpy as np
 
 from tinyxla._src import core, dtypes, errors
 from tinyxla._src.array import _from_numpy
+from tinyxla._src.config import config
 from tinyxla._src.core import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, ShapedArray, Var
 
 
@@ -132,4 +133,6 @@ def trace_to_jaxpr(fun: Callable[..., Sequence[Any]], in_avals: Sequence[ShapedA
     finally:
         trace.valid = False
     jaxpr = Jaxpr(trace.constvars, trace.args, outvars, trace.eqns)
+    if config.jax_enable_checks:
+        core.check_jaxpr(jaxpr)
     return ClosedJaxpr(jaxpr, trace.consts)
