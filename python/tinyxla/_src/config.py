@@ -153,8 +153,6 @@ def _default_options() -> dict[str, _Option]:
       'jax_debug_infs': _bool_option('jax_debug_infs', False),
       'jax_enable_checks': _bool_option('jax_enable_checks', False),
       'jax_disable_jit': _bool_option('jax_disable_jit', False),
-      # Type-check every jaxpr a trace or transform makes (core.check_jaxpr).
-      'jax_enable_checks': _bool_option('jax_enable_checks', False),
   }
 
 

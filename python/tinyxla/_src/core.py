@@ -15,7 +15,6 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from tinyxla._src import dtypes, errors
-from tinyxla._src.config import config
 
 
 class ShapedArray:
@@ -245,8 +244,6 @@ class ClosedJaxpr:
         self.jaxpr = jaxpr
         self.consts = list(consts)
         self._executable = None  # set by lowering.executable_for
-        if config.jax_enable_checks:
-            check_jaxpr(jaxpr)
 
     in_avals = property(lambda self: self.jaxpr.in_avals)
     out_avals = property(lambda self: self.jaxpr.out_avals)
