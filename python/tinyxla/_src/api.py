@@ -13,6 +13,7 @@ from tinyxla import _core
 from tinyxla._src import (
     array, compile_log, core, debug_nans, devices, dtypes, errors, tree_util)
 from tinyxla._src.config import config
+from tinyxla._src.stages import ArgInfo, Lowered, Traced
 from tinyxla._src.devices import PmapSharding, SingleDeviceSharding
 from tinyxla._src.interpreters import ad
 from tinyxla._src.interpreters import batching
@@ -296,58 +297,6 @@ def _lift_tracer_consts(closed: core.ClosedJaxpr) -> tuple[core.ClosedJaxpr, lis
             [closed.consts[i] for i in lifted])
 
 
-class Lowered:
-    """The result of ``jit(f).lower(*args)`` (``jax.stages.Lowered``)."""
-
-    def __init__(self, jaxpr: core.ClosedJaxpr, out_tree, name: str):
-        self.jaxpr = jaxpr
-        self.out_tree = out_tree
-        self.name = name
-
-    def as_text(self) -> str:
-        """Our optimised graph's text form (JAX prints StableHLO here)."""
-        return lowering.executable_for(self.jaxpr).text()
-
-    def compile(self) -> "Compiled":
-        return Compiled(lowering.executable_for(self.jaxpr), self.out_tree, self.jaxpr)
-
-
-class Compiled:
-    """A compiled function of flat arrays (``jax.stages.Compiled``)."""
-
-    def __init__(self, executable, out_tree, jaxpr):
-        self._executable = executable
-        self._out_tree = out_tree
-        self.jaxpr = jaxpr
-
-    def as_text(self) -> str:
-        return self._executable.text()
-
-    @property
-    def tier(self) -> str:
-        """tinyxla only: ``"base"`` or ``"upper"``, the CPU compiler tier now running the
-        fused kernels (``"eager"`` for a function without a graph lowering)."""
-        return self._executable.tier
-
-    @property
-    def codegen_source(self) -> str:
-        """tinyxla only: the C source the upper tier generated for this graph."""
-        return self._executable.codegen_source
-
-    @property
-    def codegen_status(self) -> str:
-        """tinyxla only: the upper tier's build status (see ``TINYXLA_CODEGEN``)."""
-        return self._executable.codegen_status
-
-    def wait_codegen(self) -> None:
-        """tinyxla only: blocks until the upper tier's build of this graph has finished."""
-        self._executable.wait_codegen()
-
-    def __call__(self, *args, **kwargs):
-        leaves, _ = tree_flatten((args, kwargs))
-        return tree_unflatten(self._out_tree, self._executable(leaves))
-
-
 class JitWrapped:
     """``jax.jit(fun)``: stages ``fun`` once per argument signature and runs it compiled."""
 
@@ -502,9 +451,19 @@ class JitWrapped:
                 mask += [i in self._donate_argnums] * len(tree_flatten(a)[0])
         return mask
 
+    def trace(self, *args, **kwargs) -> Traced:
+        """The traced stage at these arguments (``jit(f).trace``), from jit's cache."""
+        entry, leaves = self._entry(args, kwargs)
+        donated = self._donation_mask(args) if self._donate_argnums else [False] * len(leaves)
+        in_tree = tree_flatten(self._split(args, kwargs)[2:])[1]
+        info = tree_unflatten(in_tree, [ArgInfo(a.aval if isinstance(a, core.Tracer)
+                                                else _leaf_aval(a), d)
+                                        for a, d in zip(leaves, donated)])
+        return Traced(entry.jaxpr, entry.out_tree, self._name, info)
+
     def lower(self, *args, **kwargs) -> Lowered:
-        entry, _ = self._entry(args, kwargs)
-        return Lowered(entry.jaxpr, entry.out_tree, getattr(self._fun, "__name__", "fun"))
+        """The lowered stage at these arguments (``jit(f).lower``)."""
+        return self.trace(*args, **kwargs).lower()
 
     def eval_shape(self, *args, **kwargs):
         entry, _ = self._entry(args, kwargs)

@@ -1,0 +1,177 @@
+"""The stages of a jitted function (mirrors ``jax.stages``): ``jit(f).trace(*args)`` gives
+a ``Traced`` (the jaxpr), ``.lower()`` a ``Lowered`` (the graph), ``.compile()`` a
+``Compiled`` (the executable, callable). ``Compiled.cost_analysis()`` counts the graph's
+work as XLA's cost analysis does for a fully fused graph.
+
+Differences from JAX: the text forms are tinyxla's graph text, not StableHLO/HLO;
+``cost_analysis``'s "bytes accessed" counts the arguments and outputs (XLA's figure for a
+graph fused into one kernel), not the traffic between tinyxla's fused kernels.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from tinyxla._src import core, devices
+from tinyxla._src.interpreters import lowering
+from tinyxla._src.tree_util import tree_flatten, tree_unflatten
+
+# Primitives XLA's cost analysis counts as transcendentals (one per element), not flops.
+_TRANSCENDENTAL = frozenset({
+    "exp", "exp2", "expm1", "log", "log1p", "sin", "cos", "tan", "tanh", "logistic", "sqrt",
+    "rsqrt", "cbrt", "pow", "atan2", "asin", "acos", "atan", "sinh", "cosh", "asinh",
+    "acosh", "atanh", "erf", "erfc", "erf_inv", "lgamma", "digamma"})
+# Elementwise arithmetic: one flop per output element.
+_ARITHMETIC = frozenset({
+    "add", "add_any", "sub", "mul", "div", "rem", "max", "min", "neg", "abs", "sign",
+    "floor", "ceil", "round", "square", "integer_pow", "reduce_sum", "reduce_max",
+    "reduce_min", "reduce_prod"})
+
+
+def _nbytes(aval: core.ShapedArray) -> int:
+    return math.prod(aval.shape) * aval.dtype.itemsize
+
+
+def cost_of(closed: core.ClosedJaxpr) -> dict[str, float]:
+    """``flops``, ``transcendentals`` and ``bytes accessed`` of a jaxpr (nested jit calls
+    included), counted as XLA counts them."""
+    flops = transcendentals = 0
+    stack = [closed.jaxpr]
+    while stack:
+        for eqn in stack.pop().eqns:
+            name = eqn.primitive.name
+            inner = eqn.params.get("jaxpr")
+            if name == "jit" and isinstance(inner, core.ClosedJaxpr):
+                stack.append(inner.jaxpr)
+                continue
+            out = eqn.outvars[0].aval
+            if name == "dot_general":
+                (lc, _), _ = eqn.params["dimension_numbers"]
+                lhs = eqn.invars[0].aval.shape
+                flops += 2 * math.prod(out.shape) * math.prod(lhs[d] for d in lc)
+            elif name in _TRANSCENDENTAL:
+                transcendentals += math.prod(out.shape)
+            elif name in _ARITHMETIC:
+                size = eqn.invars[0].aval if name.startswith("reduce") else out
+                flops += math.prod(size.shape)
+    bytes_accessed = (sum(_nbytes(v.aval) for v in closed.jaxpr.invars)
+                      + sum(_nbytes(a) for a in closed.out_avals))
+    cost = {"flops": float(flops), "bytes accessed": float(bytes_accessed)}
+    if transcendentals:
+        cost["transcendentals"] = float(transcendentals)
+    return cost
+
+
+class ArgInfo:
+    """An argument's abstract value and whether it is donated (``jax.stages.ArgInfo``)."""
+
+    __slots__ = ("_aval", "donated")
+
+    def __init__(self, aval: core.ShapedArray, donated: bool):
+        self._aval = aval
+        self.donated = donated
+
+    shape = property(lambda self: self._aval.shape)
+    dtype = property(lambda self: self._aval.dtype)
+
+    def __repr__(self) -> str:
+        return f"ArgInfo(_aval={self._aval!r}, donated={self.donated})"
+
+
+class Traced:
+    """A traced jitted function at given arguments (``jax.stages.Traced``)."""
+
+    def __init__(self, jaxpr: core.ClosedJaxpr, out_tree: Any, name: str, args_info: Any):
+        self.jaxpr = jaxpr
+        self.out_tree = out_tree
+        self.name = name
+        self.args_info = args_info
+
+    @property
+    def out_info(self) -> Any:
+        """The outputs' shapes and dtypes as a pytree of ShapedArrays."""
+        return tree_unflatten(self.out_tree, list(self.jaxpr.out_avals))
+
+    def lower(self) -> "Lowered":
+        return Lowered(self.jaxpr, self.out_tree, self.name, self.args_info)
+
+
+class Lowered:
+    """The result of ``jit(f).lower(*args)`` (``jax.stages.Lowered``)."""
+
+    def __init__(self, jaxpr: core.ClosedJaxpr, out_tree: Any, name: str,
+                 args_info: Any = None):
+        self.jaxpr = jaxpr
+        self.out_tree = out_tree
+        self.name = name
+        self.args_info = args_info
+
+    def as_text(self) -> str:
+        """Our optimised graph's text form (JAX prints StableHLO here)."""
+        return lowering.executable_for(self.jaxpr).text()
+
+    def compile(self) -> "Compiled":
+        return Compiled(lowering.executable_for(self.jaxpr), self.out_tree, self.jaxpr,
+                        self.args_info)
+
+    def cost_analysis(self) -> dict[str, float]:
+        """As ``Compiled.cost_analysis`` (``Lowered.cost_analysis``)."""
+        return cost_of(self.jaxpr)
+
+
+class Compiled:
+    """A compiled function of flat arrays (``jax.stages.Compiled``)."""
+
+    def __init__(self, executable: Any, out_tree: Any, jaxpr: core.ClosedJaxpr,
+                 args_info: Any = None):
+        self._executable = executable
+        self._out_tree = out_tree
+        self.jaxpr = jaxpr
+        self.args_info = args_info
+
+    def as_text(self) -> str:
+        return self._executable.text()
+
+    def cost_analysis(self) -> dict[str, float]:
+        """``flops``, ``bytes accessed`` and (when nonzero) ``transcendentals``, as XLA's
+        cost analysis counts them for a graph fused into one kernel."""
+        return cost_of(self.jaxpr)
+
+    @property
+    def input_shardings(self) -> tuple:
+        """One single-device sharding per flat argument, as (args, kwargs)."""
+        sharding = devices.SingleDeviceSharding(devices.devices()[0])
+        if self.args_info is None:
+            return tuple(sharding for _ in self.jaxpr.jaxpr.invars)
+        leaves, tree = tree_flatten(self.args_info, is_leaf=lambda x: isinstance(x, ArgInfo))
+        return tree_unflatten(tree, [sharding] * len(leaves))
+
+    @property
+    def output_shardings(self) -> Any:
+        """One single-device sharding per output, in the outputs' tree."""
+        sharding = devices.SingleDeviceSharding(devices.devices()[0])
+        return tree_unflatten(self._out_tree, [sharding] * len(self.jaxpr.out_avals))
+
+    @property
+    def tier(self) -> str:
+        """tinyxla only: ``"base"`` or ``"upper"``, the CPU compiler tier now running the
+        fused kernels (``"eager"`` for a function without a graph lowering)."""
+        return self._executable.tier
+
+    @property
+    def codegen_source(self) -> str:
+        """tinyxla only: the C source the upper tier generated for this graph."""
+        return self._executable.codegen_source
+
+    @property
+    def codegen_status(self) -> str:
+        """tinyxla only: the upper tier's build status (see ``TINYXLA_CODEGEN``)."""
+        return self._executable.codegen_status
+
+    def wait_codegen(self) -> None:
+        """tinyxla only: blocks until the upper tier's build of this graph has finished."""
+        self._executable.wait_codegen()
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        leaves, _ = tree_flatten((args, kwargs))
+        return tree_unflatten(self._out_tree, self._executable(leaves))
