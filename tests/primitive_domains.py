@@ -307,6 +307,16 @@ def _eig_cases(dt: np.dtype) -> list[Case]:
                             enable_eigvec_derivs=False, implementation=None))]
 
 
+def _cholesky_cases(dt: np.dtype) -> list[Case]:
+    if dt not in _LAPACK:
+        return []
+    a = random_values(dt, 16, seed_of("cholesky", dt.name)).reshape(4, 4)
+    with np.errstate(all="ignore"):
+        spd = (a @ a.T.conj() + 4 * np.eye(4)).astype(dt)
+    # A positive definite matrix, and one that mostly is not (its lower triangle read).
+    return [Case((spd,), {}), Case((a,), {})]
+
+
 _COLLECTIVE = "needs a named axis: tests/test_pmap.py and tests/multidevice"
 _CALL = "a call of a sub-jaxpr, lowered by inlining: tests/test_jit.py, test_autodiff.py"
 
@@ -367,6 +377,7 @@ SPECS: dict[str, Spec] = {
     "dot_general": Spec(_dot_cases, "rounding"),
     "eigh": Spec(_eigh_cases, "rounding"),
     "eig": Spec(_eig_cases, "rounding"),
+    "cholesky": Spec(_cholesky_cases, "rounding"),
     **{name: Spec(kind="excluded", reason=_COLLECTIVE) for name in (
         "psum", "pmax", "pmin", "all_gather", "all_to_all", "ppermute", "reduce_scatter",
         "axis_index", "xla_pmap")},

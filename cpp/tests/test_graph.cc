@@ -10,6 +10,11 @@
 #include <string>
 #include <vector>
 
+#include "ops/dot.h"
+#include "ops/elementwise.h"
+#include "ops/layout.h"
+#include "ops/reductions.h"
+#include "ops/structural.h"
 #include "tinyxla/compiler.h"
 #include "tinyxla/graph.h"
 #include "test_harness.h"
@@ -57,26 +62,38 @@ std::vector<Array> eval_eager(const Graph& g, const std::vector<Array>& args) {
     const ValueType& t = g.type(n.first_result);
     Array r;
     switch (n.kind) {
-      case OpKind::parameter: r = args[size_t(n.op)]; break;
+      case OpKind::parameter: r = args[size_t(n.attr<ops::ParameterAttrs>().index)]; break;
       case OpKind::constant: r = n.constant; break;
-      case OpKind::unary: r = unary(UnaryOp(n.op), in(0)); break;
-      case OpKind::binary: r = binary(BinaryOp(n.op), in(0), in(1)); break;
+      case OpKind::unary: r = unary(n.attr<ops::UnaryAttrs>().op, in(0)); break;
+      case OpKind::binary: r = binary(n.attr<ops::BinaryAttrs>().op, in(0), in(1)); break;
       case OpKind::select_n: r = select_n(in(0), std::vector<Array>(ins.begin() + 1, ins.end())); break;
       case OpKind::clamp: r = clamp(in(0), in(1), in(2)); break;
       case OpKind::convert: r = convert(in(0), t.dtype); break;
       case OpKind::bitcast_convert: r = bitcast_convert(in(0), t.dtype); break;
-      case OpKind::iota: r = iota(t.dtype, t.shape, n.dimension, 0); break;
-      case OpKind::reduce: r = reduce(ReduceOp(n.op), in(0), n.axes); break;
-      case OpKind::argmax: r = argreduce(true, in(0), n.dimension, t.dtype); break;
-      case OpKind::argmin: r = argreduce(false, in(0), n.dimension, t.dtype); break;
+      case OpKind::iota: r = iota(t.dtype, t.shape, n.attr<ops::IotaAttrs>().dimension, 0); break;
+      case OpKind::reduce: r = reduce(n.attr<ops::ReduceAttrs>().op, in(0), n.attr<ops::ReduceAttrs>().axes); break;
+      case OpKind::argmax: r = argreduce(true, in(0), n.attr<ops::ArgReduceAttrs>().axis, t.dtype); break;
+      case OpKind::argmin: r = argreduce(false, in(0), n.attr<ops::ArgReduceAttrs>().axis, t.dtype); break;
       case OpKind::reshape: r = reshape(in(0), t.shape); break;
-      case OpKind::transpose: r = transpose(in(0), n.axes); break;
-      case OpKind::broadcast_in_dim: r = broadcast_in_dim(in(0), t.shape, n.axes); break;
-      case OpKind::slice: r = slice(in(0), n.lo, n.hi, n.step); break;
-      case OpKind::pad: r = pad(in(0), in(1), n.lo, n.hi, n.step); break;
-      case OpKind::concatenate: r = concatenate(ins, n.dimension); break;
-      case OpKind::rev: r = rev(in(0), n.axes); break;
-      case OpKind::dot_general: r = dot_general(in(0), in(1), n.dot, n.dtype); break;
+      case OpKind::transpose: r = transpose(in(0), n.attr<ops::TransposeAttrs>().perm); break;
+      case OpKind::broadcast_in_dim: r = broadcast_in_dim(in(0), t.shape, n.attr<ops::BroadcastInDimAttrs>().dims); break;
+      case OpKind::slice: {
+        const auto& a = n.attr<ops::SliceAttrs>();
+        r = slice(in(0), a.start, a.limit, a.strides);
+        break;
+      }
+      case OpKind::pad: {
+        const auto& a = n.attr<ops::PadAttrs>();
+        r = pad(in(0), in(1), a.low, a.high, a.interior);
+        break;
+      }
+      case OpKind::concatenate: r = concatenate(ins, n.attr<ops::ConcatenateAttrs>().dimension); break;
+      case OpKind::rev: r = rev(in(0), n.attr<ops::RevAttrs>().dims); break;
+      case OpKind::dot_general: {
+        const auto& a = n.attr<ops::DotGeneralAttrs>();
+        r = dot_general(in(0), in(1), a.dims, a.preferred);
+        break;
+      }
       case OpKind::fused: {
         std::vector<Array> outs = eval_eager(*n.body, ins);
         for (size_t k = 0; k < outs.size(); ++k) vals[size_t(n.first_result) + k] = outs[k];
@@ -164,7 +181,7 @@ void test_builder_validates_like_eager() {
   CHECK_THROWS(b.binary(BinaryOp::add, x, b.parameter({4}, DType::F32)), eager);
   ValueId r = b.reduce(ReduceOp::max, x, {-1});
   CHECK(b.type(r).shape == Shape({2}));
-  CHECK(b.graph().node(b.graph().defining_node(r)).axes == std::vector<int64_t>({1}));
+  CHECK(b.graph().node(b.graph().defining_node(r)).attr<ops::ReduceAttrs>().axes == std::vector<int64_t>({1}));
   CHECK(b.convert(x, DType::F32) == x);
 }
 
@@ -380,7 +397,7 @@ void test_fusion_counts() {
     int muls = 0;
     for (const Node& n : exe->graph().nodes())
       if (n.kind == OpKind::fused)
-        for (const Node& k : n.body->nodes()) muls += k.kind == OpKind::binary && BinaryOp(k.op) == BinaryOp::mul;
+        for (const Node& k : n.body->nodes()) muls += k.kind == OpKind::binary && k.attr<ops::BinaryAttrs>().op == BinaryOp::mul;
     CHECK(muls == 1);
   }
   {  // a producer needed outside becomes an extra output of the kernel that computes it

@@ -1,11 +1,13 @@
-// Tests of lax.linalg.eig and eigh: known eigenpairs (LAPACK's normalization), batches,
-// NaN results for non-finite input, validation errors, and the graph nodes' text round
-// trip and run.
+// Tests of lax.linalg.eig, eigh and cholesky: known eigenpairs (LAPACK's normalization),
+// batches, NaN results for non-finite input or matrices that are not positive definite,
+// validation errors, and the graph nodes' text round trip and run.
 #include <cmath>
 #include <complex>
 #include <string>
 #include <vector>
 
+#include "ops/structural.h"
+#include "runtime/eager.h"
 #include "test_harness.h"
 #include "tinyxla/compiler.h"
 #include "tinyxla/graph.h"
@@ -95,6 +97,28 @@ void test_graph_text_round_trip_and_run() {
   CHECK(std::abs(hw[2] - 2) < 1e-5f && std::abs(hw[3] - 4) < 1e-5f);
 }
 
+// cholesky has no typed builder method or eager function: the registry reaches it.
+void test_cholesky_through_the_registry() {
+  // [[4, 2], [2, 3]] = L L^T with L = [[2, 0], [1, sqrt 2]]; [[1, 2], [2, 1]] fails.
+  const Array x = from(std::vector<double>{4, 2, 2, 3, 1, 2, 2, 1}, {2, 2, 2}, DType::F64);
+  const Array eager = runtime::run_op(OpKind::cholesky, ops::NoAttrs{}, {x})[0];
+  auto l = host<double>(eager);
+  CHECK(l[0] == 2 && l[1] == 0 && l[2] == 1 && std::abs(l[3] - std::sqrt(2.0)) < 1e-15);
+  CHECK(std::isnan(l[4]) && l[5] == 0 && std::isnan(l[6]) && std::isnan(l[7]));
+  const std::string text =
+      "%0 = parameter(0) : f64[2,2,2]\n%1 = cholesky(%0) : f64[2,2,2]\nreturn %1\n";
+  Graph g = parse_graph(text);
+  CHECK(g.to_text() == text);
+  auto jit = host<double>(compile(g)->run({x})[0]);
+  for (size_t i = 0; i < l.size(); ++i) CHECK(jit[i] == l[i] || (std::isnan(jit[i]) && std::isnan(l[i])));
+  CHECK_THROWS(runtime::run_op(OpKind::cholesky, ops::NoAttrs{},
+                               {from(std::vector<float>(6), {2, 3}, DType::F32)}),
+               "The input to cholesky must be a square matrix. Got shape (2, 3).");
+  CHECK_THROWS(runtime::run_op(OpKind::cholesky, ops::NoAttrs{},
+                               {from(std::vector<int32_t>(4), {2, 2}, DType::I32)}),
+               "cholesky does not accept dtype int32");
+}
+
 }  // namespace
 
 int main() {
@@ -104,6 +128,7 @@ int main() {
       {"eigh_values_vectors_and_triangle", test_eigh_values_vectors_and_triangle},
       {"validation", test_validation},
       {"graph_text_round_trip_and_run", test_graph_text_round_trip_and_run},
+      {"cholesky_through_the_registry", test_cholesky_through_the_registry},
   };
   return run_tests("linalg", tests);
 }

@@ -17,7 +17,7 @@
 #include <thread>
 #include <vector>
 
-#include "runtime/thread_pool.h"
+#include "core/thread_pool.h"
 #include "tinyxla/tinyxla.h"
 
 using namespace tinyxla;

@@ -2,6 +2,7 @@
 // (parameters, constants, ops, fused regions), a builder that validates and infers types by
 // the same rules as the eager ops, and a readable text form that parses back identically.
 #pragma once
+#include <any>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -9,17 +10,20 @@
 #include <vector>
 
 #include "tinyxla/array.h"
+#include "tinyxla/error.h"
 #include "tinyxla/ops.h"
 
 namespace tinyxla {
 
-// Node kinds; the names are the text form's (unary, binary and reduce nodes print their op).
+// Node kinds, one line per op kind: the one registration of an op (its definition is
+// ops::op_def(kind), cpp/src/ops/). The names are the text form's (unary, binary, reduce,
+// cumulative and scatter nodes print their op).
 #define TINYXLA_GRAPH_OPS(X)                                                                \
   X(parameter) X(constant) X(unary) X(binary) X(select_n) X(clamp) X(convert)              \
   X(bitcast_convert) X(iota) X(reduce) X(argmax) X(argmin) X(reshape) X(transpose)         \
   X(broadcast_in_dim) X(slice) X(pad) X(concatenate) X(rev) X(dot_general) X(fused)        \
   X(dynamic_slice) X(dynamic_update_slice) X(gather) X(scatter) X(sort) X(cumulative)   \
-  X(eig) X(eigh)
+  X(eig) X(eigh) X(cholesky)
 
 #define TINYXLA_ENUM_ITEM(name) name,
 enum class OpKind : uint8_t { TINYXLA_GRAPH_OPS(TINYXLA_ENUM_ITEM) };
@@ -38,30 +42,29 @@ std::string type_str(const ValueType& t);  // "f32[2,3]", "bool[]"
 
 class Graph;
 
-// One operation. Attributes not used by a kind stay empty.
+// One operation: its kind, operands and attribute record. The record's type is the
+// kind's (cpp/src/ops/: ops::ReduceAttrs for reduce, ...); op_def(kind) knows it.
 struct Node {
   OpKind kind = OpKind::parameter;
-  // UnaryOp / BinaryOp / ReduceOp / ScatterOp / CumulativeOp code; a parameter's index; sort's
-  // num_keys; eig's flags (1: left eigenvectors, 2: right ones); eigh's lower (1) or upper (0).
-  int op = 0;
-  int64_t dimension = 0;   // concatenate, iota, sort, argmax/argmin axis; gather/scatter IndexMode
   std::vector<ValueId> inputs;
-  // The result shape of parameter, iota, reshape, broadcast_in_dim, dynamic_slice (its
-  // slice sizes); the result dtype of
-  // parameter, iota, convert, bitcast_convert, argmax/argmin, dot_general (when set).
-  Shape shape;
-  std::optional<DType> dtype;
-  // reduce axes, transpose perm, broadcast dims, rev dims; cumulative: {1} reversed, {0} not.
-  std::vector<int64_t> axes;
-  // slice: start, limit, strides; pad: low, high, interior; gather: slice sizes in lo.
-  std::vector<int64_t> lo, hi, step;
-  DotDims dot;
-  GatherDims gather;  // gather and scatter
+  std::any attrs;
   Array constant;  // a constant's value (dense; its event may still be pending)
   // fused: a graph whose parameters are this node's inputs and whose outputs its results.
   std::shared_ptr<const Graph> body;
   ValueId first_result = 0;
   int num_results = 1;
+
+  // The attribute record, which must be of type A.
+  template <class A>
+  const A& attr() const {
+    const A* a = std::any_cast<A>(&attrs);
+    if (!a) throw_error(ErrorKind::Internal, op_kind_name(kind), "attributes of another kind");
+    return *a;
+  }
+  template <class A>
+  A& attr() {
+    return const_cast<A&>(static_cast<const Node&>(*this).attr<A>());
+  }
 };
 
 class Graph {
@@ -100,7 +103,8 @@ class Graph {
 Graph parse_graph(const std::string& text);
 
 // Infers a node's result types from its inputs' types and makes its attributes canonical
-// (non-negative sorted axes); throws the eager op's Error when the node is invalid.
+// (non-negative sorted axes) by its kind's definition; throws the op's Error when the node
+// is invalid.
 std::vector<ValueType> infer_types(Node& node, const Graph& graph);
 
 // Builds a Graph one op at a time; each method validates like the eager op of the same name.
@@ -155,7 +159,8 @@ class GraphBuilder {
                       std::optional<DType> preferred = std::nullopt);
   // A fused region: `body`'s parameters take `inputs`; returns the first of its results.
   ValueId fused(const std::vector<ValueId>& inputs, std::shared_ptr<const Graph> body);
-  // Appends any node after validating it (the parser's entry point).
+  // Appends any node after validating it (the parser's and the generic binding's entry
+  // point).
   ValueId add(Node node);
 
   void set_outputs(const std::vector<ValueId>& outputs);

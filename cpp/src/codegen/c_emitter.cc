@@ -16,6 +16,9 @@
 #include "../cpu/elementwise_ops.h"
 #include "../cpu/fused.h"
 #include "../ir/fused_body.h"
+#include "../ops/elementwise.h"
+#include "../ops/reductions.h"
+#include "../ops/structural.h"
 
 namespace tinyxla::codegen {
 namespace {
@@ -72,7 +75,7 @@ std::optional<std::string> inline_expr(const Node& n, const std::vector<std::str
   const std::string fsuffix = in == DType::F32 ? "f" : "";
   switch (n.kind) {
     case OpKind::binary: {
-      const auto op = BinaryOp(n.op);
+      const auto op = n.attr<ops::BinaryAttrs>().op;
       auto infix = [&](const char* o) { return "(" + a[0] + " " + o + " " + a[1] + ")"; };
       switch (op) {
         case BinaryOp::add: case BinaryOp::sub: case BinaryOp::mul: {
@@ -108,7 +111,7 @@ std::optional<std::string> inline_expr(const Node& n, const std::vector<std::str
       }
     }
     case OpKind::unary:
-      switch (UnaryOp(n.op)) {
+      switch (n.attr<ops::UnaryAttrs>().op) {
         case UnaryOp::neg:
           if (flt) return "(-" + a[0] + ")";
           if (integer) return wrap(in, "0", "-", a[0]);
@@ -196,7 +199,7 @@ bool emit_kernel(const Graph& body, const std::vector<Strides>& param_strides,
     for (const Node& n : body.nodes()) {
       if (n.kind != OpKind::reduce) continue;
       const DType t = body.type(n.first_result).dtype;
-      const auto op = ReduceOp(n.op);
+      const auto op = n.attr<ops::ReduceAttrs>().op;
       if (!is_real_float(t) || (op != ReduceOp::sum && op != ReduceOp::max && op != ReduceOp::min))
         return false;
       reduces.push_back(&n);
@@ -206,7 +209,7 @@ bool emit_kernel(const Graph& body, const std::vector<Strides>& param_strides,
     for (size_t o = 0; o < body.outputs().size(); ++o)
       for (const Node* n : reduces)
         if (body.outputs()[o] == n->first_result) {
-          info.reduces.push_back({int(o), ReduceOp(n->op), body.type(n->first_result).dtype});
+          info.reduces.push_back({int(o), n->attr<ops::ReduceAttrs>().op, body.type(n->first_result).dtype});
           by_output.push_back(n);
           break;
         }
@@ -243,7 +246,7 @@ bool emit_kernel(const Graph& body, const std::vector<Strides>& param_strides,
   for (const Node& n : body.nodes()) {
     const ValueId v = n.first_result;
     if (n.kind == OpKind::parameter) {
-      source_expr[size_t(v)] = "in[" + std::to_string(n.op) + "]";
+      source_expr[size_t(v)] = "in[" + std::to_string(n.attr<ops::ParameterAttrs>().index) + "]";
     } else if (n.kind == OpKind::constant) {
       const Array& c = n.constant;
       if (c.is_ready() && !c.event()->has_error() && c.size() <= kBakedElements && c.is_contiguous()) {
@@ -276,7 +279,7 @@ bool emit_kernel(const Graph& body, const std::vector<Strides>& param_strides,
     // The source's element strides: an input's as the executable lays it out, a
     // constant's row-major; read over the target (numpy-style right-aligned broadcast).
     const int param = body.node(body.defining_node(v)).kind == OpKind::parameter
-                          ? body.node(body.defining_node(v)).op : -1;
+                          ? int(body.node(body.defining_node(v)).attr<ops::ParameterAttrs>().index) : -1;
     const Strides src = param >= 0 ? param_strides[size_t(param)] : row_major_strides(t.shape);
     std::vector<int64_t> stride(target.size(), 0);
     const size_t lead = target.size() - t.shape.size();
@@ -318,8 +321,8 @@ bool emit_kernel(const Graph& body, const std::vector<Strides>& param_strides,
     if (is_inline[j]) continue;
     void* fn = nullptr;
     switch (n.kind) {
-      case OpKind::unary: fn = reinterpret_cast<void*>(cpu::unary_tile_fn(UnaryOp(n.op), in)); break;
-      case OpKind::binary: fn = reinterpret_cast<void*>(cpu::binary_tile_fn(BinaryOp(n.op), in)); break;
+      case OpKind::unary: fn = reinterpret_cast<void*>(cpu::unary_tile_fn(n.attr<ops::UnaryAttrs>().op, in)); break;
+      case OpKind::binary: fn = reinterpret_cast<void*>(cpu::binary_tile_fn(n.attr<ops::BinaryAttrs>().op, in)); break;
       case OpKind::convert: fn = reinterpret_cast<void*>(cpu::convert_tile_fn(in, out)); break;
       case OpKind::clamp: fn = reinterpret_cast<void*>(cpu::clamp_tile_fn(out)); break;
       case OpKind::select_n:
@@ -607,8 +610,8 @@ bool emit_kernel(const Graph& body, const std::vector<Strides>& param_strides,
 
   info.cost = 1 + int(reduces.size());
   for (const Node* n : ops) {
-    if (n->kind == OpKind::unary) info.cost += cpu::is_expensive(UnaryOp(n->op)) ? 10 : 1;
-    else if (n->kind == OpKind::binary) info.cost += cpu::is_expensive(BinaryOp(n->op)) ? 10 : 1;
+    if (n->kind == OpKind::unary) info.cost += cpu::is_expensive(n->attr<ops::UnaryAttrs>().op) ? 10 : 1;
+    else if (n->kind == OpKind::binary) info.cost += cpu::is_expensive(n->attr<ops::BinaryAttrs>().op) ? 10 : 1;
     else info.cost += 1;
   }
   return true;

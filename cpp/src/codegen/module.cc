@@ -15,7 +15,8 @@
 #include <thread>
 
 #include "../cpu/kernels.h"
-#include "../runtime/thread_pool.h"
+#include "../ops/layout.h"
+#include "../core/thread_pool.h"
 #include "toolchain.h"
 
 namespace tinyxla::codegen {
@@ -157,8 +158,8 @@ std::shared_ptr<Module> Module::generate(const Graph& graph) {
         const Shape& from = graph.type(d.inputs[0]).shape;
         const Strides dense = row_major_strides(from);
         Strides s(shape.size(), 0);
-        for (size_t j = 0; j < d.axes.size(); ++j)
-          s[size_t(d.axes[j])] = from[j] == 1 ? 0 : dense[j];
+        for (size_t j = 0; j < d.attr<ops::BroadcastInDimAttrs>().dims.size(); ++j)
+          s[size_t(d.attr<ops::BroadcastInDimAttrs>().dims[j])] = from[j] == 1 ? 0 : dense[j];
         info.param_strides.push_back(s);
       } else {
         info.param_strides.push_back(row_major_strides(shape));

@@ -4,7 +4,7 @@
 #include <cstring>
 
 #include "../core/element_semantics.h"
-#include "../runtime/thread_pool.h"
+#include "../core/thread_pool.h"
 #include "kernels.h"
 #include "strided.h"
 #include "tinyxla/error.h"

@@ -7,7 +7,7 @@
 #include <type_traits>
 
 #include "../core/element_semantics.h"
-#include "../runtime/thread_pool.h"
+#include "../core/thread_pool.h"
 #include "kernels.h"
 #include "tinyxla/error.h"
 

@@ -11,7 +11,7 @@
 #include <optional>
 #include <type_traits>
 
-#include "../runtime/thread_pool.h"
+#include "../core/thread_pool.h"
 #include "gemm.h"
 #include "kernels.h"
 #include "strided.h"

@@ -17,7 +17,7 @@
 #include "cpu/kernels.h"
 #include "cpu/strided.h"
 #include "cpu/vmath.h"
-#include "runtime/thread_pool.h"
+#include "core/thread_pool.h"
 #include "tinyxla/error.h"
 
 namespace tinyxla::cpu {

@@ -18,7 +18,9 @@
 
 #include "../core/element_semantics.h"
 #include "../ir/fused_body.h"
-#include "../runtime/thread_pool.h"
+#include "../ops/elementwise.h"
+#include "../ops/reductions.h"
+#include "../core/thread_pool.h"
 #include "elementwise_ops.h"
 #include "kernels.h"
 #include "strided.h"
@@ -317,9 +319,9 @@ void compile(const Graph& body, Program& p) {
     switch (n.kind) {
       case OpKind::unary:
         ins.code = Code::Unary;
-        ins.unary = unary_tile_fn(UnaryOp(n.op), in);
-        name = op_name(UnaryOp(n.op));
-        p.cost += is_expensive(UnaryOp(n.op)) ? 10 : 1;
+        ins.unary = unary_tile_fn(n.attr<ops::UnaryAttrs>().op, in);
+        name = op_name(n.attr<ops::UnaryAttrs>().op);
+        p.cost += is_expensive(n.attr<ops::UnaryAttrs>().op) ? 10 : 1;
         break;
       case OpKind::convert:
         ins.code = Code::Unary;
@@ -328,9 +330,9 @@ void compile(const Graph& body, Program& p) {
         break;
       case OpKind::binary:
         ins.code = Code::Binary;
-        ins.binary = binary_tile_fn(BinaryOp(n.op), in);
-        name = op_name(BinaryOp(n.op));
-        p.cost += is_expensive(BinaryOp(n.op)) ? 10 : 1;
+        ins.binary = binary_tile_fn(n.attr<ops::BinaryAttrs>().op, in);
+        name = op_name(n.attr<ops::BinaryAttrs>().op);
+        p.cost += is_expensive(n.attr<ops::BinaryAttrs>().op) ? 10 : 1;
         break;
       case OpKind::select_n:
         ins.code = Code::Select;
@@ -344,11 +346,11 @@ void compile(const Graph& body, Program& p) {
         break;
       case OpKind::reduce: {
         ins.code = Code::Reduce;
-        ReduceSpec spec{-1, t.dtype, reducer(ReduceOp(n.op), t.dtype)};
+        ReduceSpec spec{-1, t.dtype, reducer(n.attr<ops::ReduceAttrs>().op, t.dtype)};
         for (size_t o = 0; o < outs.size(); ++o)
           if (outs[o] == n.first_result) spec.output = int(o);
         if (!spec.fns.acc_size)
-          throw_error(ErrorKind::TypeError, std::string("reduce_") + op_name(ReduceOp(n.op)),
+          throw_error(ErrorKind::TypeError, std::string("reduce_") + op_name(n.attr<ops::ReduceAttrs>().op),
                       std::string("unsupported dtype ") + dtype_name(t.dtype));
         ins.reduce = int(p.reduces.size());
         p.reduces.push_back(spec);
@@ -626,8 +628,8 @@ UnaryTileFn convert_tile_fn(DType from, DType to) {
 bool can_fuse_elementwise(const Node& n, const Graph& g) {
   const DType in = g.type(n.inputs[0]).dtype;
   switch (n.kind) {
-    case OpKind::unary: return unary_tile_fn(UnaryOp(n.op), in) != nullptr;
-    case OpKind::binary: return binary_tile_fn(BinaryOp(n.op), in) != nullptr;
+    case OpKind::unary: return unary_tile_fn(n.attr<ops::UnaryAttrs>().op, in) != nullptr;
+    case OpKind::binary: return binary_tile_fn(n.attr<ops::BinaryAttrs>().op, in) != nullptr;
     case OpKind::select_n:
       return n.inputs.size() <= 65 && select_tile_fn(in, g.type(n.first_result).dtype) != nullptr;
     case OpKind::clamp: return clamp_tile_fn(g.type(n.first_result).dtype) != nullptr;

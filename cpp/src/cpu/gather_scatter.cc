@@ -11,7 +11,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "../runtime/thread_pool.h"
+#include "../core/thread_pool.h"
 #include "kernels.h"
 #include "tinyxla/error.h"
 

@@ -12,7 +12,7 @@
 #include <new>
 #include <utility>
 
-#include "../runtime/thread_pool.h"
+#include "../core/thread_pool.h"
 #include "gemm.h"
 
 namespace tinyxla::cpu::gemm {

@@ -59,6 +59,10 @@ void cumulative(CumulativeOp op, const Array& x, int64_t axis, bool reverse, con
 void eig(const Array& x, bool compute_left, bool compute_right, const std::vector<Array>& outs);
 // lax.linalg.eigh into outs = {v, w}.
 void eigh(const Array& x, bool lower, const std::vector<Array>& outs);
+// lax.linalg.cholesky into out: each matrix's lower factor (read from its lower
+// triangle), zero above the diagonal, NaN on and below it where the matrix is not
+// positive definite (as JAX on CPU).
+void cholesky(const Array& x, const Array& out);
 
 // out has shape batch + lhs free + rhs free; inputs keep their dtype, out may be wider.
 void dot_general(const Array& lhs, const Array& rhs, const DotDims& dims, const Array& out);

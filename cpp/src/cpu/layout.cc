@@ -2,7 +2,7 @@
 #include <algorithm>
 #include <cstdlib>
 
-#include "../runtime/thread_pool.h"
+#include "../core/thread_pool.h"
 #include "kernels.h"
 #include "strided.h"
 

@@ -1,5 +1,5 @@
 // Dense linear algebra on batches of square matrices through OpenBLAS's LAPACK:
-// lax.linalg.eig (geev) and lax.linalg.eigh (syevd / heevd). Our arrays are row-major and
+// lax.linalg.eig (geev), lax.linalg.eigh (syevd / heevd) and lax.linalg.cholesky (potrf). Our arrays are row-major and
 // LAPACK's column-major, so each matrix is transposed into a scratch copy on the way in
 // and each matrix result on the way out. A matrix whose factorization fails (LAPACK info
 // != 0, or non-finite input to geev) gets NaN results, as JAX on CPU, never an error.
@@ -20,7 +20,7 @@
 #define lapack_complex_double std::complex<double>
 #include <lapack.h>
 
-#include "../runtime/thread_pool.h"
+#include "../core/thread_pool.h"
 #include "kernels.h"
 #include "tinyxla/error.h"
 
@@ -303,6 +303,54 @@ void eigh_typed(const T* x, int64_t batch, int64_t n64, bool lower,
   });
 }
 
+// ---- potrf ----
+
+template <typename T>
+struct Potrf;
+template <>
+struct Potrf<float> {
+  static void run(char uplo, int n, float* a, int* info) { scipy_LAPACK_spotrf(&uplo, &n, a, &n, info); }
+};
+template <>
+struct Potrf<double> {
+  static void run(char uplo, int n, double* a, int* info) { scipy_LAPACK_dpotrf(&uplo, &n, a, &n, info); }
+};
+template <>
+struct Potrf<complex64> {
+  static void run(char uplo, int n, complex64* a, int* info) {
+    scipy_LAPACK_cpotrf(&uplo, &n, a, &n, info);
+  }
+};
+template <>
+struct Potrf<complex128> {
+  static void run(char uplo, int n, complex128* a, int* info) {
+    scipy_LAPACK_zpotrf(&uplo, &n, a, &n, info);
+  }
+};
+
+// Each matrix's lower factor L (A = L L^H, read from A's lower triangle), zero above the
+// diagonal; NaN on and below it where the matrix is not positive definite.
+template <typename T>
+void cholesky_typed(const T* x, int64_t batch, int64_t n64, T* out) {
+  const int n = lapack_dim("cholesky", n64);
+  const int64_t nn = n64 * n64;
+  // About n^3 / 3 flops a matrix.
+  const int64_t grain = std::max<int64_t>(1, 3 * 4096 / std::max<int64_t>(nn * n64, 1));
+  parallel_for(batch, grain, [&](int64_t begin, int64_t end) {
+    lapack_on_one_thread();
+    std::vector<T> a(static_cast<size_t>(nn));
+    for (int64_t b = begin; b < end; ++b) {
+      transpose_into(x + b * nn, a.data(), n64);
+      int info = 0;
+      Potrf<T>::run('L', n, a.data(), &info);
+      T* l = out + b * nn;
+      for (int64_t i = 0; i < n64; ++i)
+        for (int64_t j = 0; j < n64; ++j)
+          l[i * n64 + j] = j > i ? T(0) : info != 0 ? nan_value<T>() : a[size_t(i + j * n64)];
+    }
+  });
+}
+
 // `x` as a dense array (a copy when it is a strided view).
 Array dense(const Array& x) {
   if (x.is_contiguous()) return x;
@@ -354,6 +402,29 @@ void eigh(const Array& x, bool lower, const std::vector<Array>& outs) {
       return eigh_typed(reinterpret_cast<const complex128*>(a.data()), batch, n, lower, outs);
     default:
       throw_error(ErrorKind::TypeError, "eigh", "eigh: unsupported dtype");
+  }
+}
+
+void cholesky(const Array& x, const Array& out) {
+  const int64_t n = x.shape().back();
+  if (x.size() == 0) return;
+  const Array a = dense(x);
+  const int64_t batch = x.size() / (n * n);
+  switch (x.dtype()) {
+    case DType::F32:
+      return cholesky_typed(reinterpret_cast<const float*>(a.data()), batch, n,
+                            reinterpret_cast<float*>(out.mutable_data()));
+    case DType::F64:
+      return cholesky_typed(reinterpret_cast<const double*>(a.data()), batch, n,
+                            reinterpret_cast<double*>(out.mutable_data()));
+    case DType::C64:
+      return cholesky_typed(reinterpret_cast<const complex64*>(a.data()), batch, n,
+                            reinterpret_cast<complex64*>(out.mutable_data()));
+    case DType::C128:
+      return cholesky_typed(reinterpret_cast<const complex128*>(a.data()), batch, n,
+                            reinterpret_cast<complex128*>(out.mutable_data()));
+    default:
+      throw_error(ErrorKind::TypeError, "cholesky", "cholesky: unsupported dtype");
   }
 }
 

@@ -8,7 +8,7 @@
 #include <numeric>
 #include <type_traits>
 
-#include "../runtime/thread_pool.h"
+#include "../core/thread_pool.h"
 #include "kernels.h"
 #include "tinyxla/error.h"
 

@@ -1,6 +1,8 @@
 // Validation of fused bodies (see fused_body.h).
 #include "fused_body.h"
 
+#include "../ops/reductions.h"
+
 #include <string>
 
 #include "tinyxla/error.h"
@@ -29,8 +31,8 @@ FusedBodyInfo check_fused_body(const Graph& body) {
     if (!info.has_reduce) {
       info.has_reduce = true;
       info.iter_shape = s;
-      info.reduce_axes = n.axes;
-    } else if (s != info.iter_shape || n.axes != info.reduce_axes) {
+      info.reduce_axes = n.attr<ops::ReduceAttrs>().axes;
+    } else if (s != info.iter_shape || n.attr<ops::ReduceAttrs>().axes != info.reduce_axes) {
       invalid("the reduces of a fused body must share their operand shape and axes");
     }
   }

@@ -1,10 +1,18 @@
-// The Graph IR: node type inference (shared with the eager ops' rules), the builder, the
-// verifier and structural comparison.
+// The Graph IR: node type inference (by each kind's definition, as the eager ops), the
+// builder, the verifier and structural comparison.
 #include "tinyxla/graph.h"
 
 #include <cstring>
 #include <string>
 
+#include "../ops/dot.h"
+#include "../ops/elementwise.h"
+#include "../ops/indexing.h"
+#include "../ops/layout.h"
+#include "../ops/linalg.h"
+#include "../ops/reductions.h"
+#include "../ops/sorting.h"
+#include "../ops/structural.h"
 #include "fused_body.h"
 #include "shape_inference.h"
 #include "tinyxla/error.h"
@@ -12,23 +20,10 @@
 namespace tinyxla {
 namespace {
 
-#define TINYXLA_COUNT(name) +1
-constexpr int kNumUnary = 0 TINYXLA_UNARY_OPS(TINYXLA_COUNT);
-constexpr int kNumBinary = 0 TINYXLA_BINARY_OPS(TINYXLA_COUNT);
-constexpr int kNumReduce = 0 TINYXLA_REDUCE_OPS(TINYXLA_COUNT);
-constexpr int kNumScatter = 0 TINYXLA_SCATTER_OPS(TINYXLA_COUNT);
-constexpr int kNumCumulative = 0 TINYXLA_CUMULATIVE_OPS(TINYXLA_COUNT);
-#undef TINYXLA_COUNT
+using namespace ops;
 
 [[noreturn]] void invalid(const std::string& op, const std::string& msg) {
   throw_error(ErrorKind::InvalidArgument, op, msg);
-}
-
-infer::TypeRef ref(const ValueType& t) { return {&t.shape, t.dtype}; }
-
-DType required_dtype(const Node& n) {
-  if (!n.dtype) invalid(op_kind_name(n.kind), "the result dtype is not set");
-  return *n.dtype;
 }
 
 bool same_constant(const Array& a, const Array& b) {
@@ -39,34 +34,37 @@ bool same_constant(const Array& a, const Array& b) {
   return x == y;
 }
 
-bool same_dot(const DotDims& a, const DotDims& b) {
-  return a.lhs_contracting == b.lhs_contracting && a.rhs_contracting == b.rhs_contracting &&
-         a.lhs_batch == b.lhs_batch && a.rhs_batch == b.rhs_batch;
-}
-
-bool same_gather(const GatherDims& a, const GatherDims& b) {
-  return a.offset_dims == b.offset_dims && a.collapsed_slice_dims == b.collapsed_slice_dims &&
-         a.start_index_map == b.start_index_map &&
-         a.operand_batching_dims == b.operand_batching_dims &&
-         a.start_indices_batching_dims == b.start_indices_batching_dims;
-}
-
-IndexMode index_mode(const Node& n) {
-  if (n.dimension != int64_t(IndexMode::clip) && n.dimension != int64_t(IndexMode::fill_or_drop))
-    invalid(op_kind_name(n.kind), "unknown mode " + std::to_string(n.dimension));
-  return IndexMode(n.dimension);
+std::string attrs_key(const Node& n) {
+  std::string key;
+  op_def(n.kind).append_key(n.attrs, key);
+  return key;
 }
 
 bool same_node(const Node& a, const Node& b) {
-  if (a.kind != b.kind || a.op != b.op || a.dimension != b.dimension || a.inputs != b.inputs ||
-      a.shape != b.shape || a.dtype != b.dtype || a.axes != b.axes || a.lo != b.lo ||
-      a.hi != b.hi || a.step != b.step || !same_dot(a.dot, b.dot) ||
-      !same_gather(a.gather, b.gather) ||
-      a.first_result != b.first_result || a.num_results != b.num_results)
+  if (a.kind != b.kind || a.inputs != b.inputs || a.first_result != b.first_result ||
+      a.num_results != b.num_results || attrs_key(a) != attrs_key(b))
     return false;
   if (a.kind == OpKind::constant && !same_constant(a.constant, b.constant)) return false;
   if (a.kind == OpKind::fused && !a.body->identical_to(*b.body)) return false;
   return true;
+}
+
+// A fused node's types: its body's outputs, once the body checks against the operands.
+std::vector<ValueType> fused_types(const Node& n, const Graph& g) {
+  if (!n.body) invalid("fused", "the fused node has no body");
+  const Graph& body = *n.body;
+  if (body.parameters().size() != n.inputs.size())
+    invalid("fused", "the body takes " + std::to_string(body.parameters().size()) +
+                         " parameters, got " + std::to_string(n.inputs.size()) + " operands");
+  for (size_t i = 0; i < n.inputs.size(); ++i)
+    if (body.type(body.parameters()[i]) != g.type(n.inputs[i]))
+      invalid("fused", "parameter " + std::to_string(i) + " of the body has type " +
+                           type_str(body.type(body.parameters()[i])) + ", its operand " +
+                           type_str(g.type(n.inputs[i])));
+  check_fused_body(body);
+  std::vector<ValueType> out;
+  for (ValueId v : body.outputs()) out.push_back(body.type(v));
+  return out;
 }
 
 }  // namespace
@@ -81,183 +79,26 @@ const char* op_kind_name(OpKind kind) {
 }
 
 std::vector<ValueType> infer_types(Node& n, const Graph& g) {
-  const char* name = op_kind_name(n.kind);
-  auto need = [&](size_t count) {
-    if (n.inputs.size() != count)
-      invalid(name, std::string(name) + " takes " + std::to_string(count) + " operands, got " +
-                        std::to_string(n.inputs.size()));
-  };
+  const OpDef& def = op_def(n.kind);
   for (ValueId v : n.inputs)
-    if (v < 0 || v >= g.num_values()) invalid(name, "operand %" + std::to_string(v) + " is undefined");
-  auto in = [&](size_t i) -> const ValueType& { return g.type(n.inputs[i]); };
+    if (v < 0 || v >= g.num_values())
+      invalid(def.name(), "operand %" + std::to_string(v) + " is undefined");
+  if (!n.attrs.has_value()) n.attrs = def.default_attrs();
+  if (n.attrs.type() != def.attrs_type()) invalid(def.name(), "the attributes are of another kind");
   switch (n.kind) {
-    case OpKind::parameter:
-      need(0);
-      infer::full(n.shape);
-      return {{n.shape, required_dtype(n)}};
     case OpKind::constant:
-      need(0);
-      if (!n.constant.buffer()) invalid(name, "the constant has no value");
+      if (!n.inputs.empty()) invalid("constant", "constant takes 0 operands");
+      if (!n.constant.buffer()) invalid("constant", "the constant has no value");
       return {{n.constant.shape(), n.constant.dtype()}};
-    case OpKind::unary:
-      need(1);
-      if (n.op < 0 || n.op >= kNumUnary) invalid(name, "unknown unary op " + std::to_string(n.op));
-      return {{in(0).shape, infer::unary_dtype(UnaryOp(n.op), in(0).dtype)}};
-    case OpKind::binary: {
-      need(2);
-      if (n.op < 0 || n.op >= kNumBinary) invalid(name, "unknown binary op " + std::to_string(n.op));
-      BinaryOp op = BinaryOp(n.op);
-      infer::check_same_dtypes(op_name(op), {in(0).dtype, in(1).dtype});
-      return {{infer::binary_shape(op, in(0).shape, in(1).shape), infer::binary_dtype(op, in(0).dtype)}};
-    }
-    case OpKind::select_n: {
-      if (n.inputs.size() < 2) invalid("select_n", "select_n requires at least one case");
-      std::vector<infer::TypeRef> cases;
-      for (size_t i = 1; i < n.inputs.size(); ++i) cases.push_back(ref(in(i)));
-      infer::select_n(ref(in(0)), cases);
-      return {in(1)};
-    }
-    case OpKind::clamp:
-      need(3);
-      infer::clamp(ref(in(0)), ref(in(1)), ref(in(2)));
-      return {in(1)};
-    case OpKind::convert:
-      need(1);
-      return {{in(0).shape, required_dtype(n)}};
-    case OpKind::bitcast_convert:
-      need(1);
-      return {{infer::bitcast_convert(in(0).shape, in(0).dtype, required_dtype(n)), *n.dtype}};
-    case OpKind::iota:
-      need(0);
-      n.dimension = infer::iota(n.shape, n.dimension);
-      return {{n.shape, required_dtype(n)}};
-    case OpKind::reduce: {
-      need(1);
-      if (n.op < 0 || n.op >= kNumReduce) invalid(name, "unknown reduce op " + std::to_string(n.op));
-      std::vector<int64_t> canon;
-      Shape shape = infer::reduce(ReduceOp(n.op), in(0).shape, n.axes, &canon);
-      n.axes = canon;
-      return {{shape, in(0).dtype}};
-    }
-    case OpKind::argmax:
-    case OpKind::argmin: {
-      need(1);
-      DType t = required_dtype(n);
-      return {{infer::argreduce(n.kind == OpKind::argmax, in(0).shape, &n.dimension, t), t}};
-    }
-    case OpKind::sort: {
-      std::vector<infer::TypeRef> xs;
-      std::vector<ValueType> types;
-      for (size_t i = 0; i < n.inputs.size(); ++i) {
-        xs.push_back(ref(in(i)));
-        types.push_back(in(i));
-      }
-      infer::sort(xs, &n.dimension, n.op);
-      return types;
-    }
-    case OpKind::cumulative:
-      need(1);
-      if (n.op < 0 || n.op >= kNumCumulative)
-        invalid(name, "unknown cumulative op " + std::to_string(n.op));
-      if (n.axes.size() != 1 || (n.axes[0] != 0 && n.axes[0] != 1))
-        invalid(name, "cumulative needs reverse=0 or reverse=1");
-      infer::cumulative(CumulativeOp(n.op), ref(in(0)), &n.dimension);
-      return {in(0)};
-    case OpKind::eig:
-    case OpKind::eigh: {
-      need(1);
-      const bool is_eig = n.kind == OpKind::eig;
-      if (n.op < 0 || n.op > (is_eig ? 3 : 1)) invalid(name, "bad flags " + std::to_string(n.op));
-      const DType w = infer::eig(name, ref(in(0)));
-      const Shape w_shape(in(0).shape.begin(), in(0).shape.end() - 1);
-      if (!is_eig) return {in(0), {w_shape, w}};
-      std::vector<ValueType> types{{w_shape, w}};
-      for (int bit : {1, 2})
-        if (n.op & bit) types.push_back({in(0).shape, w});
-      return types;
-    }
-    case OpKind::reshape:
-      need(1);
-      infer::reshape(in(0).shape, n.shape);
-      return {{n.shape, in(0).dtype}};
-    case OpKind::transpose:
-      need(1);
-      return {{infer::transpose(in(0).shape, n.axes), in(0).dtype}};
-    case OpKind::broadcast_in_dim:
-      need(1);
-      infer::broadcast_in_dim(in(0).shape, n.shape, n.axes);
-      return {{n.shape, in(0).dtype}};
-    case OpKind::slice: {
-      need(1);
-      Shape shape = infer::slice(in(0).shape, n.lo, n.hi, n.step);
-      if (n.step.empty()) n.step.assign(shape.size(), 1);
-      return {{shape, in(0).dtype}};
-    }
-    case OpKind::pad:
-      need(2);
-      return {{infer::pad(ref(in(0)), ref(in(1)), n.lo, n.hi, n.step), in(0).dtype}};
-    case OpKind::concatenate: {
-      std::vector<infer::TypeRef> xs;
-      for (size_t i = 0; i < n.inputs.size(); ++i) xs.push_back(ref(in(i)));
-      return {{infer::concatenate(xs, &n.dimension), xs.empty() ? DType::F32 : xs[0].dtype}};
-    }
-    case OpKind::rev:
-      need(1);
-      n.axes = infer::rev(in(0).shape, n.axes);
-      return {in(0)};
-    case OpKind::dot_general: {
-      need(2);
-      double k = 1;
-      Shape shape = infer::dot_general(ref(in(0)), ref(in(1)), n.dot, &k);
-      if (n.dtype == in(0).dtype) n.dtype.reset();  // the default needs no attribute
-      return {{shape, n.dtype.value_or(in(0).dtype)}};
-    }
-    case OpKind::dynamic_slice: {
-      if (n.inputs.empty()) invalid(name, "dynamic_slice takes an operand");
-      std::vector<infer::TypeRef> starts;
-      for (size_t i = 1; i < n.inputs.size(); ++i) starts.push_back(ref(in(i)));
-      infer::dynamic_slice(in(0).shape, starts, n.shape);
-      return {{n.shape, in(0).dtype}};
-    }
-    case OpKind::dynamic_update_slice: {
-      if (n.inputs.size() < 2) invalid(name, "dynamic_update_slice takes an operand and an update");
-      std::vector<infer::TypeRef> starts;
-      for (size_t i = 2; i < n.inputs.size(); ++i) starts.push_back(ref(in(i)));
-      infer::dynamic_update_slice(ref(in(0)), ref(in(1)), starts);
-      return {in(0)};
-    }
-    case OpKind::gather: {
-      const bool fill = index_mode(n) == IndexMode::fill_or_drop;
-      need(fill ? 3 : 2);
-      if (fill && (!in(2).shape.empty() || in(2).dtype != in(0).dtype))
-        invalid(name, "the fill value must be a scalar of the operand's dtype, got " +
-                          type_str(in(2)));
-      return {{infer::gather(ref(in(0)), ref(in(1)), n.gather, n.lo), in(0).dtype}};
-    }
-    case OpKind::scatter:
-      need(3);
-      index_mode(n);
-      if (n.op < 0 || n.op >= kNumScatter) invalid(name, "unknown scatter op " + std::to_string(n.op));
-      infer::scatter(ScatterOp(n.op), ref(in(0)), ref(in(1)), ref(in(2)), n.gather);
-      return {in(0)};
-    case OpKind::fused: {
-      if (!n.body) invalid(name, "the fused node has no body");
-      const Graph& body = *n.body;
-      if (body.parameters().size() != n.inputs.size())
-        invalid(name, "the body takes " + std::to_string(body.parameters().size()) +
-                          " parameters, got " + std::to_string(n.inputs.size()) + " operands");
-      for (size_t i = 0; i < n.inputs.size(); ++i)
-        if (body.type(body.parameters()[i]) != in(i))
-          invalid(name, "parameter " + std::to_string(i) + " of the body has type " +
-                            type_str(body.type(body.parameters()[i])) + ", its operand " +
-                            type_str(in(i)));
-      check_fused_body(body);
-      std::vector<ValueType> out;
-      for (ValueId v : body.outputs()) out.push_back(body.type(v));
-      return out;
+    case OpKind::fused:
+      return fused_types(n, g);
+    default: {
+      std::vector<infer::TypeRef> ins;
+      ins.reserve(n.inputs.size());
+      for (ValueId v : n.inputs) ins.push_back({&g.type(v).shape, g.type(v).dtype});
+      return def.infer(n.attrs, ins);
     }
   }
-  invalid(name, "unknown node kind");
 }
 
 std::string type_str(const ValueType& t) {
@@ -275,10 +116,11 @@ std::string type_str(const ValueType& t) {
 
 ValueId Graph::add_node(Node node, std::vector<ValueType> types) {
   const int index = int(nodes_.size());
+  if (!node.attrs.has_value()) node.attrs = op_def(node.kind).default_attrs();
   node.first_result = ValueId(types_.size());
   node.num_results = int(types.size());
   if (node.kind == OpKind::parameter) {
-    node.op = int(params_.size());
+    node.attr<ParameterAttrs>().index = int64_t(params_.size());
     params_.push_back(node.first_result);
   }
   for (ValueType& t : types) {
@@ -341,16 +183,11 @@ ValueId GraphBuilder::add(Node node) {
 }
 
 ValueId GraphBuilder::parameter(const Shape& shape, DType dtype) {
-  Node n;
-  n.kind = OpKind::parameter;
-  n.shape = shape;
-  n.dtype = dtype;
-  return add(std::move(n));
+  return add(make_node(OpKind::parameter, ParameterAttrs{0, shape, dtype}));
 }
 
 ValueId GraphBuilder::constant(const Array& value) {
-  Node n;
-  n.kind = OpKind::constant;
+  Node n = make_node(OpKind::constant, NoAttrs{});
   n.constant = value;
   return add(std::move(n));
 }
@@ -370,237 +207,126 @@ ValueId GraphBuilder::full(const Shape& shape, DType dtype, const Scalar& value)
 }
 
 ValueId GraphBuilder::unary(UnaryOp op, ValueId x) {
-  Node n;
-  n.kind = OpKind::unary;
-  n.op = int(op);
-  n.inputs = {x};
-  return add(std::move(n));
+  return add(make_node(OpKind::unary, UnaryAttrs{op}, {x}));
 }
 
 ValueId GraphBuilder::binary(BinaryOp op, ValueId x, ValueId y) {
-  Node n;
-  n.kind = OpKind::binary;
-  n.op = int(op);
-  n.inputs = {x, y};
-  return add(std::move(n));
+  return add(make_node(OpKind::binary, BinaryAttrs{op}, {x, y}));
 }
 
 ValueId GraphBuilder::select_n(ValueId which, const std::vector<ValueId>& cases) {
-  Node n;
-  n.kind = OpKind::select_n;
-  n.inputs = {which};
-  n.inputs.insert(n.inputs.end(), cases.begin(), cases.end());
-  return add(std::move(n));
+  std::vector<ValueId> inputs{which};
+  inputs.insert(inputs.end(), cases.begin(), cases.end());
+  return add(make_node(OpKind::select_n, NoAttrs{}, std::move(inputs)));
 }
 
 ValueId GraphBuilder::clamp(ValueId lo, ValueId x, ValueId hi) {
-  Node n;
-  n.kind = OpKind::clamp;
-  n.inputs = {lo, x, hi};
-  return add(std::move(n));
+  return add(make_node(OpKind::clamp, NoAttrs{}, {lo, x, hi}));
 }
 
 ValueId GraphBuilder::convert(ValueId x, DType dtype) {
   if (type(x).dtype == dtype) return x;
-  Node n;
-  n.kind = OpKind::convert;
-  n.inputs = {x};
-  n.dtype = dtype;
-  return add(std::move(n));
+  return add(make_node(OpKind::convert, ConvertAttrs{dtype}, {x}));
 }
 
 ValueId GraphBuilder::bitcast_convert(ValueId x, DType dtype) {
-  Node n;
-  n.kind = OpKind::bitcast_convert;
-  n.inputs = {x};
-  n.dtype = dtype;
-  return add(std::move(n));
+  return add(make_node(OpKind::bitcast_convert, ConvertAttrs{dtype}, {x}));
 }
 
 ValueId GraphBuilder::iota(DType dtype, const Shape& shape, int64_t dimension) {
-  Node n;
-  n.kind = OpKind::iota;
-  n.shape = shape;
-  n.dtype = dtype;
-  n.dimension = dimension;
-  return add(std::move(n));
+  return add(make_node(OpKind::iota, IotaAttrs{dimension, shape, dtype}));
 }
 
 ValueId GraphBuilder::reduce(ReduceOp op, ValueId x, const std::vector<int64_t>& axes) {
-  Node n;
-  n.kind = OpKind::reduce;
-  n.op = int(op);
-  n.inputs = {x};
-  n.axes = axes;
-  return add(std::move(n));
+  return add(make_node(OpKind::reduce, ReduceAttrs{op, axes}, {x}));
 }
 
 ValueId GraphBuilder::argreduce(bool is_max, ValueId x, int64_t axis, DType index_dtype) {
-  Node n;
-  n.kind = is_max ? OpKind::argmax : OpKind::argmin;
-  n.inputs = {x};
-  n.dimension = axis;
-  n.dtype = index_dtype;
-  return add(std::move(n));
+  return add(make_node(is_max ? OpKind::argmax : OpKind::argmin, ArgReduceAttrs{axis, index_dtype}, {x}));
 }
 
 ValueId GraphBuilder::sort(const std::vector<ValueId>& xs, int64_t dimension, int num_keys) {
-  Node n;
-  n.kind = OpKind::sort;
-  n.inputs = xs;
-  n.dimension = dimension;
-  n.op = num_keys;
-  return add(std::move(n));
+  return add(make_node(OpKind::sort, SortAttrs{dimension, num_keys}, xs));
 }
 
 ValueId GraphBuilder::cumulative(CumulativeOp op, ValueId x, int64_t axis, bool reverse) {
-  Node n;
-  n.kind = OpKind::cumulative;
-  n.op = int(op);
-  n.inputs = {x};
-  n.dimension = axis;
-  n.axes = {reverse ? 1 : 0};
-  return add(std::move(n));
+  return add(make_node(OpKind::cumulative, CumulativeAttrs{op, axis, reverse}, {x}));
 }
 
 ValueId GraphBuilder::eig(ValueId x, bool compute_left, bool compute_right) {
-  Node n;
-  n.kind = OpKind::eig;
-  n.op = (compute_left ? 1 : 0) | (compute_right ? 2 : 0);
-  n.inputs = {x};
-  return add(std::move(n));
+  return add(make_node(OpKind::eig, EigAttrs{compute_left, compute_right}, {x}));
 }
 
 ValueId GraphBuilder::eigh(ValueId x, bool lower) {
-  Node n;
-  n.kind = OpKind::eigh;
-  n.op = lower ? 1 : 0;
-  n.inputs = {x};
-  return add(std::move(n));
+  return add(make_node(OpKind::eigh, EighAttrs{lower}, {x}));
 }
 
 ValueId GraphBuilder::reshape(ValueId x, const Shape& shape) {
-  Node n;
-  n.kind = OpKind::reshape;
-  n.inputs = {x};
-  n.shape = shape;
-  return add(std::move(n));
+  return add(make_node(OpKind::reshape, ReshapeAttrs{shape}, {x}));
 }
 
 ValueId GraphBuilder::transpose(ValueId x, const std::vector<int64_t>& perm) {
-  Node n;
-  n.kind = OpKind::transpose;
-  n.inputs = {x};
-  n.axes = perm;
-  return add(std::move(n));
+  return add(make_node(OpKind::transpose, TransposeAttrs{perm}, {x}));
 }
 
 ValueId GraphBuilder::broadcast_in_dim(ValueId x, const Shape& shape,
                                        const std::vector<int64_t>& dims) {
-  Node n;
-  n.kind = OpKind::broadcast_in_dim;
-  n.inputs = {x};
-  n.shape = shape;
-  n.axes = dims;
-  return add(std::move(n));
+  return add(make_node(OpKind::broadcast_in_dim, BroadcastInDimAttrs{shape, dims}, {x}));
 }
 
 ValueId GraphBuilder::slice(ValueId x, const std::vector<int64_t>& start,
                             const std::vector<int64_t>& limit,
                             const std::vector<int64_t>& strides) {
-  Node n;
-  n.kind = OpKind::slice;
-  n.inputs = {x};
-  n.lo = start;
-  n.hi = limit;
-  n.step = strides;
-  return add(std::move(n));
+  return add(make_node(OpKind::slice, SliceAttrs{start, limit, strides}, {x}));
 }
 
 ValueId GraphBuilder::pad(ValueId x, ValueId padding_value, const std::vector<int64_t>& lo,
                           const std::vector<int64_t>& hi, const std::vector<int64_t>& interior) {
-  Node n;
-  n.kind = OpKind::pad;
-  n.inputs = {x, padding_value};
-  n.lo = lo;
-  n.hi = hi;
-  n.step = interior;
-  return add(std::move(n));
+  return add(make_node(OpKind::pad, PadAttrs{lo, hi, interior}, {x, padding_value}));
 }
 
 ValueId GraphBuilder::concatenate(const std::vector<ValueId>& xs, int64_t dimension) {
-  Node n;
-  n.kind = OpKind::concatenate;
-  n.inputs = xs;
-  n.dimension = dimension;
-  return add(std::move(n));
+  return add(make_node(OpKind::concatenate, ConcatenateAttrs{dimension}, xs));
 }
 
 ValueId GraphBuilder::rev(ValueId x, const std::vector<int64_t>& dims) {
-  Node n;
-  n.kind = OpKind::rev;
-  n.inputs = {x};
-  n.axes = dims;
-  return add(std::move(n));
+  return add(make_node(OpKind::rev, RevAttrs{dims}, {x}));
 }
 
 ValueId GraphBuilder::dynamic_slice(ValueId x, const std::vector<ValueId>& starts,
                                     const std::vector<int64_t>& sizes) {
-  Node n;
-  n.kind = OpKind::dynamic_slice;
-  n.inputs = {x};
-  n.inputs.insert(n.inputs.end(), starts.begin(), starts.end());
-  n.shape = sizes;
-  return add(std::move(n));
+  std::vector<ValueId> inputs{x};
+  inputs.insert(inputs.end(), starts.begin(), starts.end());
+  return add(make_node(OpKind::dynamic_slice, DynamicSliceAttrs{sizes}, std::move(inputs)));
 }
 
 ValueId GraphBuilder::dynamic_update_slice(ValueId x, ValueId update,
                                            const std::vector<ValueId>& starts) {
-  Node n;
-  n.kind = OpKind::dynamic_update_slice;
-  n.inputs = {x, update};
-  n.inputs.insert(n.inputs.end(), starts.begin(), starts.end());
-  return add(std::move(n));
+  std::vector<ValueId> inputs{x, update};
+  inputs.insert(inputs.end(), starts.begin(), starts.end());
+  return add(make_node(OpKind::dynamic_update_slice, NoAttrs{}, std::move(inputs)));
 }
 
 ValueId GraphBuilder::gather(ValueId x, ValueId indices, const GatherDims& dims,
                              const std::vector<int64_t>& slice_sizes, IndexMode mode,
                              ValueId fill_value) {
-  Node n;
-  n.kind = OpKind::gather;
-  n.inputs = {x, indices};
-  if (mode == IndexMode::fill_or_drop) n.inputs.push_back(fill_value);
-  n.gather = dims;
-  n.lo = slice_sizes;
-  n.dimension = int64_t(mode);
-  return add(std::move(n));
+  std::vector<ValueId> inputs{x, indices};
+  if (mode == IndexMode::fill_or_drop) inputs.push_back(fill_value);
+  return add(make_node(OpKind::gather, GatherAttrs{dims, slice_sizes, mode}, std::move(inputs)));
 }
 
 ValueId GraphBuilder::scatter(ScatterOp op, ValueId x, ValueId indices, ValueId updates,
                               const GatherDims& dims, IndexMode mode) {
-  Node n;
-  n.kind = OpKind::scatter;
-  n.op = int(op);
-  n.inputs = {x, indices, updates};
-  n.gather = dims;
-  n.dimension = int64_t(mode);
-  return add(std::move(n));
+  return add(make_node(OpKind::scatter, ScatterAttrs{op, dims, mode}, {x, indices, updates}));
 }
 
 ValueId GraphBuilder::dot_general(ValueId lhs, ValueId rhs, const DotDims& dims,
                                   std::optional<DType> preferred) {
-  Node n;
-  n.kind = OpKind::dot_general;
-  n.inputs = {lhs, rhs};
-  n.dot = dims;
-  n.dtype = preferred;
-  return add(std::move(n));
+  return add(make_node(OpKind::dot_general, DotGeneralAttrs{dims, preferred}, {lhs, rhs}));
 }
 
 ValueId GraphBuilder::fused(const std::vector<ValueId>& inputs, std::shared_ptr<const Graph> body) {
-  Node n;
-  n.kind = OpKind::fused;
-  n.inputs = inputs;
+  Node n = make_node(OpKind::fused, NoAttrs{}, inputs);
   n.body = std::move(body);
   return add(std::move(n));
 }

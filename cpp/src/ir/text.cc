@@ -12,6 +12,7 @@
 #include <type_traits>
 #include <unordered_map>
 
+#include "../ops/structural.h"
 #include "tinyxla/error.h"
 #include "tinyxla/graph.h"
 
@@ -23,22 +24,6 @@ constexpr size_t kMaxDecimalElements = 16;  // larger constants print as hex byt
 const char* const kDTypeNames[kNumDTypes] = {"bool", "i8",  "i16", "i32", "i64",
                                              "u8",   "u16", "u32", "u64", "f16",
                                              "bf16", "f32", "f64", "c64", "c128"};
-
-// The printed name of a unary or binary op: "and_" prints as "and".
-std::string op_text(const char* name) {
-  std::string s = name;
-  if (!s.empty() && s.back() == '_') s.pop_back();
-  return s;
-}
-
-std::string ints(const std::vector<int64_t>& v) {
-  std::string s = "[";
-  for (size_t i = 0; i < v.size(); ++i) {
-    if (i) s += ",";
-    s += std::to_string(v[i]);
-  }
-  return s + "]";
-}
 
 // One element of a real or bool constant as decimal text.
 std::string element_text(DType t, const char* p) {
@@ -158,71 +143,17 @@ std::string constant_attr(const Array& a) {
 }
 
 std::string attrs(const Node& n) {
-  switch (n.kind) {
-    case OpKind::constant: return constant_attr(n.constant);
-    case OpKind::reduce: return "{axes=" + ints(n.axes) + "}";
-    case OpKind::argmax:
-    case OpKind::argmin: return "{axis=" + std::to_string(n.dimension) + "}";
-    case OpKind::sort:
-      return "{dimension=" + std::to_string(n.dimension) + ", num_keys=" + std::to_string(n.op) + "}";
-    case OpKind::cumulative:
-      return "{dimension=" + std::to_string(n.dimension) +
-             ", reverse=" + std::to_string(n.axes.empty() ? 0 : n.axes[0]) + "}";
-    case OpKind::eig:
-      return "{left=" + std::to_string(n.op & 1) + ", right=" + std::to_string((n.op >> 1) & 1) + "}";
-    case OpKind::eigh: return "{lower=" + std::to_string(n.op) + "}";
-    case OpKind::transpose: return "{perm=" + ints(n.axes) + "}";
-    case OpKind::broadcast_in_dim:
-    case OpKind::rev: return "{dims=" + ints(n.axes) + "}";
-    case OpKind::slice:
-      return "{start=" + ints(n.lo) + ", limit=" + ints(n.hi) + ", strides=" + ints(n.step) + "}";
-    case OpKind::pad:
-      return "{low=" + ints(n.lo) + ", high=" + ints(n.hi) + ", interior=" + ints(n.step) + "}";
-    case OpKind::concatenate:
-    case OpKind::iota: return "{dimension=" + std::to_string(n.dimension) + "}";
-    case OpKind::gather:
-    case OpKind::scatter: {
-      const GatherDims& d = n.gather;
-      const bool g = n.kind == OpKind::gather;
-      std::string a = std::string("{") + (g ? "offset_dims=" : "update_window_dims=") +
-                      ints(d.offset_dims) +
-                      (g ? ", collapsed_slice_dims=" : ", inserted_window_dims=") +
-                      ints(d.collapsed_slice_dims) +
-                      (g ? ", start_index_map=" : ", scatter_dims_to_operand_dims=") +
-                      ints(d.start_index_map);
-      if (!d.operand_batching_dims.empty())
-        a += ", operand_batching_dims=" + ints(d.operand_batching_dims) +
-             (g ? ", start_indices_batching_dims=" : ", scatter_indices_batching_dims=") +
-             ints(d.start_indices_batching_dims);
-      if (g) a += ", slice_sizes=" + ints(n.lo);
-      return a + ", mode=" + std::to_string(n.dimension) + "}";
-    }
-    case OpKind::dot_general:
-      return "{lhs_contracting=" + ints(n.dot.lhs_contracting) +
-             ", rhs_contracting=" + ints(n.dot.rhs_contracting) +
-             ", lhs_batch=" + ints(n.dot.lhs_batch) + ", rhs_batch=" + ints(n.dot.rhs_batch) + "}";
-    default: return "";
-  }
-}
-
-std::string node_name(const Node& n) {
-  switch (n.kind) {
-    case OpKind::unary: return op_text(op_name(UnaryOp(n.op)));
-    case OpKind::binary: return op_text(op_name(BinaryOp(n.op)));
-    case OpKind::reduce: return "reduce_" + op_text(op_name(ReduceOp(n.op)));
-    case OpKind::cumulative: return "cum" + op_text(op_name(CumulativeOp(n.op)));
-    case OpKind::scatter:
-      return n.op == int(ScatterOp::set) ? "scatter" : std::string("scatter_") + op_name(ScatterOp(n.op));
-    default: return op_kind_name(n.kind);
-  }
+  if (n.kind == OpKind::constant) return constant_attr(n.constant);
+  const std::string fields = ops::op_def(n.kind).print_attrs(n.attrs);
+  return fields.empty() ? fields : "{" + fields + "}";
 }
 
 void print_graph(const Graph& g, const std::string& indent, std::string& out) {
   for (const Node& n : g.nodes()) {
     out += indent;
     for (int r = 0; r < n.num_results; ++r) out += (r ? ", %" : "%") + std::to_string(n.first_result + r);
-    out += " = " + node_name(n) + "(";
-    if (n.kind == OpKind::parameter) out += std::to_string(n.op);
+    out += " = " + ops::op_def(n.kind).spelling(n.attrs) + "(";
+    if (n.kind == OpKind::parameter) out += std::to_string(n.attr<ops::ParameterAttrs>().index);
     for (size_t i = 0; i < n.inputs.size(); ++i) out += (i ? ", %" : "%") + std::to_string(n.inputs[i]);
     out += ")";
     std::string a = attrs(n);
@@ -282,35 +213,14 @@ std::vector<Token> tokenize(const std::string& s) {
   return toks;
 }
 
-class Parser {
+class Parser : public ops::AttrReader {
  public:
   explicit Parser(const std::string& text) : toks_(tokenize(text)) {
-    auto add = [&](const std::string& name, OpKind kind, int op) { names_[name] = {kind, op}; };
-#define TINYXLA_KIND(name) add(#name, OpKind::name, 0);
+#define TINYXLA_KIND(name)                                                   \
+  for (auto& [spelled, attrs] : ops::op_def(OpKind::name).spellings()) \
+    names_[spelled] = {OpKind::name, std::move(attrs)};
     TINYXLA_GRAPH_OPS(TINYXLA_KIND)
 #undef TINYXLA_KIND
-    // These kinds print as their op's name.
-    for (const char* generic : {"unary", "binary", "reduce", "cumulative"}) names_.erase(generic);
-    int i = 0;
-#define TINYXLA_U(name) add(op_text(#name), OpKind::unary, i++);
-    TINYXLA_UNARY_OPS(TINYXLA_U)
-#undef TINYXLA_U
-    i = 0;
-#define TINYXLA_B(name) add(op_text(#name), OpKind::binary, i++);
-    TINYXLA_BINARY_OPS(TINYXLA_B)
-#undef TINYXLA_B
-    i = 0;
-#define TINYXLA_R(name) add("reduce_" + op_text(#name), OpKind::reduce, i++);
-    TINYXLA_REDUCE_OPS(TINYXLA_R)
-#undef TINYXLA_R
-    i = 0;
-#define TINYXLA_S(name) add(i ? "scatter_" + op_text(#name) : "scatter", OpKind::scatter, i), ++i;
-    TINYXLA_SCATTER_OPS(TINYXLA_S)
-#undef TINYXLA_S
-    i = 0;
-#define TINYXLA_C(name) add("cum" + op_text(#name), OpKind::cumulative, i++);
-    TINYXLA_CUMULATIVE_OPS(TINYXLA_C)
-#undef TINYXLA_C
     for (int t = 0; t < kNumDTypes; ++t) dtypes_[kDTypeNames[t]] = DType(t);
   }
 
@@ -336,7 +246,7 @@ class Parser {
     if (peek().kind != kind) fail(std::string("expected ") + what);
     return toks_[pos_++].text;
   }
-  int64_t integer() {
+  int64_t integer() override {
     std::string s = expect_kind(Token::Number, "an integer");
     char* end = nullptr;
     errno = 0;
@@ -347,7 +257,7 @@ class Parser {
     }
     return v;
   }
-  std::vector<int64_t> int_list() {
+  std::vector<int64_t> int_list() override {
     std::vector<int64_t> v;
     expect("[");
     while (!at("]")) {
@@ -438,36 +348,10 @@ class Parser {
         } else {
           ++pos_;
         }
-      } else if (key == "axis" || key == "dimension" || key == "mode") {
-        n.dimension = integer();
-      } else if (key == "num_keys") {
-        n.op = int(integer());
-      } else if (key == "reverse") {
-        n.axes = {integer()};
-      } else if (key == "left" || key == "right" || key == "lower") {
-        // eig's flag bits (left 1, right 2), eigh's lower.
-        const int bit = key == "right" ? 2 : 1;
-        n.op = integer() ? n.op | bit : n.op & ~bit;
-      } else {
-        std::vector<int64_t> v = int_list();
-        if (key == "axes" || key == "perm" || key == "dims") n.axes = v;
-        else if (key == "start" || key == "low") n.lo = v;
-        else if (key == "limit" || key == "high") n.hi = v;
-        else if (key == "strides" || key == "interior") n.step = v;
-        else if (key == "lhs_contracting") n.dot.lhs_contracting = v;
-        else if (key == "rhs_contracting") n.dot.rhs_contracting = v;
-        else if (key == "lhs_batch") n.dot.lhs_batch = v;
-        else if (key == "rhs_batch") n.dot.rhs_batch = v;
-        else if (key == "offset_dims" || key == "update_window_dims") n.gather.offset_dims = v;
-        else if (key == "collapsed_slice_dims" || key == "inserted_window_dims")
-          n.gather.collapsed_slice_dims = v;
-        else if (key == "start_index_map" || key == "scatter_dims_to_operand_dims")
-          n.gather.start_index_map = v;
-        else if (key == "operand_batching_dims") n.gather.operand_batching_dims = v;
-        else if (key == "start_indices_batching_dims" || key == "scatter_indices_batching_dims")
-          n.gather.start_indices_batching_dims = v;
-        else if (key == "slice_sizes") n.lo = v;
-        else fail("unknown attribute '" + key + "'");
+      } else if (!ops::op_def(n.kind).parse_attr(n.attrs, key, *this)) {
+        --pos_;
+        --pos_;
+        fail("unknown attribute '" + key + "'");
       }
     }
     expect("}");
@@ -492,7 +376,7 @@ class Parser {
       }
       Node n;
       n.kind = it->second.first;
-      n.op = it->second.second;
+      n.attrs = it->second.second;
       expect("(");
       if (n.kind == OpKind::parameter) {
         int64_t index = integer();
@@ -520,23 +404,13 @@ class Parser {
       }
       if (types.size() != results.size()) fail("one type per result is needed");
       // Attributes that the result type carries.
-      const ValueType& t = types[0];
-      switch (n.kind) {
-        case OpKind::parameter: case OpKind::iota: n.shape = t.shape; n.dtype = t.dtype; break;
-        case OpKind::reshape: case OpKind::broadcast_in_dim: case OpKind::dynamic_slice:
-          n.shape = t.shape;
-          break;
-        case OpKind::convert: case OpKind::bitcast_convert: case OpKind::argmax:
-        case OpKind::argmin: case OpKind::dot_general: n.dtype = t.dtype; break;
-        case OpKind::constant: {
-          if (constant_key.empty()) fail("a constant needs a value");
-          size_t resume = pos_;
-          pos_ = constant_pos;
-          n.constant = constant(constant_key, t);
-          pos_ = resume;
-          break;
-        }
-        default: break;
+      ops::op_def(n.kind).take_result_types(n.attrs, types);
+      if (n.kind == OpKind::constant) {
+        if (constant_key.empty()) fail("a constant needs a value");
+        size_t resume = pos_;
+        pos_ = constant_pos;
+        n.constant = constant(constant_key, types[0]);
+        pos_ = resume;
       }
       ValueId first = b.add(std::move(n));
       const Graph& g = b.graph();
@@ -562,7 +436,7 @@ class Parser {
 
   std::vector<Token> toks_;
   size_t pos_ = 0;
-  std::unordered_map<std::string, std::pair<OpKind, int>> names_;
+  std::unordered_map<std::string, std::pair<OpKind, std::any>> names_;
   std::unordered_map<std::string, DType> dtypes_;
 };
 

@@ -1,9 +1,10 @@
-// Common subexpression elimination: a forward sweep keyed on each node's op, attributes and
-// (already merged) operands. Constants merge by value when small and ready, else by buffer.
+// Common subexpression elimination: a forward sweep keyed on each node's kind, attributes
+// (their definition's key) and (already merged) operands. Constants merge by value when small and ready, else by buffer.
 #include <cstring>
 #include <string>
 #include <unordered_map>
 
+#include "../ops/op_def.h"
 #include "passes.h"
 
 namespace tinyxla::passes {
@@ -25,18 +26,9 @@ std::string node_key(const Node& n) {
   if (n.kind == OpKind::parameter) return "";
   std::string key;
   put(key, n.kind);
-  put(key, n.op);
-  put(key, n.dimension);
   put(key, n.inputs.size());
   key.append(reinterpret_cast<const char*>(n.inputs.data()), n.inputs.size() * sizeof(ValueId));
-  put_ints(key, n.shape);
-  put(key, n.dtype.has_value() ? int(*n.dtype) : -1);
-  for (const auto* v : {&n.axes, &n.lo, &n.hi, &n.step, &n.dot.lhs_contracting,
-                        &n.dot.rhs_contracting, &n.dot.lhs_batch, &n.dot.rhs_batch,
-                        &n.gather.offset_dims, &n.gather.collapsed_slice_dims,
-                        &n.gather.start_index_map, &n.gather.operand_batching_dims,
-                        &n.gather.start_indices_batching_dims})
-    put_ints(key, *v);
+  ops::op_def(n.kind).append_key(n.attrs, key);
   if (n.kind == OpKind::constant) {
     const Array& c = n.constant;
     put(key, c.dtype());

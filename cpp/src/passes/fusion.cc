@@ -14,9 +14,9 @@
 #include <queue>
 #include <unordered_set>
 
-#include "../cpu/elementwise_ops.h"
-#include "../cpu/fused.h"
 #include "../ir/fused_body.h"
+#include "../ops/reductions.h"
+#include "../ops/structural.h"
 #include "passes.h"
 
 namespace tinyxla::passes {
@@ -35,8 +35,8 @@ struct Group {
 
 class Fuser {
  public:
-  Fuser(const Graph& g, const FusionOptions& options)
-      : g_(g), opt_(options), n_(g.num_nodes()), member_of_(size_t(n_), -1),
+  Fuser(const Graph& g, const FusionTarget& target, const FusionOptions& options)
+      : g_(g), target_(target), opt_(options), n_(g.num_nodes()), member_of_(size_t(n_), -1),
         stamp_(size_t(n_), -1), dup_(size_t(n_), -1), processed_(size_t(n_), 0),
         emitted_(size_t(n_), 0), readers_(size_t(g.num_values())),
         live_reads_(size_t(g.num_values()), 0) {
@@ -69,10 +69,11 @@ class Fuser {
   int64_t root_size(const Node& n) const {
     if (n.kind == OpKind::reduce) {
       const ValueType& t = g_.type(n.inputs[0]);
-      if (!cpu::can_fuse_reduce(ReduceOp(n.op), t.dtype, t.shape, n.axes)) return 0;
+      const auto& reduce = n.attr<ops::ReduceAttrs>();
+      if (!target_.can_fuse_reduce(reduce.op, t.dtype, t.shape, reduce.axes)) return 0;
       return num_elements(t.shape);
     }
-    if (!is_elementwise(n.kind) || !cpu::can_fuse_elementwise(n, g_)) return 0;
+    if (!is_elementwise(n.kind) || !target_.can_fuse_elementwise(n, g_)) return 0;
     return num_elements(g_.type(n.first_result).shape);
   }
 
@@ -85,19 +86,16 @@ class Fuser {
   bool joinable(const Node& p, int64_t size) const {
     if (p.num_results != 1 || num_elements(g_.type(p.first_result).shape) != size) return false;
     if (p.kind == OpKind::reshape) return true;
-    return is_elementwise(p.kind) && cpu::can_fuse_elementwise(p, g_);
+    return is_elementwise(p.kind) && target_.can_fuse_elementwise(p, g_);
   }
 
-  bool cheap(const Node& p) const {
-    if (p.kind == OpKind::unary) return !cpu::is_expensive(UnaryOp(p.op));
-    if (p.kind == OpKind::binary) return !cpu::is_expensive(BinaryOp(p.op));
-    return true;
-  }
+  bool cheap(const Node& p) const { return !target_.is_expensive(p); }
 
   bool feeds_max_reduce(ValueId v) const {
     for (int u : readers_[size_t(v)]) {
       const Node& r = g_.node(u);
-      if (r.kind == OpKind::reduce && (ReduceOp(r.op) == ReduceOp::max || ReduceOp(r.op) == ReduceOp::min))
+      if (r.kind == OpKind::reduce && (r.attr<ops::ReduceAttrs>().op == ReduceOp::max ||
+                                       r.attr<ops::ReduceAttrs>().op == ReduceOp::min))
         return true;
     }
     return false;
@@ -171,7 +169,7 @@ class Fuser {
     const Node& c = g_.node(u);
     if (c.kind == OpKind::reduce) {
       const ValueType& t = g_.type(c.inputs[0]);
-      if (root_size(c) != b.size || (b.has_reduce && (t.shape != b.reduce_shape || c.axes != b.reduce_axes)))
+      if (root_size(c) != b.size || (b.has_reduce && (t.shape != b.reduce_shape || c.attr<ops::ReduceAttrs>().axes != b.reduce_axes)))
         return false;
     } else if (!joinable(c, b.size)) {
       return false;
@@ -192,7 +190,7 @@ class Fuser {
     if (c.kind == OpKind::reduce && !b.has_reduce) {
       b.has_reduce = true;
       b.reduce_shape = g_.type(c.inputs[0]).shape;
-      b.reduce_axes = c.axes;
+      b.reduce_axes = c.attr<ops::ReduceAttrs>().axes;
     }
     return true;
   }
@@ -207,7 +205,7 @@ class Fuser {
     if (rn.kind == OpKind::reduce) {
       b.has_reduce = true;
       b.reduce_shape = g_.type(rn.inputs[0]).shape;
-      b.reduce_axes = rn.axes;
+      b.reduce_axes = rn.attr<ops::ReduceAttrs>().axes;
     }
     b.absorbed = {root};
     member_of_[size_t(root)] = b.gid;
@@ -294,11 +292,9 @@ class Fuser {
     auto body = std::make_shared<Graph>();
     std::map<ValueId, ValueId> map;
     for (ValueId v : grp.inputs) {
-      Node p;
-      p.kind = OpKind::parameter;
-      p.shape = g_.type(v).shape;
-      p.dtype = g_.type(v).dtype;
-      map[v] = body->add_node(std::move(p), {g_.type(v)});
+      const ValueType& t = g_.type(v);
+      map[v] = body->add_node(
+          ops::make_node(OpKind::parameter, ops::ParameterAttrs{0, t.shape, t.dtype}), {t});
     }
     for (int i : grp.nodes) {
       Node c = g_.node(i);
@@ -393,6 +389,7 @@ class Fuser {
   }
 
   const Graph& g_;
+  const FusionTarget& target_;
   FusionOptions opt_;
   const int n_;
   std::vector<int> member_of_;  // the group a node was absorbed into
@@ -408,6 +405,8 @@ class Fuser {
 
 }  // namespace
 
-Graph fuse(const Graph& g, const FusionOptions& options) { return Fuser(g, options).run(); }
+Graph fuse(const Graph& g, const FusionTarget& target, const FusionOptions& options) {
+  return Fuser(g, target, options).run();
+}
 
 }  // namespace tinyxla::passes

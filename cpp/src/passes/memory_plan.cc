@@ -2,6 +2,7 @@
 // as they are dead, and the inputs a kernel may overwrite with its result: an elementwise
 // kernel's operands, and the operand an update (dynamic_update_slice, scatter) writes into.
 #include "../ir/fused_body.h"
+#include "../ops/structural.h"
 #include "passes.h"
 
 namespace tinyxla::passes {
@@ -83,7 +84,7 @@ MemoryPlan plan_memory(const Graph& g) {
       const Node& def = g.node(g.defining_node(u));
       if (def.kind == OpKind::parameter && only_user[size_t(u)] == i && !is_output[size_t(u)] &&
           aliasable(g, n, j, v - n.first_result, fused_size))
-        plan.output_donors[k].push_back(def.op);
+        plan.output_donors[k].push_back(int(def.attr<ops::ParameterAttrs>().index));
     }
   }
   return plan;

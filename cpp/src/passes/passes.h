@@ -16,13 +16,27 @@ Graph cse(const Graph& g);
 // Drops nodes whose results no output needs; parameters stay.
 Graph dce(const Graph& g);
 
+// What the target that runs fused kernels can do (the compiler passes its own: the CPU's
+// is compiler/cpu_target.h), so that the pass itself knows no kernels.
+class FusionTarget {
+ public:
+  virtual ~FusionTarget() = default;
+  // Whether a fused kernel computes elementwise node `n` of `g`.
+  virtual bool can_fuse_elementwise(const Node& n, const Graph& g) const = 0;
+  // Whether a fused kernel reduces `operand` over `axes` with `op`.
+  virtual bool can_fuse_reduce(ReduceOp op, DType dtype, const Shape& operand,
+                               const std::vector<int64_t>& axes) const = 0;
+  // Whether recomputing elementwise node `n` costs more than a memory round trip.
+  virtual bool is_expensive(const Node& n) const = 0;
+};
+
 struct FusionOptions {
   int max_inputs = 24;        // operands per fused kernel
   int max_duplicates = 32;    // cheap producers recomputed inside one kernel
 };
-// Groups elementwise chains into fused nodes, with elementwise prologues of reductions
-// and multi-output kernels (see fusion.cc for the rules).
-Graph fuse(const Graph& g, const FusionOptions& options = {});
+// Groups elementwise chains into fused nodes that `target` can run, with elementwise
+// prologues of reductions and multi-output kernels (see fusion.cc for the rules).
+Graph fuse(const Graph& g, const FusionTarget& target, const FusionOptions& options = {});
 
 // Lifetimes: which values die after each node, and which inputs a node may overwrite.
 struct MemoryPlan {

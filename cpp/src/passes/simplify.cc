@@ -5,11 +5,25 @@
 #include <cstring>
 
 #include "../ir/fused_body.h"
-#include "../runtime/node_runner.h"
+#include "../ops/elementwise.h"
+#include "../ops/layout.h"
+#include "../ops/reductions.h"
+#include "../ops/structural.h"
 #include "passes.h"
 
 namespace tinyxla::passes {
 namespace {
+
+using namespace ops;
+
+// Runs node `n` on ready constants `ins` by its definition: a dense ready result of `type`.
+Array evaluate(const Node& n, const ValueType& type, const std::vector<Array>& ins) {
+  const OpDef& def = op_def(n.kind);
+  if (def.is_view()) return dense_copy(ready_view(n, type, ins[0]));
+  Array out(type.shape, type.dtype, 0, Event::ready());
+  def.run(n.attrs, ins, {out});
+  return out;
+}
 
 // Constant subgraphs fold when no operand and no result has more elements than this.
 constexpr int64_t kFoldLimit = 1024;
@@ -83,14 +97,14 @@ bool rewrite(const Graph& g, Node& n, const ValueType& type, ValueId* same) {
   };
   switch (n.kind) {
     case OpKind::unary:
-      if (UnaryOp(n.op) == UnaryOp::neg && producer(0).kind == OpKind::unary &&
-          UnaryOp(producer(0).op) == UnaryOp::neg) {
+      if (n.attr<UnaryAttrs>().op == UnaryOp::neg && producer(0).kind == OpKind::unary &&
+          producer(0).attr<UnaryAttrs>().op == UnaryOp::neg) {
         *same = producer(0).inputs[0];
         return true;
       }
       return false;
     case OpKind::binary: {
-      const BinaryOp op = BinaryOp(n.op);
+      const BinaryOp op = n.attr<BinaryAttrs>().op;
       const DType t = in_type(0).dtype;
       if (is_complex(t)) return false;  // (a+bi)*(1+0i) is NaN for an infinite a or b
       if (op == BinaryOp::mul) {
@@ -120,19 +134,21 @@ bool rewrite(const Graph& g, Node& n, const ValueType& type, ValueId* same) {
       return false;
     }
     case OpKind::convert: {
-      if (in_type(0).dtype == *n.dtype) return take(0);
+      const DType to = n.attr<ConvertAttrs>().dtype;
+      if (in_type(0).dtype == to) return take(0);
       const Node& p = producer(0);
-      const DType x = p.kind == OpKind::convert ? g.type(p.inputs[0]).dtype : DType::Bool;
+      if (p.kind != OpKind::convert) return false;
+      const DType x = g.type(p.inputs[0]).dtype, middle = p.attr<ConvertAttrs>().dtype;
       // Integers wrap into integers but floats saturate, so int -> float -> int keeps both.
-      const bool same_rule = !is_integral(*n.dtype) || !is_integral(x) || is_integral(*p.dtype);
-      if (p.kind == OpKind::convert && lossless(x, *p.dtype) && same_rule) {
+      const bool same_rule = !is_integral(to) || !is_integral(x) || is_integral(middle);
+      if (lossless(x, middle) && same_rule) {
         n.inputs[0] = p.inputs[0];
         return true;
       }
       return false;
     }
     case OpKind::reshape: {
-      if (in_type(0).shape == n.shape) return take(0);
+      if (in_type(0).shape == n.attr<ReshapeAttrs>().shape) return take(0);
       const Node& p = producer(0);
       if (p.kind == OpKind::reshape) {
         n.inputs[0] = p.inputs[0];
@@ -141,38 +157,44 @@ bool rewrite(const Graph& g, Node& n, const ValueType& type, ValueId* same) {
       return false;
     }
     case OpKind::transpose: {
-      if (is_iota(n.axes)) return take(0);
+      std::vector<int64_t>& perm = n.attr<TransposeAttrs>().perm;
+      if (is_iota(perm)) return take(0);
       const Node& p = producer(0);
       if (p.kind == OpKind::transpose) {
-        std::vector<int64_t> perm(n.axes.size());
-        for (size_t j = 0; j < perm.size(); ++j) perm[j] = p.axes[size_t(n.axes[j])];
-        n.axes = perm;
+        const std::vector<int64_t>& inner = p.attr<TransposeAttrs>().perm;
+        std::vector<int64_t> composed(perm.size());
+        for (size_t j = 0; j < perm.size(); ++j) composed[j] = inner[size_t(perm[j])];
+        perm = composed;
         n.inputs[0] = p.inputs[0];
         return true;
       }
       return false;
     }
     case OpKind::broadcast_in_dim: {
-      if (in_type(0).shape == n.shape && is_iota(n.axes)) return take(0);
+      BroadcastInDimAttrs& a = n.attr<BroadcastInDimAttrs>();
+      if (in_type(0).shape == a.shape && is_iota(a.dims)) return take(0);
       const Node& p = producer(0);
       if (p.kind == OpKind::broadcast_in_dim) {
-        std::vector<int64_t> dims(p.axes.size());
-        for (size_t i = 0; i < dims.size(); ++i) dims[i] = n.axes[size_t(p.axes[i])];
-        n.axes = dims;
+        const std::vector<int64_t>& inner = p.attr<BroadcastInDimAttrs>().dims;
+        std::vector<int64_t> dims(inner.size());
+        for (size_t i = 0; i < dims.size(); ++i) dims[i] = a.dims[size_t(inner[i])];
+        a.dims = dims;
         n.inputs[0] = p.inputs[0];
         return true;
       }
       return false;
     }
     case OpKind::slice: {
+      const SliceAttrs& a = n.attr<SliceAttrs>();
       bool full = true;
-      for (size_t i = 0; i < n.lo.size() && full; ++i)
-        full = n.lo[i] == 0 && n.hi[i] == in_type(0).shape[i] && n.step[i] == 1;
+      for (size_t i = 0; i < a.start.size() && full; ++i)
+        full = a.start[i] == 0 && a.limit[i] == in_type(0).shape[i] && a.strides[i] == 1;
       return full && take(0);
     }
     case OpKind::rev:
+      return n.attr<RevAttrs>().dims.empty() && take(0);
     case OpKind::reduce:
-      return n.axes.empty() && take(0);
+      return n.attr<ReduceAttrs>().axes.empty() && take(0);
     default:
       return false;
   }
@@ -204,10 +226,7 @@ Array fold(const Graph& g, const Node& n, const ValueType& type) {
     ins.push_back(p.constant);
   }
   try {
-    if (runtime::is_view(n.kind)) return runtime::dense_copy(runtime::make_view(n, type, ins[0]));
-    Array out(type.shape, type.dtype, 0, Event::ready());
-    runtime::run_kernel(n, ins, {out});
-    return out;
+    return evaluate(n, type, ins);
   } catch (const std::exception&) {
     return Array();
   }
@@ -233,9 +252,7 @@ Array fold_splats(const Graph& g, const Node& n, const ValueType& type) {
     if (!ins.back().buffer()) return Array();
   }
   try {
-    Array out(Shape{}, type.dtype, 0, Event::ready());
-    runtime::run_kernel(n, ins, {out});
-    return out;
+    return evaluate(n, {Shape{}, type.dtype}, ins);
   } catch (const std::exception&) {
     return Array();
   }
@@ -252,7 +269,8 @@ const Node* common_broadcast(const Graph& g, const Node& n) {
   for (ValueId v : n.inputs) {
     const Node& p = g.node(g.defining_node(v));
     if (p.kind == OpKind::broadcast_in_dim && g.type(p.inputs[0]).shape.size() > 0) {
-      if (common && (common->axes != p.axes || g.type(common->inputs[0]).shape !=
+      if (common && (common->attr<BroadcastInDimAttrs>().dims != p.attr<BroadcastInDimAttrs>().dims ||
+                     g.type(common->inputs[0]).shape !=
                                                    g.type(p.inputs[0]).shape))
         return nullptr;
       common = &p;
@@ -275,13 +293,10 @@ Graph simplify(const Graph& g) {
     if (n.kind == OpKind::constant && n.constant.size() > 1 && is_splat(n.constant)) {
       // A broadcast constant (jnp.zeros, full) is its scalar broadcast: small text, free view.
       const Array& c = n.constant;
-      Node scalar;
-      scalar.kind = OpKind::constant;
+      Node scalar = make_node(OpKind::constant, NoAttrs{});
       scalar.constant = Array(Shape{}, Strides{}, c.offset(), c.dtype(), c.device(), c.buffer(), c.event());
-      n = Node();
-      n.kind = OpKind::broadcast_in_dim;
-      n.shape = types[0].shape;
-      n.inputs = {out.add_node(std::move(scalar), {ValueType{Shape{}, types[0].dtype}})};
+      n = make_node(OpKind::broadcast_in_dim, BroadcastInDimAttrs{types[0].shape, {}},
+                    {out.add_node(std::move(scalar), {ValueType{Shape{}, types[0].dtype}})});
     }
     ValueId same = -1;
     for (int i = 0; i < kMaxRewrites && same < 0 && old.num_results == 1; ++i)
@@ -299,8 +314,7 @@ Graph simplify(const Graph& g) {
         if (p.kind == OpKind::broadcast_in_dim && out.type(p.inputs[0]).shape.size() > 0) {
           v = p.inputs[0];
         } else {
-          Node c;
-          c.kind = OpKind::constant;
+          Node c = make_node(OpKind::constant, NoAttrs{});
           c.constant = splat_scalar(out, v);
           v = out.add_node(std::move(c), {ValueType{Shape{}, out.type(v).dtype}});
         }
@@ -313,21 +327,17 @@ Graph simplify(const Graph& g) {
     if (!types[0].shape.empty()) {
       Array scalar = fold_splats(out, n, types[0]);
       if (scalar.buffer()) {
-        Node c;
-        c.kind = OpKind::constant;
+        Node c = make_node(OpKind::constant, NoAttrs{});
         c.constant = scalar;
-        Node b;
-        b.kind = OpKind::broadcast_in_dim;
-        b.shape = types[0].shape;
-        b.inputs = {out.add_node(std::move(c), {ValueType{Shape{}, types[0].dtype}})};
+        Node b = make_node(OpKind::broadcast_in_dim, BroadcastInDimAttrs{types[0].shape, {}},
+                           {out.add_node(std::move(c), {ValueType{Shape{}, types[0].dtype}})});
         map[size_t(old.first_result)] = out.add_node(std::move(b), std::move(types));
         continue;
       }
     }
     Array folded = n.num_results == 1 ? fold(out, n, types[0]) : Array();
     if (folded.buffer()) {
-      Node c;
-      c.kind = OpKind::constant;
+      Node c = make_node(OpKind::constant, NoAttrs{});
       c.constant = folded;
       n = std::move(c);
     }

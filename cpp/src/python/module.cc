@@ -7,7 +7,8 @@
 #include <optional>
 
 #include "python/graph_bindings.h"
-#include "runtime/thread_pool.h"
+#include "python/op_bindings.h"
+#include "core/thread_pool.h"
 #include "tinyxla/graph.h"
 #include "tinyxla/tinyxla.h"
 
@@ -15,43 +16,6 @@ namespace py = pybind11;
 using namespace tinyxla;
 
 namespace {
-
-// Python numbers (and numpy scalars) cross as Scalars.
-bool to_scalar(py::handle h, Scalar* s) {
-  PyObject* o = h.ptr();
-  if (PyBool_Check(o)) {
-    *s = Scalar::of_bool(o == Py_True);
-  } else if (PyLong_Check(o)) {
-    int overflow = 0;
-    long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
-    if (overflow > 0) {
-      unsigned long long u = PyLong_AsUnsignedLongLong(o);
-      if (PyErr_Occurred()) throw py::error_already_set();
-      *s = Scalar::of_uint(u);
-    } else if (overflow < 0) {
-      throw py::value_error("Python int too large to convert to int64");
-    } else {
-      *s = Scalar::of_int(v);
-    }
-  } else if (PyFloat_Check(o)) {
-    *s = Scalar::of_float(PyFloat_AS_DOUBLE(o));
-  } else if (PyComplex_Check(o)) {
-    *s = Scalar::of_complex(PyComplex_RealAsDouble(o), PyComplex_ImagAsDouble(o));
-  } else if (py::hasattr(h, "dtype") && py::hasattr(h, "item") && !py::isinstance<Array>(h)) {
-    return to_scalar(h.attr("item")(), s);
-  } else {
-    return false;
-  }
-  return true;
-}
-
-// An operand: an Array, or a number made into a 0-d array of `dtype` on `device`.
-Array operand(py::handle h, DType dtype, int device) {
-  if (py::isinstance<Array>(h)) return h.cast<const Array&>();
-  Scalar s;
-  if (!to_scalar(h, &s)) throw py::type_error("expected an Array or a Python scalar");
-  return scalar(dtype, s, device);
-}
 
 // Picks the dtype and device of the first Array among the operands for scalar ones.
 std::pair<DType, int> like(std::initializer_list<py::handle> hs) {
@@ -500,4 +464,5 @@ PYBIND11_MODULE(_core, m) {
   m.def("trim_memory_cache", &trim_memory_cache);
   m.def("pool_size", &pool_size);
   bind_graph(m);
+  bind_ops(m);
 }

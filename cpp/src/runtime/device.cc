@@ -7,7 +7,7 @@
 #include <string>
 #include <thread>
 
-#include "thread_pool.h"
+#include "../core/thread_pool.h"
 #include "tinyxla/error.h"
 
 namespace tinyxla {

@@ -1,17 +1,17 @@
-// compile() and Executable: the pass pipeline, then a plan of steps run node by node inside
-// one device task, calling kernels directly. Results are allocated up front (they are the
-// futures run() returns); intermediates are dropped after their last use, and a dead
-// dense intermediate nobody else holds becomes the output buffer of an elementwise step.
+// Executable: runs a compiler::Program node by node inside one device task, calling the
+// ops' kernels directly, and swaps in the upper tier's generated code when it is built.
+// Results are allocated up front (they are the futures run() returns); intermediates are
+// dropped after their last use, and a dead dense intermediate nobody else holds becomes the
+// output buffer of an elementwise step. compile() wraps compiler::compile_program.
 #include <atomic>
 #include <mutex>
 #include <string>
 
 #include "../codegen/module.h"
-#include "../cpu/fused.h"
+#include "../compiler/program.h"
 #include "../cpu/kernels.h"
-#include "../ir/fused_body.h"
+#include "../ops/structural.h"
 #include "../passes/passes.h"
-#include "node_runner.h"
 #include "tinyxla/compiler.h"
 #include "tinyxla/device.h"
 #include "tinyxla/error.h"
@@ -23,31 +23,6 @@ namespace {
 // the stream is idle: waking the stream thread would cost as much.
 constexpr double kInlineCost = 1 << 17;
 
-enum class StepKind { Parameter, Constant, View, Kernel, Interpreted, Body };
-
-struct Step {
-  StepKind kind = StepKind::Kernel;
-  std::unique_ptr<cpu::FusedKernel> kernel;  // Interpreted steps
-  std::vector<ValueId> release;
-  std::vector<std::pair<int, int>> inplace;
-};
-
-// A one-node body for a lone elementwise node, so that it runs through the interpreter.
-std::unique_ptr<cpu::FusedKernel> single_op_kernel(const Graph& g, const Node& n) {
-  Graph body;
-  Node copy = n;
-  for (size_t i = 0; i < n.inputs.size(); ++i) {
-    Node p;
-    p.kind = OpKind::parameter;
-    p.shape = g.type(n.inputs[i]).shape;
-    p.dtype = g.type(n.inputs[i]).dtype;
-    copy.inputs[i] = body.add_node(std::move(p), {g.type(n.inputs[i])});
-  }
-  ValueId v = body.add_node(std::move(copy), {g.type(n.first_result)});
-  body.set_outputs({v});
-  return std::make_unique<cpu::FusedKernel>(body);
-}
-
 // Runs a fused body node by node with the eager kernels (for bodies the interpreter
 // does not take).
 void run_body(const Graph& body, const std::vector<Array>& ins, const std::vector<Array>& outs) {
@@ -56,16 +31,16 @@ void run_body(const Graph& body, const std::vector<Array>& ins, const std::vecto
     const ValueId v = n.first_result;
     const ValueType& t = body.type(v);
     if (n.kind == OpKind::parameter) {
-      vals[size_t(v)] = ins[size_t(n.op)];
+      vals[size_t(v)] = ins[size_t(n.attr<ops::ParameterAttrs>().index)];
     } else if (n.kind == OpKind::constant) {
       vals[size_t(v)] = n.constant;
-    } else if (runtime::is_view(n.kind)) {
-      vals[size_t(v)] = runtime::make_view(n, t, vals[size_t(n.inputs[0])]);
+    } else if (ops::op_def(n.kind).is_view()) {
+      vals[size_t(v)] = ops::ready_view(n, t, vals[size_t(n.inputs[0])]);
     } else {
       std::vector<Array> args;
       for (ValueId in : n.inputs) args.push_back(vals[size_t(in)]);
       Array out(t.shape, t.dtype, ins.empty() ? 0 : ins[0].device(), Event::ready());
-      runtime::run_kernel(n, args, {out});
+      ops::op_def(n.kind).run(n.attrs, args, {out});
       vals[size_t(v)] = out;
     }
   }
@@ -78,13 +53,8 @@ void run_body(const Graph& body, const std::vector<Array>& ins, const std::vecto
 }  // namespace
 
 struct Executable::Impl {
-  Graph graph;
-  std::vector<Step> steps;
-  std::vector<char> is_output;
-  std::vector<std::vector<int>> output_donors;  // per output: parameters whose buffer it may take
-  std::vector<Array> constants;
-  double cost = 0;
-  int num_kernels = 0;
+  compiler::Program program;
+  const Graph& graph = program.graph;
 
   // The upper tier: generated when first needed, then read by runs without a lock.
   codegen::Mode codegen_mode = codegen::Mode::Off;
@@ -111,16 +81,16 @@ struct Executable::Impl {
   void execute(std::vector<Array>& args, const std::vector<Array>& outs, const EventPtr& ev) const {
     for (const Array& a : args)
       if (a.event()->has_error()) return ev->set_error(a.event()->error());
-    for (const Array& c : constants)
+    for (const Array& c : program.constants)
       if (c.event()->has_error()) return ev->set_error(c.event()->error());
     try {
       std::vector<Array> vals(size_t(graph.num_values()));
       for (size_t k = 0; k < outs.size(); ++k)
         if (outs[k].event() == ev) vals[size_t(graph.outputs()[k])] = outs[k];
       const int dev = outs.empty() ? 0 : outs[0].device();
-      for (size_t i = 0; i < steps.size(); ++i) {
+      for (size_t i = 0; i < program.steps.size(); ++i) {
         run_step(int(i), args, vals, dev);
-        for (ValueId v : steps[i].release) vals[size_t(v)] = Array();
+        for (ValueId v : program.steps[i].release) vals[size_t(v)] = Array();
       }
       ev->set_ready();
     } catch (...) {
@@ -129,20 +99,21 @@ struct Executable::Impl {
   }
 
   void run_step(int i, std::vector<Array>& args, std::vector<Array>& vals, int dev) const {
-    const Step& step = steps[size_t(i)];
+    const compiler::Step& step = program.steps[size_t(i)];
     const Node& n = graph.node(i);
     const ValueId v0 = n.first_result;
     switch (step.kind) {
-      case StepKind::Parameter:
+      case compiler::StepKind::Parameter:
         // Moved: once the caller drops its handle, the buffer is ours alone to reuse.
-        if (!vals[size_t(v0)].buffer()) vals[size_t(v0)] = std::move(args[size_t(n.op)]);
+        if (!vals[size_t(v0)].buffer())
+          vals[size_t(v0)] = std::move(args[size_t(n.attr<ops::ParameterAttrs>().index)]);
         return;
-      case StepKind::Constant:
+      case compiler::StepKind::Constant:
         if (!vals[size_t(v0)].buffer()) vals[size_t(v0)] = n.constant;
         return;
-      case StepKind::View: {
-        Array view = runtime::make_view(n, graph.type(v0), vals[size_t(n.inputs[0])]);
-        if (is_output[size_t(v0)]) cpu::copy(view, vals[size_t(v0)]);
+      case compiler::StepKind::View: {
+        Array view = ops::ready_view(n, graph.type(v0), vals[size_t(n.inputs[0])]);
+        if (program.is_output[size_t(v0)]) cpu::copy(view, vals[size_t(v0)]);
         else vals[size_t(v0)] = std::move(view);
         return;
       }
@@ -158,7 +129,7 @@ struct Executable::Impl {
       const ValueType& t = graph.type(v);
       const Array& preallocated = vals[size_t(v)];
       for (const auto& [j, rr] : step.inplace) {
-        if (rr != r || taken[size_t(j)] || (step.kind != StepKind::Interpreted && !update))
+        if (rr != r || taken[size_t(j)] || (step.kind != compiler::StepKind::Interpreted && !update))
           continue;
         Array& x = vals[size_t(n.inputs[size_t(j)])];
         if (x.buffer().use_count() != 1 || x.buffer()->borrowed() || x.offset() != 0 ||
@@ -185,13 +156,13 @@ struct Executable::Impl {
     ins.reserve(n.inputs.size());
     for (ValueId v : n.inputs) ins.push_back(vals[size_t(v)]);
     switch (step.kind) {
-      case StepKind::Interpreted: {
+      case compiler::StepKind::Interpreted: {
         const codegen::Module* m = module_ptr.load(std::memory_order_acquire);
         if (!m || !m->run(i, ins, results)) step.kernel->run(ins, results);
         break;
       }
-      case StepKind::Body: run_body(*n.body, ins, results); break;
-      default: runtime::run_kernel(n, ins, results); break;
+      case compiler::StepKind::Body: run_body(*n.body, ins, results); break;
+      default: ops::op_def(n.kind).run(n.attrs, ins, results); break;
     }
     for (int r = 0; r < n.num_results; ++r) vals[size_t(v0 + r)] = std::move(results[size_t(r)]);
   }
@@ -202,7 +173,7 @@ Executable::~Executable() = default;
 
 std::string Executable::text() const { return impl_->graph.to_text(); }
 const Graph& Executable::graph() const { return impl_->graph; }
-int Executable::num_kernels() const { return impl_->num_kernels; }
+int Executable::num_kernels() const { return impl_->program.num_kernels; }
 
 std::string Executable::tier() const {
   const codegen::Module* m = impl_->module_ptr.load(std::memory_order_acquire);
@@ -255,7 +226,7 @@ std::vector<Array> Executable::run(std::vector<Array> args, int dev,
   for (ValueId v : g.outputs()) {
     const Node& n = g.node(g.defining_node(v));
     if (n.kind == OpKind::parameter) {
-      outs.push_back(args[size_t(n.op)]);
+      outs.push_back(args[size_t(n.attr<ops::ParameterAttrs>().index)]);
     } else if (n.kind == OpKind::constant) {
       outs.push_back(n.constant);
     } else {
@@ -264,7 +235,7 @@ std::vector<Array> Executable::run(std::vector<Array> args, int dev,
       for (size_t k = 0; k < outs.size(); ++k)
         if (g.outputs()[k] == v) same = outs[k];
       const ValueType& t = g.type(v);
-      for (int donor : impl_->output_donors[outs.size()]) {
+      for (int donor : impl_->program.output_donors[outs.size()]) {
         if (same.buffer() || size_t(donor) >= donated.size() || !donated[size_t(donor)] ||
             taken[size_t(donor)])
           continue;
@@ -290,7 +261,7 @@ std::vector<Array> Executable::run(std::vector<Array> args, int dev,
   std::vector<EventPtr> deps;
   for (const Array& a : args)
     if (!a.is_ready()) deps.push_back(a.event());
-  for (const Array& c : impl_->constants)
+  for (const Array& c : impl_->program.constants)
     if (!c.is_ready()) deps.push_back(c.event());
   auto self = shared_from_this();
   auto task = [self, args = std::move(args), outs, ev,
@@ -306,70 +277,13 @@ std::vector<Array> Executable::run(std::vector<Array> args, int dev,
     }
     self->impl_->execute(args, outs, ev);
   };
-  target.submit(std::move(deps), std::move(task), impl_->cost < kInlineCost);
+  target.submit(std::move(deps), std::move(task), impl_->program.cost < kInlineCost);
   return outs;
 }
 
 std::shared_ptr<Executable> compile(const Graph& graph, const CompileOptions& options) {
-  graph.verify();
-  Graph g = graph;
-  if (options.simplify) g = passes::dce(passes::cse(passes::simplify(g)));
-  if (options.fuse) g = passes::dce(passes::fuse(g));
-  g.verify();
   auto impl = std::make_unique<Executable::Impl>();
-  const passes::MemoryPlan plan = passes::plan_memory(g);
-  impl->is_output.assign(size_t(g.num_values()), 0);
-  impl->output_donors = plan.output_donors;
-  for (ValueId v : g.outputs()) impl->is_output[size_t(v)] = 1;
-  for (int i = 0; i < g.num_nodes(); ++i) {
-    const Node& n = g.node(i);
-    Step step;
-    step.release = plan.release[size_t(i)];
-    step.inplace = plan.inplace[size_t(i)];
-    if (n.kind == OpKind::parameter) {
-      step.kind = StepKind::Parameter;
-    } else if (n.kind == OpKind::constant) {
-      step.kind = StepKind::Constant;
-      impl->constants.push_back(n.constant);
-    } else if (runtime::is_view(n.kind)) {
-      step.kind = StepKind::View;
-    } else {
-      impl->num_kernels += 1;
-      if (passes::is_update(n.kind)) {
-        // Mostly written in place: the work is the update (its operand is copied only
-        // when it is still live, which then runs wherever the graph runs).
-        impl->cost += double(num_elements(g.type(n.inputs[n.kind == OpKind::scatter ? 2 : 1]).shape));
-      } else {
-        for (int r = 0; r < n.num_results; ++r)
-          impl->cost += double(num_elements(g.type(n.first_result + r).shape));
-      }
-      if (n.kind == OpKind::fused) {
-        impl->cost += double(check_fused_body(*n.body).size);
-        for (const Node& b : n.body->nodes())
-          if (b.kind == OpKind::constant) impl->constants.push_back(b.constant);
-      }
-      // Elementwise and fused nodes go through the interpreter when it has their ops;
-      // otherwise the eager kernels run them (and report unsupported dtypes their way).
-      try {
-        if (n.kind == OpKind::fused) step.kernel = std::make_unique<cpu::FusedKernel>(*n.body);
-        else if (is_elementwise(n.kind) && cpu::can_fuse_elementwise(n, g))
-          step.kernel = single_op_kernel(g, n);
-      } catch (const Error&) {
-        step.kernel.reset();
-      }
-      step.kind = step.kernel ? StepKind::Interpreted
-                              : n.kind == OpKind::fused ? StepKind::Body : StepKind::Kernel;
-    }
-    impl->steps.push_back(std::move(step));
-  }
-  // Only the interpreter is known to read each element before writing it in place; an
-  // update's kernel writes in place by design.
-  for (size_t k = 0; k < g.outputs().size(); ++k) {
-    const int i = g.defining_node(g.outputs()[k]);
-    if (impl->steps[size_t(i)].kind != StepKind::Interpreted && !passes::is_update(g.node(i).kind))
-      impl->output_donors[k].clear();
-  }
-  impl->graph = std::move(g);
+  impl->program = compiler::compile_program(graph, options);
   impl->codegen_mode = codegen::mode_from_env();
   if (impl->codegen_mode == codegen::Mode::Eager) impl->start_codegen();
   return std::shared_ptr<Executable>(new Executable(std::move(impl)));

@@ -1,6 +1,6 @@
-"""The eigendecomposition primitives of ``jax.lax.linalg``: ``eig`` (general matrices,
-LAPACK geev) and ``eigh`` (Hermitian matrices, LAPACK syevd/heevd), on batches of
-square matrices ``[..., n, n]``.
+"""The decomposition primitives of ``jax.lax.linalg``: ``eig`` (general matrices,
+LAPACK geev), ``eigh`` (Hermitian matrices, LAPACK syevd/heevd) and ``cholesky``
+(LAPACK potrf), on batches of square matrices ``[..., n, n]``.
 
 Mirrors ``jax._src.lax.linalg``. Each runs as one C++ kernel (eagerly and as an
 ``eig``/``eigh`` graph node), one matrix per work item of the thread pool. A matrix whose
@@ -23,7 +23,7 @@ from tinyxla._src.interpreters import ad, batching
 from tinyxla._src.interpreters.lowering import register_lowering
 from tinyxla._src.lax.lax import (
     _FLOAT_COMPLEX, _check_naryop_dtypes, _operand, _reject, _result, add, argmax, abs,
-    broadcasted_iota, complex, conj, convert_element_type, div, dot_general, eq,
+    broadcasted_iota, complex, conj, convert_element_type, div, dot_general, eq, ge,
     expand_dims, imag, integer_pow, mul, neg, real, reduce_sum, sub, transpose)
 
 
@@ -344,3 +344,93 @@ def eigh(x: Any, *, lower: bool = True, symmetrize_input: bool = True,
     v, w = eigh_p.bind(x, lower=bool(lower), sort_eigenvalues=bool(sort_eigenvalues),
                        subset_by_index=subset_by_index, algorithm=implementation)
     return v, w
+
+
+# ---- cholesky ----
+
+def _cholesky_abstract_eval(x: Any) -> ShapedArray:
+    _check_rank("cholesky", x)
+    _check_naryop_dtypes("cholesky", [_FLOAT_COMPLEX], [x])
+    shape = tuple(x.shape)
+    if shape[-1] != shape[-2]:
+        raise ValueError(f"The input to cholesky must be a square matrix. Got shape {shape[-2:]}.")
+    return ShapedArray(shape, x.dtype)
+
+
+_CHOLESKY = _core.make_op("cholesky")
+
+
+def _cholesky_impl(x: Any) -> Array:
+    x = x if type(x) is Array else _operand(cholesky_p, 0, x)
+    aval = _cholesky_abstract_eval(x.aval)
+    try:
+        return _result(_CHOLESKY(x._h), False, aval.dtype, (x,))
+    except (TypeError, ValueError, IndexError) as e:
+        _reject(cholesky_p, (x,), {}, e)
+        raise
+
+
+def _cholesky_lowering(ctx: Any, x: Any) -> Any:
+    return ctx.builder.op("cholesky", {}, [x])
+
+
+cholesky_p = Primitive("cholesky")
+cholesky_p.def_abstract_eval(_cholesky_abstract_eval)
+cholesky_p.def_impl(_cholesky_impl)
+register_lowering(cholesky_p, _cholesky_lowering)
+
+
+def _cholesky_batch_rule(vals: Sequence[Any], dims: Sequence[int | None]) -> tuple[Any, int]:
+    (x,), (d,) = vals, dims
+    return cholesky_p.bind(batching.moveaxis(x, d, 0)), 0
+
+
+batching.primitive_batchers[cholesky_p] = _cholesky_batch_rule
+
+
+def _tril_mask(x: Any) -> Any:
+    """Ones on and below the diagonal of x's trailing [n, n], zeros above."""
+    nd = len(x.shape)
+    rows = broadcasted_iota(np.int32, x.shape, nd - 2)
+    cols = broadcasted_iota(np.int32, x.shape, nd - 1)
+    return convert_element_type(ge(rows, cols), x.dtype)
+
+
+def _hermitian_inverse(a: Any) -> Any:
+    """``a^-1`` of Hermitian ``a`` through its eigendecomposition (there is no
+    triangular_solve primitive yet)."""
+    v, w = eigh_p.bind(a, lower=True, sort_eigenvalues=True, subset_by_index=None,
+                       algorithm=None)
+    w_inv = convert_element_type(integer_pow(w, -1), a.dtype)
+    return _matmul(mul(v, expand_dims(w_inv, (len(a.shape) - 2,))), _H(v))
+
+
+def _const_like(x: Any, value: float) -> Any:
+    return convert_element_type(np.asarray(value, np.float32), x.dtype)
+
+
+def _cholesky_jvp(primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[Any, Any]:
+    """JAX's rule (Murray 2016, arXiv:1602.07527): ``dL = L phi(L^-1 dA L^-H)``, where
+    ``phi`` keeps the lower triangle and halves the diagonal. ``L^-1 = L^H A^-1``."""
+    (a,), (a_dot,) = primals, tangents
+    l = cholesky_p.bind(a)
+    a_dot = ad.instantiate_zeros(a_dot)
+    l_inv = _matmul(_H(l), _hermitian_inverse(_matmul(l, _H(l))))
+    inner = _matmul(_matmul(l_inv, a_dot), _H(l_inv))
+    mask = _tril_mask(inner)
+    phi = mul(inner, sub(mask, mul(_eye_like(inner), _const_like(inner, 0.5))))
+    return l, _matmul(l, phi)
+
+
+ad.primitive_jvps[cholesky_p] = _cholesky_jvp
+
+
+def cholesky(x: Any, *, symmetrize_input: bool = True) -> Any:
+    """``jax.lax.linalg.cholesky``: the lower triangular ``L`` with ``x = L L^H`` of each
+    matrix of ``x`` ``[..., n, n]`` (float or complex). With ``symmetrize_input`` the factor
+    is of ``(x + x^H) / 2``; otherwise only x's lower triangle is read. A matrix that is
+    not positive definite gets NaN on and below the diagonal (zeros above), as JAX on CPU.
+    """
+    if symmetrize_input:
+        x = symmetrize(x)
+    return cholesky_p.bind(x)

@@ -1,0 +1,92 @@
+// compile_program (see program.h): the pass pipeline, then one step per node.
+#include "../ir/fused_body.h"
+#include "../ops/op_def.h"
+#include "../ops/structural.h"
+#include "../passes/passes.h"
+#include "cpu_target.h"
+#include "program.h"
+
+namespace tinyxla::compiler {
+namespace {
+
+// A one-node body for a lone elementwise node, so that it runs through the interpreter.
+std::unique_ptr<cpu::FusedKernel> single_op_kernel(const Graph& g, const Node& n) {
+  Graph body;
+  Node copy = n;
+  for (size_t i = 0; i < n.inputs.size(); ++i) {
+    const ValueType& t = g.type(n.inputs[i]);
+    copy.inputs[i] = body.add_node(
+        ops::make_node(OpKind::parameter, ops::ParameterAttrs{0, t.shape, t.dtype}), {t});
+  }
+  ValueId v = body.add_node(std::move(copy), {g.type(n.first_result)});
+  body.set_outputs({v});
+  return std::make_unique<cpu::FusedKernel>(body);
+}
+
+}  // namespace
+
+Program compile_program(const Graph& graph, const CompileOptions& options) {
+  const CpuFusionTarget target;
+  graph.verify();
+  Graph g = graph;
+  if (options.simplify) g = passes::dce(passes::cse(passes::simplify(g)));
+  if (options.fuse) g = passes::dce(passes::fuse(g, target));
+  g.verify();
+  Program p;
+  const passes::MemoryPlan plan = passes::plan_memory(g);
+  p.is_output.assign(size_t(g.num_values()), 0);
+  p.output_donors = plan.output_donors;
+  for (ValueId v : g.outputs()) p.is_output[size_t(v)] = 1;
+  for (int i = 0; i < g.num_nodes(); ++i) {
+    const Node& n = g.node(i);
+    Step step;
+    step.release = plan.release[size_t(i)];
+    step.inplace = plan.inplace[size_t(i)];
+    if (n.kind == OpKind::parameter) {
+      step.kind = StepKind::Parameter;
+    } else if (n.kind == OpKind::constant) {
+      step.kind = StepKind::Constant;
+      p.constants.push_back(n.constant);
+    } else if (ops::op_def(n.kind).is_view()) {
+      step.kind = StepKind::View;
+    } else {
+      p.num_kernels += 1;
+      if (passes::is_update(n.kind)) {
+        // Mostly written in place: the work is the update (its operand is copied only
+        // when it is still live, which then runs wherever the graph runs).
+        p.cost += double(num_elements(g.type(n.inputs[n.kind == OpKind::scatter ? 2 : 1]).shape));
+      } else {
+        for (int r = 0; r < n.num_results; ++r)
+          p.cost += double(num_elements(g.type(n.first_result + r).shape));
+      }
+      if (n.kind == OpKind::fused) {
+        p.cost += double(check_fused_body(*n.body).size);
+        for (const Node& b : n.body->nodes())
+          if (b.kind == OpKind::constant) p.constants.push_back(b.constant);
+      }
+      // Elementwise and fused nodes go through the interpreter when it has their ops;
+      // otherwise the ops' kernels run them (and report unsupported dtypes their way).
+      try {
+        if (n.kind == OpKind::fused) step.kernel = std::make_unique<cpu::FusedKernel>(*n.body);
+        else if (is_elementwise(n.kind) && target.can_fuse_elementwise(n, g))
+          step.kernel = single_op_kernel(g, n);
+      } catch (const Error&) {
+        step.kernel.reset();
+      }
+      step.kind = step.kernel ? StepKind::Interpreted
+                              : n.kind == OpKind::fused ? StepKind::Body : StepKind::Kernel;
+    }
+    p.steps.push_back(std::move(step));
+  }
+  // Only the interpreter is known to read each element before writing it in place; an
+  // update's kernel writes in place by design.
+  for (size_t k = 0; k < g.outputs().size(); ++k) {
+    const int i = g.defining_node(g.outputs()[k]);
+    if (p.steps[size_t(i)].kind != StepKind::Interpreted && !passes::is_update(g.node(i).kind))
+      p.output_donors[k].clear();
+  }
+  p.graph = std::move(g);
+  return p;
+}
+
+}  // namespace tinyxla::compiler

@@ -1,0 +1,38 @@
+// The compiler layer: compile_program runs the passes on a graph and plans how each node
+// runs on the CPU (a view, a kernel, the tiled interpreter, or a fused body node by
+// node), its memory reuse and its cost. runtime/executable.cc runs the Program.
+#pragma once
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "../cpu/fused.h"
+#include "tinyxla/compiler.h"
+#include "tinyxla/graph.h"
+
+namespace tinyxla::compiler {
+
+enum class StepKind { Parameter, Constant, View, Kernel, Interpreted, Body };
+
+// How node i of the optimised graph runs.
+struct Step {
+  StepKind kind = StepKind::Kernel;
+  std::unique_ptr<cpu::FusedKernel> kernel;  // Interpreted steps
+  std::vector<ValueId> release;              // values dropped after the step
+  std::vector<std::pair<int, int>> inplace;  // (input, result) that may share a buffer
+};
+
+struct Program {
+  Graph graph;  // optimised
+  std::vector<Step> steps;
+  std::vector<char> is_output;
+  std::vector<std::vector<int>> output_donors;  // per output: parameters whose buffer it may take
+  std::vector<Array> constants;
+  double cost = 0;  // element-operations, for running small graphs on the caller
+  int num_kernels = 0;
+};
+
+// Verifies `graph` (throwing its Error when malformed), optimises and plans it.
+Program compile_program(const Graph& graph, const CompileOptions& options);
+
+}  // namespace tinyxla::compiler

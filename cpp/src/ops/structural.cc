@@ -1,0 +1,40 @@
+// Definitions of the structural kinds: parameters, constants and fused regions. They do
+// not run as ops; a constant's value and a fused region's body are the node's content
+// (Node::constant, Node::body), which infer_types checks itself.
+#include "structural.h"
+
+namespace tinyxla::ops {
+namespace {
+
+using Types = std::vector<infer::TypeRef>;
+
+class ParameterDef final : public TypedOpDef<ParameterAttrs> {
+ public:
+  ParameterDef() : TypedOpDef(OpKind::parameter) {}
+  std::vector<ValueType> infer(std::any& a, const Types& ins) const override {
+    need(ins, 0);
+    infer::full(get(a).shape);
+    return {{get(a).shape, get(a).dtype}};
+  }
+  bool runs() const override { return false; }
+};
+
+// Typed by their content, in infer_types.
+class ContentDef : public TypedOpDef<NoAttrs> {
+ public:
+  explicit ContentDef(OpKind kind) : TypedOpDef(kind) {}
+  std::vector<ValueType> infer(std::any&, const Types&) const override {
+    throw_error(ErrorKind::Internal, name(), "is typed by its content");
+  }
+  bool runs() const override { return false; }
+};
+struct ConstantDef : ContentDef { ConstantDef() : ContentDef(OpKind::constant) {} };
+struct FusedDef : ContentDef { FusedDef() : ContentDef(OpKind::fused) {} };
+
+}  // namespace
+
+TINYXLA_REGISTER_OP(parameter, ParameterDef)
+TINYXLA_REGISTER_OP(constant, ConstantDef)
+TINYXLA_REGISTER_OP(fused, FusedDef)
+
+}  // namespace tinyxla::ops
