@@ -92,8 +92,9 @@ X = np.random.RandomState(0).randn(4, 6, 3).astype(np.float32)
     ("psum_scatter", lambda a: lax.psum_scatter(a[:4], "k"), X.sum(0)[:4]),
     ("psum_scatter_tiled", lambda a: lax.psum_scatter(a[:4], "k", tiled=True),
      X.sum(0)[:4].reshape(4, 1, 3)),
-    ("ppermute", lambda a: lax.ppermute(a, "k", [(0, 2), (2, 1)]),
-     np.stack([np.zeros((6, 3)), X[2], X[0], np.zeros((6, 3))])),
+    # a full permutation: JAX's vmap rule asserts one (partial ones work under pmap)
+    ("ppermute", lambda a: lax.ppermute(a, "k", [(0, 2), (2, 1), (1, 3), (3, 0)]),
+     np.stack([X[3], X[2], X[0], X[1]])),
     ("all_to_all", lambda a: lax.all_to_all(a[:4], "k", 0, 1),
      np.swapaxes(X[:, :4], 0, 1).transpose(0, 2, 1)),
     ("axis_index", lambda a: lax.axis_index("k") + 0 * a[0, 0], np.arange(4)),

@@ -277,8 +277,11 @@ def eval_jaxpr(jaxpr: Jaxpr, consts: Sequence[Any], *args: Any) -> list[Any]:
 
 
 def check_jaxpr(jaxpr: Jaxpr) -> None:
-    """Type-checks ``jaxpr`` with the primitives' abstract-eval rules (``jax.core.check_jaxpr``):
-    every variable is defined once before use and each equation's outputs match its rule."""
+    """Type-checks ``jaxpr`` and its sub-jaxprs with the primitives' abstract-eval rules
+    (``jax.core.check_jaxpr``): every variable is defined once before use, each equation's
+    operands are accepted by its rule (equal shapes for elementwise primitives, params
+    consistent with the avals) and its outputs match the rule's. Weak types are not
+    compared, as in JAX."""
     defined: set[int] = set()
 
     def define(v: Var) -> None:
@@ -297,8 +300,20 @@ def check_jaxpr(jaxpr: Jaxpr) -> None:
         define(v)
     for eqn in jaxpr.eqns:
         in_avals = [read(v) for v in eqn.invars]
-        out = eqn.primitive.abstract_eval(*in_avals, **eqn.params)
+        for sub in _sub_jaxprs(eqn.params):
+            check_jaxpr(sub)
+        try:
+            out = eqn.primitive.abstract_eval(*in_avals, **eqn.params)
+        except errors.JaxprTypeError:
+            raise
+        except Exception as e:
+            raise errors.JaxprTypeError(
+                f"{eqn.primitive} rejects its operands "
+                f"({', '.join(a.str_short() for a in in_avals)}): {e}") from e
         outs = list(out) if eqn.primitive.multiple_results else [out]
+        if len(outs) != len(eqn.outvars):
+            raise errors.JaxprTypeError(f"{eqn.primitive} has {len(eqn.outvars)} outputs; "
+                                        f"its rule makes {len(outs)}")
         for v, a in zip(eqn.outvars, outs):
             if (v.aval.shape, v.aval.dtype) != (a.shape, a.dtype):
                 raise errors.JaxprTypeError(f"{eqn.primitive} output {v.aval.str_short()} does "
@@ -306,6 +321,18 @@ def check_jaxpr(jaxpr: Jaxpr) -> None:
             define(v)
     for v in jaxpr.outvars:
         read(v)
+
+
+def _sub_jaxprs(params: dict) -> list[Jaxpr]:
+    """The jaxprs among an equation's params (also inside tuples, as cond's branches)."""
+    out = []
+    for p in params.values():
+        for q in (p if isinstance(p, (tuple, list)) else (p,)):
+            if isinstance(q, ClosedJaxpr):
+                out.append(q.jaxpr)
+            elif isinstance(q, Jaxpr):
+                out.append(q)
+    return out
 
 
 # Pretty-printing in JAX's format.

@@ -27,7 +27,7 @@ import numpy as np
 
 from tinyxla._src import core
 from tinyxla._src.core import ShapedArray
-from tinyxla._src.interpreters import ad
+from tinyxla._src.interpreters import ad, lowering
 from tinyxla._src.interpreters import partial_eval as pe
 from tinyxla._src.interpreters.caches import example_aval, per_jaxpr
 
@@ -390,6 +390,7 @@ def broadcast_batcher(prim: core.Primitive, vals: Sequence[Any], dims: Sequence[
 def defbroadcasting(prim: core.Primitive) -> None:
     primitive_batchers[prim] = partial(broadcast_batcher, prim)
     elementwise_primitives.add(prim)
+    lowering.register_size1_broadcasting(prim)
 
 
 def reducer_batcher(prim: core.Primitive, vals: Sequence[Any], dims: Sequence[int | None], *,

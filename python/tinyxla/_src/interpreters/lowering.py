@@ -27,6 +27,9 @@ from tinyxla._src.array import _CODE, _DTYPES, Array, _new_array, _to_array, _wr
 LoweringRule = Callable[..., Any]
 _lowerings: dict[core.Primitive, LoweringRule] = {}
 _inlined: dict[core.Primitive, str] = {}
+# Elementwise primitives whose size-1 axes broadcast (as lax's do: vmap's broadcasting
+# rule relies on it); the C++ ops want equal shapes, so lowering broadcasts explicitly.
+_size1_broadcasting: set[core.Primitive] = set()
 
 
 def register_lowering(prim: core.Primitive, rule: LoweringRule) -> None:
@@ -35,6 +38,12 @@ def register_lowering(prim: core.Primitive, rule: LoweringRule) -> None:
     ``operands`` are value ids in ``ctx.builder`` (a ``_core.GraphBuilder``); the rule
     returns one value id, or a list of them when ``prim.multiple_results``."""
     _lowerings[prim] = rule
+
+
+def register_size1_broadcasting(prim: core.Primitive) -> None:
+    """``prim``'s operands of its output's rank may have size-1 axes where the output does
+    not; lowering broadcasts them to the output's shape first."""
+    _size1_broadcasting.add(prim)
 
 
 def register_inline(prim: core.Primitive, jaxpr_param: str) -> None:
@@ -141,8 +150,16 @@ def _lower_eqns(builder: Any, jaxpr: core.Jaxpr, env: dict) -> None:
             rule = _lowerings.get(prim)
             if rule is None:
                 raise LoweringUnsupported(prim.name)
-            ctx = LoweringContext(builder, [x.aval for x in eqn.invars],
-                                  [v.aval for v in eqn.outvars])
+            avals_in = [x.aval for x in eqn.invars]
+            avals_out = [v.aval for v in eqn.outvars]
+            if prim in _size1_broadcasting:
+                shape = avals_out[0].shape
+                for i, a in enumerate(avals_in):
+                    if a.shape and a.shape != shape:
+                        operands[i] = builder.broadcast_in_dim(operands[i], list(shape),
+                                                               list(range(len(shape))))
+                        avals_in[i] = a.update(shape=shape)
+            ctx = LoweringContext(builder, avals_in, avals_out)
             outs = rule(ctx, *operands, **eqn.params)
             if not prim.multiple_results:
                 outs = [outs]

@@ -124,6 +124,14 @@ def _convert_element_type(operand: Any, new_dtype: Any = None, weak_type: bool =
 def convert_element_type(operand: Any, new_dtype: Any) -> Any:
     """Elementwise cast; float to int saturates, NaN gives 0 (``jax.lax.convert_element_type``)."""
     new_dtype = dtypes.check_user_dtype_supported(new_dtype, 'convert_element_type')
+    if type(operand) is complex:
+        # JAX casts a Python scalar with the target's Python type: complex -> real fails.
+        kind = np.dtype(new_dtype).kind
+        if kind == 'f':
+            raise TypeError("float() argument must be a string or a real number, not 'complex'")
+        if kind in 'iu':
+            raise TypeError("int() argument must be a string, a bytes-like object or a real "
+                            "number, not 'complex'")
     return _convert_element_type(operand, new_dtype, weak_type=False)
 
 

@@ -118,10 +118,20 @@ _scan_jvp(cumlogsumexp_p, _logaddexp)
 
 
 def _cumulative(prim: Primitive, operand: Any, axis: int, reverse: bool) -> Any:
-    ndim = len(np.shape(operand))
-    if not -ndim <= axis < ndim:
-        raise ValueError(f"axis {axis} is out of bounds for array of shape {np.shape(operand)}")
-    return prim.bind(operand, axis=axis % ndim, reverse=bool(reverse))
+    axis = int(axis)
+    if axis < 0:  # lax takes no negative axes (jnp's functions canonicalize them)
+        raise ValueError("XLA operations do not allow negative axes")
+    combine = _COMPLEX_SCANS.get(prim)
+    if combine is not None and dtypes.issubdtype(np.result_type(operand), np.complexfloating):
+        # the kernel orders reals only; lax's max/min order complex numbers as JAX's do
+        if axis >= np.ndim(operand):
+            raise ValueError(f"axis {axis} is out of bounds for array of shape "
+                             f"{np.shape(operand)}")
+        return _prefix_scan(combine, operand, axis, bool(reverse))
+    return prim.bind(operand, axis=axis, reverse=bool(reverse))
+
+
+_COMPLEX_SCANS = {cummax_p: max, cummin_p: min}
 
 
 def cumsum(operand: Any, axis: int = 0, reverse: bool = False) -> Any:

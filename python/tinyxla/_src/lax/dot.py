@@ -91,7 +91,9 @@ def _dot_general_dtype(lhs: np.dtype, rhs: np.dtype, preferred: np.dtype | None)
         out = lhs
     if preferred is None or preferred == out:
         return out
-    bits = lambda d: 1 if d == np.bool_ else np.dtype(d).itemsize * 8
+    # JAX's _bit_width: a complex dtype counts its parts' bits (complex64 -> 32)
+    bits = lambda d: (1 if d == np.bool_ else dtypes.finfo(d).bits
+                      if dtypes.issubdtype(d, np.inexact) else np.dtype(d).itemsize * 8)
     if not dtypes.issubdtype(out, np.floating) and bits(preferred) < bits(out):
         raise TypeError("`preferred_element_type` must not be narrower than the original type, "
                         f"got preferred_element_type of {preferred} for result type of {out}.")

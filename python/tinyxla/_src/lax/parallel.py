@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 from typing import Any, Callable, Hashable, Sequence
 
+import numpy as np
 
 from tinyxla import _core
 from tinyxla._src import core, dtypes
@@ -166,6 +167,10 @@ def psum(x: Any, axis_name: Any, *, axis_index_groups: Any = None) -> Any:
     if not axes:
         return x
     leaves, tree = tree_flatten(x)
+    # booleans count, in int32 (JAX's psum)
+    leaves = [lax.convert_element_type(l, np.int32) if dtypes.dtype(l) == np.bool_ else l
+              for l in leaves]
+    x = tree_unflatten(tree, leaves)
     if all(_is_concrete(l) for l in leaves):
         size = _axis_size(axes)
         return tree_unflatten(tree, [l * size if isinstance(l, (int, float, complex, bool))
@@ -368,6 +373,8 @@ def _ppermute_batch(axis_data, vals, dims, *, axis_name, perm: tuple):
     (x,), (d,) = vals, dims
     if axis_data.name != axis_name:
         return ppermute_p.bind(x, axis_name=axis_name, perm=perm), d
+    if len(perm) != axis_data.size:  # JAX's ppermute batcher asserts this
+        raise AssertionError("Permutation doesn't match the axis size!")
     x = _batch_front(x, d, axis_data.size)
     src_of = dict((dst, src) for src, dst in perm)
     shape = tuple(x.shape)

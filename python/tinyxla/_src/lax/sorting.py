@@ -61,6 +61,8 @@ register_lowering(sort_p, lambda ctx, *xs, dimension, is_stable, num_keys:
 def _take_along(x: Any, perm: Any, dimension: int) -> Any:
     """``x`` permuted along ``dimension`` by ``perm`` (same shape): a gather whose other
     dims are batching dims, so it is linear in ``x`` with a scatter-add transpose."""
+    if 0 in x.shape:  # nothing to permute (and no size-1 slice fits)
+        return x
     others = tuple(d for d in range(x.ndim) if d != dimension)
     dnums = GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=(dimension,),
                                    start_index_map=(dimension,), operand_batching_dims=others,

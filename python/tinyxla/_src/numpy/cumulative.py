@@ -2,8 +2,9 @@
 cumulative_sum, cumulative_prod, diff, ediff1d and trapezoid.
 
 Mirrors ``jax._src.numpy.reductions``' cumulative functions: a flattened operand when
-``axis`` is None, and booleans and integers narrower than the default integer promoted
-to it (as numpy's accumulation does) unless ``dtype`` says otherwise.
+``axis`` is None; booleans accumulate in the default integer, other dtypes in their own
+(int8 wraps, as in JAX), except that ``cumulative_sum`` widens narrow integers to the
+default one (numpy's accumulation); ``dtype=bool`` accumulates ``a != 0`` as integers.
 """
 from __future__ import annotations
 
@@ -39,7 +40,7 @@ def _accumulation_dtype(dtype: np.dtype) -> np.dtype:
 
 
 def _cumulative(name: str, prim_fn: Any, a: ArrayLike, axis: int | None, dtype: Any,
-                fill_nan: Any = None) -> Any:
+                fill_nan: Any = None, promote_integers: bool = False) -> Any:
     arr = ensure_arraylike(name, a)
     if axis is None or arr.ndim == 0:
         arr = lax.reshape(arr, (int(np.prod(arr.shape)),))
@@ -47,10 +48,21 @@ def _cumulative(name: str, prim_fn: Any, a: ArrayLike, axis: int | None, dtype: 
     axis = canonicalize_axis(axis, arr.ndim)
     if fill_nan is not None and dtypes.issubdtype(arr.dtype, np.inexact):
         arr = lax.select(lax.ne(arr, arr), lax.full_like(arr, fill_nan), arr)
-    target = _accumulation_dtype(np.dtype(arr.dtype)) if dtype is None else \
-        dtypes.canonicalize_dtype(np.dtype(dtype))
-    arr = lax.convert_element_type(arr, target)
-    return prim_fn(arr, axis)
+    if dtype is None:
+        result = np.dtype(arr.dtype)
+        if promote_integers or result == np.bool_:
+            result = _accumulation_dtype(result)
+        computation = result
+    elif np.dtype(dtype) == np.bool_:
+        # lax accumulates numbers only, and [-1, 1] must not cancel: count the nonzeros
+        result = np.dtype(np.bool_)
+        if arr.dtype != np.bool_:
+            arr = lax.ne(arr, lax.full_like(arr, 0))
+        computation = _accumulation_dtype(result)
+    else:
+        result = computation = dtypes.canonicalize_dtype(np.dtype(dtype))
+    out = prim_fn(lax.convert_element_type(arr, computation), axis)
+    return lax.convert_element_type(out, result)
 
 
 def cumsum(a: ArrayLike, axis: int | None = None, dtype: Any = None, out: None = None) -> Any:
@@ -76,7 +88,7 @@ def nancumprod(a: ArrayLike, axis: int | None = None, dtype: Any = None,
 
 
 def _cumulative_api(name: str, prim_fn: Any, x: ArrayLike, axis: int | None, dtype: Any,
-                    include_initial: bool, initial: Any) -> Any:
+                    include_initial: bool, initial: Any, promote_integers: bool) -> Any:
     arr = ensure_arraylike(name, x)
     if arr.ndim == 0:
         raise ValueError("The input must be non-scalar to take a cumulative sum, however a "
@@ -88,7 +100,7 @@ def _cumulative_api(name: str, prim_fn: Any, x: ArrayLike, axis: int | None, dty
                              "one-dimensional arrays.")
         axis = 0
     axis = canonicalize_axis(axis, arr.ndim)
-    out = _cumulative(name, prim_fn, arr, axis, dtype)
+    out = _cumulative(name, prim_fn, arr, axis, dtype, promote_integers=promote_integers)
     if include_initial:
         shape = list(out.shape)
         shape[axis] = 1
@@ -100,14 +112,14 @@ def cumulative_sum(x: ArrayLike, /, *, axis: int | None = None, dtype: Any = Non
                    include_initial: bool = False) -> Any:
     """Mirrors ``jax.numpy.cumulative_sum`` (the array API's)."""
     return _cumulative_api("cumulative_sum", lax_cumulative.cumsum, x, axis, dtype,
-                           include_initial, 0)
+                           include_initial, 0, promote_integers=True)
 
 
 def cumulative_prod(x: ArrayLike, /, *, axis: int | None = None, dtype: Any = None,
                     include_initial: bool = False) -> Any:
     """Mirrors ``jax.numpy.cumulative_prod`` (the array API's)."""
     return _cumulative_api("cumulative_prod", lax_cumulative.cumprod, x, axis, dtype,
-                           include_initial, 1)
+                           include_initial, 1, promote_integers=False)
 
 
 def diff(a: ArrayLike, n: int = 1, axis: int = -1, prepend: ArrayLike | None = None,
@@ -133,9 +145,9 @@ def diff(a: ArrayLike, n: int = 1, axis: int = -1, prepend: ArrayLike | None = N
     for _ in range(n):
         m = arr.shape[axis]
         lo_start, hi_start = [0] * arr.ndim, [0] * arr.ndim
-        hi_start[axis] = 1
+        hi_start[axis] = min(1, m)  # an empty axis stays empty, as arr[1:] - arr[:-1]
         lo_limit = list(arr.shape)
-        lo_limit[axis] = m - 1
+        lo_limit[axis] = max(m - 1, 0)
         hi_limit = list(arr.shape)
         upper = lax.slice(arr, tuple(hi_start), tuple(hi_limit))
         lower = lax.slice(arr, tuple(lo_start), tuple(lo_limit))

@@ -1,7 +1,7 @@
 """logaddexp2: log2(2**x1 + 2**x2) without overflow.
 
 Mirrors ``jax.numpy.logaddexp2``, with JAX's custom JVP rule: the tangent of x_i is
-weighted by 2**(x_i - out) (infinities replaced by 0), so a tie splits it evenly.
+weighted by 2**(x_i - out) (+inf replaced by 0), so a tie splits it evenly.
 """
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from tinyxla._src import dtypes
 from tinyxla._src.custom_derivatives import custom_jvp
 from tinyxla._src.lax import lax
 from tinyxla._src.numpy.promotion import promote_args_inexact
-from tinyxla._src.numpy.ufuncs import _wrap_between
+from tinyxla._src.numpy.ufuncs import _wrap_between, replace_posinf
 
 ArrayLike = Any
 
@@ -22,12 +22,6 @@ def logaddexp2(x1: ArrayLike, x2: ArrayLike, /) -> Any:
     """Mirrors ``jax.numpy.logaddexp2``."""
     x1, x2 = promote_args_inexact("logaddexp2", x1, x2)
     return _logaddexp2(x1, x2)
-
-
-def _replace_inf(x: Any) -> Any:
-    return lax.select(lax.eq(lax.abs(x), lax.full_like(lax.abs(x), np.inf)),
-                      lax.full_like(x, 0), x) if not dtypes.issubdtype(
-                          x.dtype, np.complexfloating) else x
 
 
 def _logaddexp2_impl(x1: Any, x2: Any) -> Any:
@@ -54,6 +48,6 @@ def _logaddexp2_jvp(primals: Any, tangents: Any) -> tuple[Any, Any]:
     x1, x2 = primals
     t1, t2 = tangents
     out = _logaddexp2_impl(x1, x2)
-    w1 = lax.exp2(lax.sub(_replace_inf(x1), _replace_inf(out)))
-    w2 = lax.exp2(lax.sub(_replace_inf(x2), _replace_inf(out)))
+    w1 = lax.exp2(lax.sub(replace_posinf(x1), replace_posinf(out)))
+    w2 = lax.exp2(lax.sub(replace_posinf(x2), replace_posinf(out)))
     return out, lax.add(lax.mul(t1, w1), lax.mul(t2, w2))

@@ -238,6 +238,10 @@ def any(a: ArrayLike, axis: Axis = None, out: None = None, keepdims: bool = Fals
 def _count(a: Any, axis: Axis, keepdims: bool, where: Any, dtype: np.dtype) -> Any:
     """The number of elements reduced over, as a ``dtype`` array (JAX's ``_count``)."""
     if where is None:
+        if axis is not None:
+            # JAX reads a.shape[axis] here: an axis out of range is its IndexError
+            for ax in (axis if isinstance(axis, tuple) else (axis,)):
+                a.shape[ax]  # noqa: B018
         dims = _reduction_dims(a.ndim, axis)
         n = 1
         for d in dims:
@@ -317,6 +321,10 @@ def var(a: ArrayLike, axis: Axis = None, dtype: Any = None, out: None = None, dd
     normalizer = lax.sub(normalizer, lax.convert_element_type(correction, computation_dtype))
     total = sum(centered, axis, dtype=computation_dtype, keepdims=keepdims, where=where)
     result = lax.convert_element_type(lax.div(total, normalizer), dtype)
+    if not _is_inexact(result.dtype):
+        # JAX's where(normalizer > 0, result, nan) promotes an integer result with the
+        # weak float nan: the default float, weakly typed.
+        result = lax._convert_element_type(result, dtypes.default_float_dtype(), True)
     positive = lax.gt(normalizer, lax.convert_element_type(0, normalizer.dtype))
     positive, result = promotion.broadcast_arrays_of(positive, result)
     return lax.select_n(positive, lax.full_like(result, np.nan), result)

@@ -87,17 +87,26 @@ def lexsort(keys: Sequence[ArrayLike], axis: int = -1) -> Any:
                             num_keys=len(key_arrays))[-1]
 
 
+def _negate(x: Any) -> Any:
+    """An order-reversing map for top_k: -x, or ~x (JAX's -(x + 1)) for unsigned x, where
+    -0 would rank 0 with the largest values."""
+    if dtypes.issubdtype(x.dtype, np.unsignedinteger):
+        return lax.bitwise_not(x)
+    return lax.neg(x)
+
+
+_unnegate = _negate  # both maps are involutions
+
+
 def partition(a: ArrayLike, kth: int, axis: int = -1) -> Any:
     """Mirrors ``jax.numpy.partition``: the kth smallest at position kth, smaller ones
     before it (ascending) and larger ones after (descending), as JAX's top_k construction
     orders them."""
     arr = ensure_arraylike("partition", a)
-    if dtypes.issubdtype(arr.dtype, np.unsignedinteger):
-        raise NotImplementedError("jnp.partition for unsigned dtypes")
     axis = canonicalize_axis(axis, arr.ndim)
     kth = canonicalize_axis(kth, arr.shape[axis])
     arr = _swap(arr, axis, arr.ndim - 1)
-    bottom = lax.neg(lax_sorting.top_k(lax.neg(arr), kth + 1)[0])
+    bottom = _unnegate(lax_sorting.top_k(_negate(arr), kth + 1)[0])
     top = lax_sorting.top_k(arr, arr.shape[-1] - kth - 1)[0]
     out = lax.concatenate([bottom, top], arr.ndim - 1)
     return _swap(out, axis, arr.ndim - 1)
@@ -107,13 +116,11 @@ def argpartition(a: ArrayLike, kth: int, axis: int = -1) -> Any:
     """Mirrors ``jax.numpy.argpartition``: the indices of the kth+1 smallest (ascending)
     first, then the others in index order, as JAX's top_k construction gives."""
     arr = ensure_arraylike("argpartition", a)
-    if dtypes.issubdtype(arr.dtype, np.unsignedinteger):
-        raise NotImplementedError("jnp.argpartition for unsigned dtypes")
     axis = canonicalize_axis(axis, arr.ndim)
     kth = canonicalize_axis(kth, arr.shape[axis])
     arr = _swap(arr, axis, arr.ndim - 1)
     last = arr.ndim - 1
-    bottom_ind = lax_sorting.top_k(lax.neg(arr), kth + 1)[1]
+    bottom_ind = lax_sorting.top_k(_negate(arr), kth + 1)[1]
     # The others: top_k of a proxy that is 0 at the bottom indices and 1 elsewhere.
     others = tuple(range(last))
     dnums = slicing.ScatterDimensionNumbers(
@@ -135,7 +142,14 @@ def _swap(x: Any, a: int, b: int) -> Any:
 
 
 def _sort_less(x: Any, y: Any) -> Any:
-    """x < y in lax.sort's order (NaNs last, equal to each other)."""
+    """x < y in lax.sort's order (NaNs last, equal to each other; complex numbers by real
+    part, then imaginary part)."""
+    if dtypes.issubdtype(x.dtype, np.complexfloating):
+        xr, yr = lax.real(x), lax.real(y)
+        same_real = lax.bitwise_or(lax.eq(xr, yr),
+                                   lax.bitwise_and(lax.ne(xr, xr), lax.ne(yr, yr)))
+        return lax.bitwise_or(_sort_less(xr, yr),
+                              lax.bitwise_and(same_real, _sort_less(lax.imag(x), lax.imag(y))))
     if dtypes.issubdtype(x.dtype, np.inexact):
         return lax.bitwise_or(lax.lt(x, y), lax.bitwise_and(lax.ne(y, y), lax.eq(x, x)))
     return lax.lt(x, y)
@@ -178,6 +192,15 @@ def searchsorted(a: ArrayLike, v: ArrayLike, side: str = "left", sorter: ArrayLi
     return lo
 
 
+def _ge(x: Any, y: Any) -> Any:
+    """jnp's x >= y: complex numbers compare by real part, then imaginary part (IEEE)."""
+    if dtypes.issubdtype(x.dtype, np.complexfloating):
+        xr, yr = lax.real(x), lax.real(y)
+        return lax.bitwise_or(lax.gt(xr, yr), lax.bitwise_and(
+            lax.eq(xr, yr), lax.ge(lax.imag(x), lax.imag(y))))
+    return lax.ge(x, y)
+
+
 def digitize(x: ArrayLike, bins: ArrayLike, right: bool = False, *,
              method: str | None = None) -> Any:
     """Mirrors ``jax.numpy.digitize``: the bin of each element, for increasing or
@@ -193,7 +216,7 @@ def digitize(x: ArrayLike, bins: ArrayLike, right: bool = False, *,
     increasing = searchsorted(bins_arr, x, side=side, **kw)
     decreasing = lax.sub(lax.full(x.shape, n, increasing.dtype),
                          searchsorted(lax.rev(bins_arr, (0,)), x, side=side, **kw))
-    ascending = lax.ge(bins_arr[-1], bins_arr[0])
+    ascending = _ge(bins_arr[-1], bins_arr[0])
     return lax.select(lax.broadcast_in_dim(ascending, x.shape, ()), increasing, decreasing)
 
 

@@ -21,6 +21,7 @@ from tinyxla._src import core, dtypes
 from tinyxla._src.array import Array
 from tinyxla._src.core import Tracer
 from tinyxla._src.config import config
+from tinyxla._src.custom_derivatives import custom_jvp
 from tinyxla._src.lax import elementwise as lax_elementwise
 from tinyxla._src.lax import lax
 from tinyxla._src.numpy import promotion
@@ -359,13 +360,39 @@ def _wrap_between(x: Any, a: float) -> Any:
     return lax.sub(rem, a_)
 
 
-def _logaddexp(x1: Any, x2: Any) -> Any:
+def _logaddexp_impl(x1: Any, x2: Any) -> Any:
     if x1.dtype in _COMPLEX:
         amax = lax.max(x1, x2)
         delta = lax.sub(lax.add(x1, x2), lax.mul(amax, const(amax, 2)))
         out = lax.add(amax, lax.log1p(lax.exp(delta)))
         return lax.complex(lax.real(out), _wrap_between(lax.imag(out), np.pi))
     return lax_elementwise._logaddexp(x1, x2)
+
+
+def replace_posinf(x: Any) -> Any:
+    """``x`` with +inf (in the real part) replaced by 0: JAX's ``_replace_inf``, which
+    keeps logaddexp's tangent weights finite. A Python scalar (a staged literal) stays one."""
+    if type(x) in (int, float, complex):
+        return 0 if complex(x).real == np.inf else x
+    re_x = lax.real(x) if x.dtype in _COMPLEX else x
+    return lax.select_n(lax.eq(re_x, const(re_x, np.inf)), x, lax.full_like(x, 0))
+
+
+@custom_jvp
+def _logaddexp(x1: Any, x2: Any) -> Any:
+    return _logaddexp_impl(x1, x2)
+
+
+@_logaddexp.defjvp
+def _logaddexp_jvp(primals: Any, tangents: Any) -> tuple[Any, Any]:
+    # JAX's rule: each tangent weighted by exp(x_i - out), so a tie splits it evenly and
+    # the weights stay smooth there (the max/min form has a kink in its derivative).
+    x1, x2 = primals
+    t1, t2 = tangents
+    out = _logaddexp_impl(x1, x2)
+    w1 = lax.exp(lax.sub(replace_posinf(x1), replace_posinf(out)))
+    w2 = lax.exp(lax.sub(replace_posinf(x2), replace_posinf(out)))
+    return out, lax.add(lax.mul(t1, w1), lax.mul(t2, w2))
 
 
 logaddexp = _binary("logaddexp", _logaddexp, "inexact")
