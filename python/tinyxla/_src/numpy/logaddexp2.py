@@ -13,7 +13,7 @@ from tinyxla._src import dtypes
 from tinyxla._src.custom_derivatives import custom_jvp
 from tinyxla._src.lax import lax
 from tinyxla._src.numpy.promotion import promote_args_inexact
-from tinyxla._src.numpy.ufuncs import _wrap_between, replace_posinf
+from tinyxla._src.numpy.ufuncs import _wrap_between, logaddexp_tangent
 
 ArrayLike = Any
 
@@ -45,9 +45,5 @@ def _logaddexp2(x1: Any, x2: Any) -> Any:
 
 @_logaddexp2.defjvp
 def _logaddexp2_jvp(primals: Any, tangents: Any) -> tuple[Any, Any]:
-    x1, x2 = primals
-    t1, t2 = tangents
-    out = _logaddexp2_impl(x1, x2)
-    w1 = lax.exp2(lax.sub(replace_posinf(x1), replace_posinf(out)))
-    w2 = lax.exp2(lax.sub(replace_posinf(x2), replace_posinf(out)))
-    return out, lax.add(lax.mul(t1, w1), lax.mul(t2, w2))
+    out = _logaddexp2_impl(*primals)
+    return out, logaddexp_tangent(lax.exp2, primals, tangents, out)

@@ -387,12 +387,17 @@ def _logaddexp(x1: Any, x2: Any) -> Any:
 def _logaddexp_jvp(primals: Any, tangents: Any) -> tuple[Any, Any]:
     # JAX's rule: each tangent weighted by exp(x_i - out), so a tie splits it evenly and
     # the weights stay smooth there (the max/min form has a kink in its derivative).
-    x1, x2 = primals
-    t1, t2 = tangents
-    out = _logaddexp_impl(x1, x2)
-    w1 = lax.exp(lax.sub(replace_posinf(x1), replace_posinf(out)))
-    w2 = lax.exp(lax.sub(replace_posinf(x2), replace_posinf(out)))
-    return out, lax.add(lax.mul(t1, w1), lax.mul(t2, w2))
+    out = _logaddexp_impl(*primals)
+    return out, logaddexp_tangent(lax.exp, primals, tangents, out)
+
+
+def logaddexp_tangent(exp: Any, primals: Any, tangents: Any, out: Any) -> Any:
+    """The tangent of ``out = log(exp(x1) + exp(x2))`` in base ``exp``'s: the tangents
+    weighted by ``exp(x_i - out)`` (shared by logaddexp and logaddexp2)."""
+    (x1, x2), (t1, t2) = primals, tangents
+    w1 = exp(lax.sub(replace_posinf(x1), replace_posinf(out)))
+    w2 = exp(lax.sub(replace_posinf(x2), replace_posinf(out)))
+    return lax.add(lax.mul(t1, w1), lax.mul(t2, w2))
 
 
 logaddexp = _binary("logaddexp", _logaddexp, "inexact")
