@@ -329,6 +329,20 @@ def _cholesky_cases(dt: np.dtype) -> list[Case]:
     return [Case((spd,), {}), Case((a,), {})]
 
 
+def _fft_cases(dt: np.dtype) -> list[Case]:
+    if dt not in _LAPACK:
+        return []
+    seed = seed_of("fft", dt.name)
+    if dt.kind == "f":
+        x = random_values(dt, 60, seed).reshape(3, 4, 5)
+        return [Case((x,), dict(fft_type=lax.FftType.RFFT, fft_lengths=lengths))
+                for lengths in ((5,), (4, 5), (3, 4, 5))]
+    x = random_values(dt, 60, seed).reshape(3, 4, 5)
+    cases = [Case((x,), dict(fft_type=t, fft_lengths=(4, 5)))
+             for t in (lax.FftType.FFT, lax.FftType.IFFT)]
+    return cases + [Case((x,), dict(fft_type=lax.FftType.IRFFT, fft_lengths=(4, 8)))]
+
+
 _COLLECTIVE = "needs a named axis: tests/test_pmap.py and tests/multidevice"
 _CALL = "a call of a sub-jaxpr, lowered by inlining: tests/test_jit.py, test_autodiff.py"
 
@@ -390,6 +404,7 @@ SPECS: dict[str, Spec] = {
     "eigh": Spec(_eigh_cases, "rounding"),
     "eig": Spec(_eig_cases, "rounding"),
     "cholesky": Spec(_cholesky_cases, "rounding"),
+    "fft": Spec(_fft_cases, "rounding"),
     **{name: Spec(kind="excluded", reason=_COLLECTIVE) for name in (
         "psum", "pmax", "pmin", "all_gather", "all_to_all", "ppermute", "reduce_scatter",
         "axis_index", "xla_pmap")},

@@ -32,4 +32,5 @@ from tinyxla._src.lax.special import (  # noqa: F401
     bessel_i0e, bessel_i0e_p, bessel_i1e, bessel_i1e_p, betainc, igamma, igamma_grad_a,
     igamma_grad_a_p, igamma_p, igammac, igammac_p, polygamma, polygamma_p, random_gamma_grad,
     regularized_incomplete_beta_p, zeta, zeta_p)
+from tinyxla._src.lax.fft import FftType, fft, fft_p  # noqa: F401,E402
 from tinyxla.lax import linalg  # noqa: F401,E402

@@ -101,7 +101,7 @@ from tinyxla._src.numpy.ufunc_class import (
     logical_and, logical_or, logical_xor, maximum, minimum, multiply, negative, subtract,
     ufunc)
 
-from tinyxla.numpy import linalg  # noqa: E402
+from tinyxla.numpy import fft, linalg  # noqa: E402
 
 bool = bool_  # noqa: A001 - jnp.bool, as in JAX
 

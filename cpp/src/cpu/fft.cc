@@ -1,0 +1,596 @@
+// lax.fft on the CPU with our own kernels (no FFT library is needed to build).
+//
+// A complex transform of length n is a plan of Stockham auto-sort passes, one per factor
+// of n (radix 4 first, then 2, then the odd primes; 3, 5 and 7 have unrolled butterflies,
+// other primes up to kMaxRadix a generic one), ping-ponging between the data and a work
+// buffer so that no bit-reversal pass is needed. A length with a prime factor above
+// kMaxRadix goes through Bluestein's algorithm: a chirp product and a convolution done by
+// two transforms of a 2,3,5,7-smooth length >= 2n-1. Real transforms of even length pack
+// the n reals as n/2 complex numbers and untangle the half-length transform. Twiddles are
+// computed in double precision. Transforms along an axis other than the last gather a
+// block of columns into contiguous lines first.
+#include "fft.h"
+
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
+
+#include "../core/thread_pool.h"
+#include "kernels.h"
+#include "tinyxla/error.h"
+
+namespace tinyxla::cpu {
+namespace {
+
+constexpr int kMaxRadix = 61;
+
+// Same layout as std::complex<R>; plain arithmetic (std::complex's operator* checks for
+// NaN and calls a library routine).
+template <class R>
+struct C {
+  R re, im;
+};
+template <class R> inline C<R> operator+(C<R> a, C<R> b) { return {a.re + b.re, a.im + b.im}; }
+template <class R> inline C<R> operator-(C<R> a, C<R> b) { return {a.re - b.re, a.im - b.im}; }
+template <class R> inline C<R> scale(C<R> a, R s) { return {a.re * s, a.im * s}; }
+template <class R> inline C<R> conj(C<R> a) { return {a.re, -a.im}; }
+template <class R> inline C<R> mul(C<R> a, C<R> b) {
+  return {a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re};
+}
+// a * w (forward) or a * conj(w) (inverse).
+template <bool Inv, class R> inline C<R> twiddle(C<R> a, C<R> w) {
+  if constexpr (Inv) return {a.re * w.re + a.im * w.im, a.im * w.re - a.re * w.im};
+  else return mul(a, w);
+}
+// a * -i (forward) or a * i (inverse).
+template <bool Inv, class R> inline C<R> rot(C<R> a) {
+  if constexpr (Inv) return {-a.im, a.re};
+  else return {a.im, -a.re};
+}
+
+// exp(-2 pi i k / n), from k reduced mod n, in double precision.
+template <class R>
+C<R> root(int64_t k, int64_t n) {
+  k %= n;
+  const double a = -2.0 * M_PI * double(k) / double(n);
+  return {R(std::cos(a)), R(std::sin(a))};
+}
+
+// Odd-radix DFT of a[0..P) into b (P a compile-time constant, or p at run time when
+// P == 0), from cos/sin tables of 2 pi k / p: pairs a_r, a_{p-r} share their products.
+template <int P, bool Inv, class R>
+inline void butterfly_odd(int p_rt, const C<R>* a, C<R>* b, const R* cs, const R* sn) {
+  const int p = P ? P : p_rt;
+  const int h = (p - 1) / 2;
+  C<R> s[(P ? P : kMaxRadix) / 2 + 1], d[(P ? P : kMaxRadix) / 2 + 1];
+  C<R> b0 = a[0];
+  for (int r = 1; r <= h; ++r) {
+    s[r] = a[r] + a[p - r];
+    d[r] = a[r] - a[p - r];
+    b0 = b0 + s[r];
+  }
+  b[0] = b0;
+  for (int k = 1; k <= h; ++k) {
+    C<R> x = a[0], y{0, 0};
+    int rk = 0;
+    for (int r = 1; r <= h; ++r) {
+      rk += k;
+      if (rk >= p) rk -= p;
+      x = x + scale(s[r], cs[rk]);
+      y = y + scale(d[r], sn[rk]);
+    }
+    // b_k = x - i y, b_{p-k} = x + i y (forward); swapped for the inverse.
+    const C<R> iy{-y.im, y.re};
+    b[k] = Inv ? x + iy : x - iy;
+    b[p - k] = Inv ? x - iy : x + iy;
+  }
+}
+
+template <class R>
+struct Pass {
+  int radix;
+  int64_t m, s;            // sub-transforms of length radix*m, s of them interleaved
+  std::vector<C<R>> tw;    // tw[p*(radix-1) + k-1] = exp(-2 pi i p k / (radix*m))
+  std::vector<R> cs, sn;   // cos, sin of 2 pi k / radix (odd radices)
+};
+
+// One Stockham pass over p in [p0, p1) and q in [q0, q1): y[q + s(P p + k)] =
+// w^{pk} DFT_P(x[q + s(p + r m)])_k.
+template <int P, bool Inv, class R>
+void run_pass(const Pass<R>& ps, const C<R>* x, C<R>* y, int64_t p0, int64_t p1, int64_t q0,
+              int64_t q1) {
+  const int p_rt = ps.radix;
+  const int radix = P ? P : p_rt;
+  const int64_t m = ps.m, s = ps.s;
+  C<R> a[P ? P : kMaxRadix], b[P ? P : kMaxRadix];
+  for (int64_t p = p0; p < p1; ++p) {
+    const C<R>* w = ps.tw.data() + p * (radix - 1);
+    for (int64_t q = q0; q < q1; ++q) {
+      const C<R>* xi = x + q + s * p;
+      for (int r = 0; r < radix; ++r) a[r] = xi[s * m * r];
+      if constexpr (P == 2) {
+        b[0] = a[0] + a[1];
+        b[1] = a[0] - a[1];
+      } else if constexpr (P == 4) {
+        const C<R> t0 = a[0] + a[2], t1 = a[0] - a[2], t2 = a[1] + a[3];
+        const C<R> t3 = rot<Inv>(a[1] - a[3]);
+        b[0] = t0 + t2;
+        b[1] = t1 + t3;
+        b[2] = t0 - t2;
+        b[3] = t1 - t3;
+      } else if constexpr (P == 3) {
+        const C<R> t = a[1] + a[2];
+        const C<R> mid = a[0] - scale(t, R(0.5));
+        const C<R> dd = scale(rot<Inv>(a[1] - a[2]), R(0.86602540378443864676));
+        b[0] = a[0] + t;
+        b[1] = mid + dd;
+        b[2] = mid - dd;
+      } else {
+        butterfly_odd<P, Inv>(p_rt, a, b, ps.cs.data(), ps.sn.data());
+      }
+      C<R>* yo = y + q + s * radix * p;
+      yo[0] = b[0];
+      if (p == 0) {
+        for (int k = 1; k < radix; ++k) yo[s * k] = b[k];
+      } else {
+        for (int k = 1; k < radix; ++k) yo[s * k] = twiddle<Inv>(b[k], w[k - 1]);
+      }
+    }
+  }
+}
+
+template <bool Inv, class R>
+void dispatch_pass(const Pass<R>& ps, const C<R>* x, C<R>* y, int64_t p0, int64_t p1,
+                   int64_t q0, int64_t q1) {
+  switch (ps.radix) {
+    case 2: return run_pass<2, Inv>(ps, x, y, p0, p1, q0, q1);
+    case 3: return run_pass<3, Inv>(ps, x, y, p0, p1, q0, q1);
+    case 4: return run_pass<4, Inv>(ps, x, y, p0, p1, q0, q1);
+    case 5: return run_pass<5, Inv>(ps, x, y, p0, p1, q0, q1);
+    case 7: return run_pass<7, Inv>(ps, x, y, p0, p1, q0, q1);
+    default: return run_pass<0, Inv>(ps, x, y, p0, p1, q0, q1);
+  }
+}
+
+// The smallest 2,3,5,7-smooth number >= n.
+int64_t smooth_size(int64_t n) {
+  int64_t best = int64_t(1) << 62;
+  for (int64_t f7 = 1; f7 < best; f7 *= 7)
+    for (int64_t f5 = f7; f5 < best; f5 *= 5)
+      for (int64_t f3 = f5; f3 < best; f3 *= 3) {
+        int64_t v = f3;
+        while (v < n) v *= 2;
+        best = std::min(best, v);
+      }
+  return best;
+}
+
+// Elements a thread should get at least, so that waking it pays off.
+constexpr int64_t kGrainElements = 1 << 14;
+
+template <class R>
+class Plan {
+ public:
+  explicit Plan(int64_t n) : n_(n) {
+    std::vector<int> factors;
+    int64_t rest = n;
+    while (rest % 4 == 0) factors.push_back(4), rest /= 4;
+    if (rest % 2 == 0) factors.push_back(2), rest /= 2;
+    for (int64_t f = 3; f * f <= rest; f += 2)
+      while (rest % f == 0) factors.push_back(int(f)), rest /= f;
+    if (rest > 1) {
+      factors.push_back(int(std::min<int64_t>(rest, kMaxRadix + 1)));
+    }
+    if (!factors.empty() && *std::max_element(factors.begin(), factors.end()) > kMaxRadix) {
+      make_bluestein();
+      return;
+    }
+    int64_t len = n, s = 1;
+    for (int f : factors) {
+      Pass<R> ps;
+      ps.radix = f;
+      ps.m = len / f;
+      ps.s = s;
+      ps.tw.resize(size_t(ps.m * (f - 1)));
+      for (int64_t p = 0; p < ps.m; ++p)
+        for (int k = 1; k < f; ++k) ps.tw[size_t(p * (f - 1) + k - 1)] = root<R>(p * k, len);
+      if (f % 2 == 1 && f != 3) {
+        ps.cs.resize(size_t(f));
+        ps.sn.resize(size_t(f));
+        for (int k = 0; k < f; ++k) {
+          ps.cs[size_t(k)] = R(std::cos(2.0 * M_PI * k / f));
+          ps.sn[size_t(k)] = R(std::sin(2.0 * M_PI * k / f));
+        }
+      }
+      passes_.push_back(std::move(ps));
+      len /= f;
+      s *= f;
+    }
+  }
+
+  int64_t size() const { return n_; }
+  // Complex elements of scratch that run() needs.
+  int64_t work_size() const { return sub_ ? m_ + sub_->work_size() : n_; }
+
+  // The unnormalized transform of data[0..n) in place; `parallel` splits each pass over the
+  // pool (for a transform long enough to be worth it).
+  void run(C<R>* data, C<R>* work, bool inverse, bool parallel) const {
+    if (sub_) return bluestein(data, work, inverse, parallel);
+    C<R>* x = data;
+    C<R>* y = work;
+    for (const Pass<R>& ps : passes_) {
+      run_split(ps, x, y, inverse, parallel);
+      std::swap(x, y);
+    }
+    if (x != data) copy_n(x, n_, data, parallel);
+  }
+
+ private:
+  void make_bluestein() {
+    m_ = smooth_size(2 * n_ - 1);
+    sub_ = std::make_shared<const Plan<R>>(m_);
+    chirp_.resize(size_t(n_));
+    const int64_t two_n = 2 * n_;
+    for (int64_t k = 0; k < n_; ++k) {
+      // exp(-pi i k^2 / n) = root(k^2 mod 2n, 2n); k^2 < 2^62 for the sizes we accept.
+      const uint64_t k2 = (uint64_t(k) * uint64_t(k)) % uint64_t(two_n);
+      chirp_[size_t(k)] = root<R>(int64_t(k2), two_n);
+    }
+    // The convolution kernel conj(chirp) at offsets -(n-1)..n-1, transformed, with the
+    // inverse transform's 1/m folded in.
+    kernel_.assign(size_t(m_), C<R>{0, 0});
+    for (int64_t k = 0; k < n_; ++k) {
+      kernel_[size_t(k)] = conj(chirp_[size_t(k)]);
+      if (k) kernel_[size_t(m_ - k)] = conj(chirp_[size_t(k)]);
+    }
+    std::vector<C<R>> work(static_cast<size_t>(sub_->work_size()));
+    sub_->run(kernel_.data(), work.data(), false, false);
+    const R inv_m = R(1) / R(m_);
+    for (C<R>& v : kernel_) v = scale(v, inv_m);
+  }
+
+  void bluestein(C<R>* data, C<R>* work, bool inverse, bool parallel) const {
+    C<R>* a = work;
+    C<R>* sub_work = work + m_;
+    // The inverse transform is the conjugate of the forward one of the conjugate.
+    for_range(n_, parallel, [&](int64_t b, int64_t e) {
+      for (int64_t k = b; k < e; ++k) {
+        const C<R> v = inverse ? conj(data[k]) : data[k];
+        a[k] = mul(v, chirp_[size_t(k)]);
+      }
+    });
+    std::fill(a + n_, a + m_, C<R>{0, 0});
+    sub_->run(a, sub_work, false, parallel);
+    for_range(m_, parallel, [&](int64_t b, int64_t e) {
+      for (int64_t k = b; k < e; ++k) a[k] = mul(a[k], kernel_[size_t(k)]);
+    });
+    sub_->run(a, sub_work, true, parallel);
+    for_range(n_, parallel, [&](int64_t b, int64_t e) {
+      for (int64_t k = b; k < e; ++k) {
+        const C<R> v = mul(a[k], chirp_[size_t(k)]);
+        data[k] = inverse ? conj(v) : v;
+      }
+    });
+  }
+
+  template <class F>
+  static void for_range(int64_t n, bool parallel, const F& f) {
+    if (parallel && n >= 2 * kGrainElements) parallel_for(n, kGrainElements, f);
+    else f(0, n);
+  }
+
+  static void copy_n(const C<R>* x, int64_t n, C<R>* y, bool parallel) {
+    for_range(n, parallel, [&](int64_t b, int64_t e) {
+      std::memcpy(y + b, x + b, size_t(e - b) * sizeof(C<R>));
+    });
+  }
+
+  void run_split(const Pass<R>& ps, const C<R>* x, C<R>* y, bool inverse, bool parallel) const {
+    const auto go = [&](int64_t p0, int64_t p1, int64_t q0, int64_t q1) {
+      if (inverse) dispatch_pass<true>(ps, x, y, p0, p1, q0, q1);
+      else dispatch_pass<false>(ps, x, y, p0, p1, q0, q1);
+    };
+    if (!parallel || n_ < 2 * kGrainElements) return go(0, ps.m, 0, ps.s);
+    const int64_t per_p = ps.s * ps.radix;  // elements one p covers
+    if (ps.m >= 2 * pool_size())
+      parallel_for(ps.m, std::max<int64_t>(1, kGrainElements / per_p),
+                   [&](int64_t b, int64_t e) { go(b, e, 0, ps.s); });
+    else
+      parallel_for(ps.s, std::max<int64_t>(1, kGrainElements / (ps.m * ps.radix)),
+                   [&](int64_t b, int64_t e) { go(0, ps.m, b, e); });
+  }
+
+  int64_t n_;
+  std::vector<Pass<R>> passes_;
+  // Bluestein: the plan of length m_ >= 2n-1, the chirp exp(-pi i k^2/n) and the
+  // transformed convolution kernel.
+  std::shared_ptr<const Plan<R>> sub_;
+  int64_t m_ = 0;
+  std::vector<C<R>> chirp_, kernel_;
+};
+
+// Plans are built once per length and precision and shared (a bounded cache).
+template <class R>
+std::shared_ptr<const Plan<R>> plan_for(int64_t n) {
+  static std::mutex mu;
+  static std::map<int64_t, std::shared_ptr<const Plan<R>>> cache;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    auto it = cache.find(n);
+    if (it != cache.end()) return it->second;
+  }
+  auto plan = std::make_shared<const Plan<R>>(n);
+  std::lock_guard<std::mutex> lock(mu);
+  if (cache.size() >= 64) cache.clear();
+  return cache.emplace(n, std::move(plan)).first->second;
+}
+
+// Work of one transform of length n, in element-operations, for grain sizes.
+int64_t transform_cost(int64_t n) {
+  int64_t lg = 1;
+  while ((int64_t(1) << lg) < n) ++lg;
+  return 5 * n * lg;
+}
+
+// Transforms `rows` contiguous rows of length n in place.
+template <class R>
+void transform_rows(C<R>* data, int64_t rows, int64_t n, bool inverse) {
+  if (rows == 0 || n <= 1) return;
+  const auto plan = plan_for<R>(n);
+  if (rows < pool_size() && n >= 4 * kGrainElements) {
+    std::vector<C<R>> work(static_cast<size_t>(plan->work_size()));
+    for (int64_t r = 0; r < rows; ++r) plan->run(data + r * n, work.data(), inverse, true);
+    return;
+  }
+  const int64_t grain = std::max<int64_t>(1, kGrainElements * 8 / transform_cost(n));
+  parallel_for(rows, grain, [&](int64_t b, int64_t e) {
+    std::vector<C<R>> work(static_cast<size_t>(plan->work_size()));
+    for (int64_t r = b; r < e; ++r) plan->run(data + r * n, work.data(), inverse, false);
+  });
+}
+
+// Transforms along an axis of length n whose elements are `stride` apart, in `outer`
+// blocks of n*stride elements: columns are gathered kBlock at a time into contiguous lines.
+template <class R>
+void transform_axis(C<R>* data, int64_t outer, int64_t n, int64_t stride, bool inverse) {
+  if (stride == 1) return transform_rows(data, outer, n, inverse);
+  if (outer * stride == 0 || n <= 1) return;
+  constexpr int64_t kBlock = 8;
+  const auto plan = plan_for<R>(n);
+  const int64_t col_blocks = (stride + kBlock - 1) / kBlock;
+  const int64_t items = outer * col_blocks;
+  const bool inner_parallel = items < pool_size() && n >= 4 * kGrainElements;
+  const int64_t grain =
+      std::max<int64_t>(1, kGrainElements * 8 / (transform_cost(n) * kBlock));
+  const auto body = [&](int64_t b, int64_t e) {
+    std::vector<C<R>> lines(static_cast<size_t>(n * kBlock));
+    std::vector<C<R>> work(static_cast<size_t>(plan->work_size()));
+    for (int64_t item = b; item < e; ++item) {
+      C<R>* base = data + (item / col_blocks) * n * stride;
+      const int64_t c0 = (item % col_blocks) * kBlock;
+      const int64_t cols = std::min(kBlock, stride - c0);
+      for (int64_t i = 0; i < n; ++i)
+        for (int64_t c = 0; c < cols; ++c) lines[size_t(c * n + i)] = base[i * stride + c0 + c];
+      for (int64_t c = 0; c < cols; ++c)
+        plan->run(lines.data() + c * n, work.data(), inverse, inner_parallel);
+      for (int64_t i = 0; i < n; ++i)
+        for (int64_t c = 0; c < cols; ++c) base[i * stride + c0 + c] = lines[size_t(c * n + i)];
+    }
+  };
+  if (inner_parallel) body(0, items);
+  else parallel_for(items, grain, body);
+}
+
+template <class R>
+void scale_all(C<R>* data, int64_t count, R factor) {
+  parallel_for(count, kGrainElements, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) data[i] = scale(data[i], factor);
+  });
+}
+
+// Complex transforms over the trailing axes of `data` (shape `shape`), in place,
+// unnormalized; the last axis first.
+template <class R>
+void transform_trailing(C<R>* data, const Shape& shape, size_t axes, bool inverse) {
+  int64_t total = 1;
+  for (int64_t d : shape) total *= d;
+  if (total == 0) return;
+  int64_t stride = 1;
+  for (size_t i = 0; i < axes; ++i) {
+    const int64_t n = shape[shape.size() - 1 - i];
+    transform_axis(data, total / (n * stride), n, stride, inverse);
+    stride *= n;
+  }
+}
+
+// Each row x[0..n) (real) to its n/2+1 non-negative frequencies out[0..n/2].
+template <class R>
+void rfft_rows(const R* x, int64_t rows, int64_t n, C<R>* out) {
+  const int64_t h = n / 2, width = h + 1;
+  if (n % 2) {
+    const auto plan = plan_for<R>(n);
+    const bool inner = rows < pool_size() && n >= 4 * kGrainElements;
+    const auto body = [&](int64_t b, int64_t e) {
+      std::vector<C<R>> line(static_cast<size_t>(n)), work(static_cast<size_t>(plan->work_size()));
+      for (int64_t r = b; r < e; ++r) {
+        for (int64_t i = 0; i < n; ++i) line[size_t(i)] = {x[r * n + i], R(0)};
+        plan->run(line.data(), work.data(), false, inner);
+        std::memcpy(out + r * width, line.data(), size_t(width) * sizeof(C<R>));
+      }
+    };
+    if (inner) body(0, rows);
+    else parallel_for(rows, std::max<int64_t>(1, kGrainElements * 8 / transform_cost(n)), body);
+    return;
+  }
+  // Even n: z_j = x_{2j} + i x_{2j+1}, Z = DFT_h(z); X_k = E_k + w^k O_k with
+  // E_k = (Z_k + conj Z_{h-k}) / 2, O_k = -i (Z_k - conj Z_{h-k}) / 2, w = exp(-2 pi i/n).
+  std::vector<C<R>> w(static_cast<size_t>(h));
+  for (int64_t k = 0; k < h; ++k) w[size_t(k)] = root<R>(k, n);
+  for (int64_t r = 0; r < rows; ++r) std::memcpy(out + r * width, x + r * n, size_t(n) * sizeof(R));
+  // The packed rows are width apart; transform each in place.
+  const auto plan = h > 1 ? plan_for<R>(h) : nullptr;
+  const bool inner = rows < pool_size() && h >= 4 * kGrainElements;
+  const auto body = [&](int64_t b, int64_t e) {
+    std::vector<C<R>> work(static_cast<size_t>(plan ? plan->work_size() : 0));
+    for (int64_t r = b; r < e; ++r) {
+      C<R>* z = out + r * width;
+      if (plan) plan->run(z, work.data(), false, inner);
+      const C<R> z0 = z[0];
+      z[0] = {z0.re + z0.im, R(0)};
+      z[h] = {z0.re - z0.im, R(0)};
+      for (int64_t k = 1; 2 * k <= h; ++k) {
+        const int64_t j = h - k;
+        const C<R> zk = z[k], zj = z[j];
+        const C<R> ek = scale(zk + conj(zj), R(0.5));
+        const C<R> ok = scale(rot<false>(zk - conj(zj)), R(0.5));
+        const C<R> ej = scale(zj + conj(zk), R(0.5));
+        const C<R> oj = scale(rot<false>(zj - conj(zk)), R(0.5));
+        z[k] = ek + mul(ok, w[size_t(k)]);
+        z[j] = ej + mul(oj, w[size_t(j)]);
+      }
+    }
+  };
+  if (inner) body(0, rows);
+  else parallel_for(rows, std::max<int64_t>(1, kGrainElements * 8 / transform_cost(n)), body);
+}
+
+// Each row of n/2+1 frequencies x (Hermitian half; the imaginary parts of the zero and
+// Nyquist frequencies are ignored) to n reals, times `factor` (1/n for a normalized
+// inverse).
+template <class R>
+void irfft_rows(const C<R>* x, int64_t rows, int64_t n, R factor, R* out) {
+  const int64_t h = n / 2, width = h + 1;
+  const bool inner = rows < pool_size() && n >= 8 * kGrainElements;
+  const int64_t grain = std::max<int64_t>(1, kGrainElements * 8 / transform_cost(n));
+  if (n % 2) {
+    const auto plan = plan_for<R>(n);
+    const auto body = [&](int64_t b, int64_t e) {
+      std::vector<C<R>> line(static_cast<size_t>(n)), work(static_cast<size_t>(plan->work_size()));
+      for (int64_t r = b; r < e; ++r) {
+        const C<R>* xr = x + r * width;
+        line[0] = {xr[0].re, R(0)};
+        for (int64_t k = 1; k <= h; ++k) {
+          line[size_t(k)] = xr[k];
+          line[size_t(n - k)] = conj(xr[k]);
+        }
+        plan->run(line.data(), work.data(), true, inner);
+        for (int64_t i = 0; i < n; ++i) out[r * n + i] = line[size_t(i)].re * factor;
+      }
+    };
+    if (inner) body(0, rows);
+    else parallel_for(rows, grain, body);
+    return;
+  }
+  // Even n: Z_k = (X_k + conj X_{h-k}) + i conj(w^k) (X_k - conj X_{h-k}) is 2 (E_k + i O_k);
+  // its inverse DFT_h holds the even reals in its real and the odd ones in its imaginary
+  // parts.
+  std::vector<C<R>> w(static_cast<size_t>(h + 1));
+  for (int64_t k = 0; k <= h; ++k) w[size_t(k)] = root<R>(k, n);
+  const auto plan = h > 1 ? plan_for<R>(h) : nullptr;
+  const auto body = [&](int64_t b, int64_t e) {
+    std::vector<C<R>> work(static_cast<size_t>(plan ? plan->work_size() : 0));
+    for (int64_t r = b; r < e; ++r) {
+      const C<R>* xr = x + r * width;
+      C<R>* z = reinterpret_cast<C<R>*>(out + r * n);
+      z[0] = {xr[0].re + xr[h].re, xr[0].re - xr[h].re};
+      for (int64_t k = 1; k < h; ++k) {
+        const C<R> xk = xr[k], xj = conj(xr[h - k]);
+        const C<R> odd = twiddle<true>(xk - xj, w[size_t(k)]);
+        z[k] = (xk + xj) + C<R>{-odd.im, odd.re};
+      }
+      if (plan) plan->run(z, work.data(), true, inner);
+      const R f = factor;
+      for (int64_t k = 0; k < h; ++k) z[k] = scale(z[k], f);
+    }
+  };
+  if (inner) body(0, rows);
+  else parallel_for(rows, grain, body);
+}
+
+// `x` as a dense array (a copy when it is a strided view).
+Array dense_array(const Array& x) {
+  if (x.is_contiguous()) return x;
+  Array d(x.shape(), x.dtype(), x.device(), Event::ready());
+  copy(x, d);
+  return d;
+}
+
+template <class R>
+void fft_typed(FftType type, const std::vector<int64_t>& lengths, const Array& x,
+               const Array& out) {
+  using Cx = C<R>;
+  const size_t k = lengths.size();
+  const Shape& out_shape = out.shape();
+  if (out.size() == 0) return;
+  const int64_t n_last = lengths.back();
+  int64_t total_length = 1;
+  for (int64_t l : lengths) total_length *= l;
+  switch (type) {
+    case FftType::fft:
+    case FftType::ifft: {
+      Cx* o = reinterpret_cast<Cx*>(out.mutable_data());
+      if (x.is_contiguous()) std::memcpy(o, x.data(), out.nbytes());
+      else copy(x, out);
+      const bool inverse = type == FftType::ifft;
+      transform_trailing(o, out_shape, k, inverse);
+      if (inverse && total_length > 1) scale_all(o, out.size(), R(1) / R(total_length));
+      return;
+    }
+    case FftType::rfft: {
+      const Array xd = dense_array(x);
+      Cx* o = reinterpret_cast<Cx*>(out.mutable_data());
+      const int64_t width = out_shape.back();
+      const int64_t rows = out.size() / width;
+      if (n_last == 0) {
+        std::fill(o, o + out.size(), Cx{0, 0});
+        return;
+      }
+      rfft_rows(reinterpret_cast<const R*>(xd.data()), rows, n_last, o);
+      // The other axes: complex transforms of the half spectrum.
+      int64_t stride = width;
+      for (size_t i = 1; i < k; ++i) {
+        const int64_t n = out_shape[out_shape.size() - 1 - i];
+        transform_axis(o, out.size() / (n * stride), n, stride, false);
+        stride *= n;
+      }
+      return;
+    }
+    case FftType::irfft: {
+      R* o = reinterpret_cast<R*>(out.mutable_data());
+      const Shape& in_shape = x.shape();
+      const int64_t width = in_shape.back();
+      const int64_t in_size = x.size();
+      if (in_size == 0 || n_last == 0) {
+        std::fill(o, o + out.size(), R(0));
+        return;
+      }
+      // The complex inverse transforms over the other axes need a scratch copy.
+      Array spectrum(in_shape, x.dtype(), x.device(), Event::ready());
+      copy(x, spectrum);
+      Cx* s = reinterpret_cast<Cx*>(spectrum.mutable_data());
+      int64_t stride = width;
+      for (size_t i = 1; i < k; ++i) {
+        const int64_t n = in_shape[in_shape.size() - 1 - i];
+        transform_axis(s, in_size / (n * stride), n, stride, true);
+        stride *= n;
+      }
+      irfft_rows(s, in_size / width, n_last, R(1) / R(total_length), o);
+      return;
+    }
+  }
+}
+
+}  // namespace
+
+void fft(FftType type, const std::vector<int64_t>& lengths, const Array& x, const Array& out) {
+  const DType real = type == FftType::irfft ? out.dtype() : x.dtype();
+  const bool wide = real == DType::F64 || real == DType::C128;
+  if (wide) fft_typed<double>(type, lengths, x, out);
+  else fft_typed<float>(type, lengths, x, out);
+}
+
+}  // namespace tinyxla::cpu
