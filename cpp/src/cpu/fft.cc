@@ -1,14 +1,14 @@
 // lax.fft on the CPU with our own kernels (no FFT library is needed to build).
 //
 // A complex transform of length n is a plan of Stockham auto-sort passes, one per factor
-// of n (radix 4 first, then 2, then the odd primes; 3, 5 and 7 have unrolled butterflies,
-// other primes up to kMaxRadix a generic one), ping-ponging between the data and a work
-// buffer so that no bit-reversal pass is needed. A length with a prime factor above
-// kMaxRadix goes through Bluestein's algorithm: a chirp product and a convolution done by
-// two transforms of a 2,3,5,7-smooth length >= 2n-1. Real transforms of even length pack
-// the n reals as n/2 complex numbers and untangle the half-length transform. Twiddles are
-// computed in double precision. Transforms along an axis other than the last gather a
-// block of columns into contiguous lines first.
+// of n (radix 4 first, then 2, then the odd primes; 3, 5, 7, 11 and 13 have unrolled
+// butterflies, other primes up to kMaxRadix a generic one), ping-ponging between the data
+// and a work buffer so that no bit-reversal pass is needed. A length with a prime factor
+// above kMaxRadix goes through Bluestein's algorithm: a chirp product and a convolution
+// done by two transforms of a 2,3,5,7-smooth length >= 2n-1. Real transforms of even
+// length pack the n reals as n/2 complex numbers and untangle the half-length transform.
+// Twiddles are computed in double precision. Transforms along an axis other than the last
+// gather a block of columns into contiguous lines first.
 #include "fft.h"
 
 #include <algorithm>
@@ -152,6 +152,8 @@ void dispatch_pass(const Pass<R>& ps, const C<R>* x, C<R>* y, int64_t p0, int64_
     case 4: return run_pass<4, Inv>(ps, x, y, p0, p1, q0, q1);
     case 5: return run_pass<5, Inv>(ps, x, y, p0, p1, q0, q1);
     case 7: return run_pass<7, Inv>(ps, x, y, p0, p1, q0, q1);
+    case 11: return run_pass<11, Inv>(ps, x, y, p0, p1, q0, q1);
+    case 13: return run_pass<13, Inv>(ps, x, y, p0, p1, q0, q1);
     default: return run_pass<0, Inv>(ps, x, y, p0, p1, q0, q1);
   }
 }
@@ -533,8 +535,8 @@ void fft_typed(FftType type, const std::vector<int64_t>& lengths, const Array& x
     case FftType::fft:
     case FftType::ifft: {
       Cx* o = reinterpret_cast<Cx*>(out.mutable_data());
-      if (x.is_contiguous()) std::memcpy(o, x.data(), out.nbytes());
-      else copy(x, out);
+      if (!x.is_contiguous()) copy(x, out);
+      else if (x.data() != out.data()) std::memcpy(o, x.data(), out.nbytes());
       const bool inverse = type == FftType::ifft;
       transform_trailing(o, out_shape, k, inverse);
       if (inverse && total_length > 1) scale_all(o, out.size(), R(1) / R(total_length));
