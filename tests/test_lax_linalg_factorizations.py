@@ -12,13 +12,7 @@ import tinyxla.numpy as jnp
 from tinyxla.lax import linalg as L
 from tinyxla.test_util import check_grads
 
-
-def _rand(shape, dtype, seed=0):
-    rng = np.random.default_rng(seed)
-    x = rng.standard_normal(shape)
-    if np.issubdtype(dtype, np.complexfloating):
-        x = x + 1j * rng.standard_normal(shape)
-    return x.astype(dtype)
+from linalg_inputs import random_array as _rand
 
 
 def _tol(dtype):
@@ -375,3 +369,12 @@ def test_tridiagonal_solve_singular_is_nan():
     with pytest.raises(TypeError, match="tridiagonal_solve requires that all diagonal "
                                         "arguments have the same shape."):
         L.tridiagonal_solve(np.ones(3), np.ones(3), np.ones(4), np.ones((3, 1)))
+
+
+@pytest.mark.parametrize("f", [lambda x: L.geqrf(x)[0], lambda x: L.schur(x)[0],
+                               lambda x: L.hessenberg(x)[0], lambda x: L.tridiagonal(x)[1]])
+def test_no_derivatives_where_jax_has_none(f):
+    x = _rand((3, 3), np.float32, 20)
+    with pytest.raises(NotImplementedError, match="Differentiation rule for '.*' not "
+                                                  "implemented"):
+        jax.jvp(f, (x,), (x,))

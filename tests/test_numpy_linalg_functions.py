@@ -9,13 +9,7 @@ import tinyxla as jax
 import tinyxla.numpy as jnp
 from tinyxla.test_util import check_grads
 
-
-def _rand(shape, dtype=np.float32, seed=0):
-    rng = np.random.default_rng(seed)
-    x = rng.standard_normal(shape)
-    if np.issubdtype(dtype, np.complexfloating):
-        x = x + 1j * rng.standard_normal(shape)
-    return x.astype(dtype)
+from linalg_inputs import random_array as _rand
 
 
 def _well_conditioned(shape, dtype=np.float32, seed=0):

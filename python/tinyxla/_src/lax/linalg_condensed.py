@@ -8,7 +8,8 @@ from typing import Any, Callable
 from tinyxla._src.core import ShapedArray
 from tinyxla._src.lax.lax import _FLOAT_COMPLEX, _check_naryop_dtypes
 from tinyxla._src.lax.linalg_matrices import real_dtype
-from tinyxla._src.lax.linalg_primitive import linalg_primitive, no_attrs, split_batch
+from tinyxla._src.lax.linalg_primitive import (
+    linalg_primitive, no_attrs, not_differentiable, split_batch)
 
 
 def _schur_abstract_eval(x: Any, *, compute_schur_vectors: bool, sort_eig_vals: bool,
@@ -30,6 +31,7 @@ def _schur_attrs(*, compute_schur_vectors: bool, sort_eig_vals: bool,
 
 
 schur_p = linalg_primitive("schur", _schur_abstract_eval, _schur_attrs, multiple_results=True)
+not_differentiable(schur_p)
 
 
 def schur(x: Any, *, compute_schur_vectors: bool = True, sort_eig_vals: bool = False,
@@ -56,6 +58,7 @@ def _hessenberg_abstract_eval(a: Any) -> list[ShapedArray]:
 
 hessenberg_p = linalg_primitive("hessenberg", _hessenberg_abstract_eval, no_attrs,
                                 multiple_results=True)
+not_differentiable(hessenberg_p)
 
 
 def hessenberg(a: Any) -> tuple[Any, Any]:
@@ -79,6 +82,7 @@ def _tridiagonal_abstract_eval(a: Any, *, lower: bool) -> list[ShapedArray]:
 
 tridiagonal_p = linalg_primitive("tridiagonal", _tridiagonal_abstract_eval,
                                  lambda lower: {"lower": bool(lower)}, multiple_results=True)
+not_differentiable(tridiagonal_p)
 
 
 def tridiagonal(a: Any, *, lower: bool = True) -> tuple[Any, Any, Any, Any]:

@@ -11,7 +11,7 @@ from typing import Any, Callable, Sequence
 from tinyxla import _core
 from tinyxla._src.array import Array
 from tinyxla._src.core import Primitive
-from tinyxla._src.interpreters import batching, lowering
+from tinyxla._src.interpreters import ad, batching, lowering
 from tinyxla._src.interpreters.lowering import register_lowering
 from tinyxla._src.interpreters.partial_eval import trace_to_jaxpr
 from tinyxla._src.lax.lax import _operand, _reject, _result
@@ -97,6 +97,15 @@ def composite_linalg_primitive(name: str, abstract_eval: Callable[..., Any],
     register_lowering(prim, lower)
     _batch_at_front(prim)
     return prim
+
+
+def not_differentiable(prim: Primitive) -> None:
+    """JAX defines no derivative for ``prim`` (geqrf, schur, ...): its JVP rule raises
+    JAX's error."""
+    def rule(primals: Sequence[Any], tangents: Sequence[Any], **params: Any) -> Any:
+        raise NotImplementedError(f"Differentiation rule for '{prim.name}' not implemented")
+
+    ad.primitive_jvps[prim] = rule
 
 
 def no_attrs(**params: Any) -> dict[str, Any]:

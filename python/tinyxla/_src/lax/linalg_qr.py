@@ -13,11 +13,11 @@ from tinyxla._src.interpreters import ad
 from tinyxla._src.lax.lax import (
     _FLOAT_COMPLEX, _check_naryop_dtypes, add, concatenate, convert_element_type, full, imag,
     mul, sub)
-from tinyxla._src.lax.linalg_matrices import H, eye_like, is_complex, matmul, tril, triu
+from tinyxla._src.lax.linalg_matrices import H, eye_like, is_complex, matmul, mT, tril, triu
 from tinyxla._src.lax.linalg_primitive import (
-    composite_linalg_primitive, linalg_primitive, no_attrs, split_batch)
+    composite_linalg_primitive, linalg_primitive, no_attrs, not_differentiable, split_batch)
 from tinyxla._src.lax.linalg_solve import (
-    _pad_last2, _slice_last2, lu, lu_solve, permutation_matrix, triangular_solve)
+    _pad_last2, _slice_last2, lu, lu_solve, permute_rows, triangular_solve)
 
 
 def _geqrf_abstract_eval(a: Any) -> list[ShapedArray]:
@@ -27,6 +27,7 @@ def _geqrf_abstract_eval(a: Any) -> list[ShapedArray]:
 
 
 geqrf_p = linalg_primitive("geqrf", _geqrf_abstract_eval, no_attrs, multiple_results=True)
+not_differentiable(geqrf_p)
 
 
 def geqrf(a: Any) -> tuple[Any, Any]:
@@ -46,6 +47,7 @@ def _geqp3_abstract_eval(a: Any, jpvt: Any, *, use_magma: Any) -> list[ShapedArr
 
 
 geqp3_p = linalg_primitive("geqp3", _geqp3_abstract_eval, no_attrs, multiple_results=True)
+not_differentiable(geqp3_p)
 
 
 def geqp3(a: Any, jpvt: Any, *, use_magma: bool | None = None) -> tuple[Any, Any, Any]:
@@ -70,6 +72,7 @@ def _householder_product_abstract_eval(a: Any, taus: Any) -> ShapedArray:
 householder_product_p = linalg_primitive(
     "householder_product", _householder_product_abstract_eval, no_attrs,
     multiple_results=False)
+not_differentiable(householder_product_p)
 
 
 def householder_product(a: Any, taus: Any) -> Any:
@@ -183,8 +186,8 @@ def _qr_jvp(primals: Sequence[Any], tangents: Sequence[Any], *, pivoting: bool,
 
 
 def _permute_columns(x: Any, p: Any) -> Any:
-    """``x[..., p]`` for a permutation ``p`` [..., n] (as a product with its matrix)."""
-    return matmul(x, H(permutation_matrix(p, x.dtype)))
+    """``x[..., p]`` for a permutation ``p`` [..., n]."""
+    return mT(permute_rows(mT(x), p))
 
 
 ad.primitive_jvps[qr_p] = _qr_jvp

@@ -13,8 +13,9 @@ from tinyxla._src.core import ShapedArray
 from tinyxla._src.interpreters import ad
 from tinyxla._src.lax.lax import (
     _FLOAT_COMPLEX, _check_naryop_dtypes, add, broadcasted_iota, concatenate, conj,
-    convert_element_type, eq, expand_dims, full_like, mul, neg, pad, slice, squeeze)
+    expand_dims, full_like, mul, neg, pad, slice, squeeze)
 from tinyxla._src.lax.linalg_matrices import eye_like, is_complex, matmul, mT, tril, triu
+from tinyxla._src.lax import slicing, sorting
 from tinyxla._src.lax.linalg_primitive import linalg_primitive, no_attrs, split_batch
 
 
@@ -120,12 +121,26 @@ def _lu_abstract_eval(x: Any) -> list[ShapedArray]:
 lu_p = linalg_primitive("lu", _lu_abstract_eval, no_attrs, multiple_results=True)
 
 
-def permutation_matrix(permutation: Any, dtype: Any) -> Any:
-    """``P`` [..., m, m] with ``(P x)[i] = x[permutation[i]]``."""
-    m = permutation.shape[-1]
-    shape = (*permutation.shape, m)
-    cols = broadcasted_iota(np.int32, shape, len(shape) - 1)
-    return convert_element_type(eq(expand_dims(permutation, (len(shape) - 1,)), cols), dtype)
+def permute_rows(x: Any, permutation: Any) -> Any:
+    """``x[..., permutation[i], :]`` for row i of each matrix of x [..., m, k] (one
+    gather; its transpose is a scatter-add, so it differentiates)."""
+    if x.shape[-2] == 0:
+        return x
+    nb = len(x.shape) - 2
+    batch = tuple(range(nb))
+    dnums = slicing.GatherDimensionNumbers(
+        offset_dims=(nb + 1,), collapsed_slice_dims=(nb,), start_index_map=(nb,),
+        operand_batching_dims=batch, start_indices_batching_dims=batch)
+    return slicing.gather(x, expand_dims(permutation, (nb + 1,)), dnums,
+                          (1,) * (nb + 1) + (x.shape[-1],), indices_are_sorted=False,
+                          unique_indices=True, mode=slicing.GatherScatterMode.PROMISE_IN_BOUNDS)
+
+
+def inverse_permutation(permutation: Any) -> Any:
+    """The permutation q with ``q[permutation[i]] = i`` (a sort of iota by it)."""
+    iota = broadcasted_iota(np.int32, permutation.shape, len(permutation.shape) - 1)
+    return sorting.sort((permutation, iota), dimension=len(permutation.shape) - 1,
+                        num_keys=1)[1]
 
 
 def _slice_last2(x: Any, rows: tuple[int, int], cols: tuple[int, int]) -> Any:
@@ -160,7 +175,7 @@ def _lu_jvp(primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[list[Any],
     lu, pivots, permutation = lu_p.bind(a)
     a_dot = ad.instantiate_zeros(a_dot)
     l, u = lu_factors(lu)
-    pa_dot = matmul(permutation_matrix(permutation, a.dtype), a_dot)
+    pa_dot = permute_rows(a_dot, permutation)
     la = triangular_solve_p.bind(l, pa_dot, left_side=True, lower=True, transpose_a=False,
                                  conjugate_a=False, unit_diagonal=True)
     lau = triangular_solve_p.bind(u, la, left_side=False, lower=False, transpose_a=False,
@@ -211,7 +226,7 @@ def lu_solve(lu_: Any, permutation: Any, b: Any, trans: int = 0) -> Any:
     factors, for ``b`` [..., m, k] with the factors' batch dims (JAX's ``_lu_solve_core``
     over batches)."""
     if trans == 0:
-        x = matmul(permutation_matrix(permutation, b.dtype), b)
+        x = permute_rows(b, permutation)
         x = triangular_solve(lu_, x, left_side=True, lower=True, unit_diagonal=True)
         return triangular_solve(lu_, x, left_side=True, lower=False)
     if trans not in (1, 2):
@@ -221,7 +236,7 @@ def lu_solve(lu_: Any, permutation: Any, b: Any, trans: int = 0) -> Any:
                          conjugate_a=conj_a)
     x = triangular_solve(lu_, x, left_side=True, lower=True, unit_diagonal=True,
                          transpose_a=True, conjugate_a=conj_a)
-    return matmul(mT(permutation_matrix(permutation, b.dtype)), x)
+    return permute_rows(x, inverse_permutation(permutation))
 
 
 # ---- tridiagonal_solve ----

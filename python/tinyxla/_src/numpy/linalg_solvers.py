@@ -222,7 +222,7 @@ def _cofactor_solve(a: Any, b: Any) -> tuple[Any, Any]:
     d = reductions.any(ufuncs.logical_or(ufuncs.isnan(d), ufuncs.isinf(d)), axis=-1)
     d = d[..., None, None]
     x = where(d, creation.zeros_like(b), b)
-    x = linalg_solve.permutation_matrix(permutation, dtype) @ x
+    x = linalg_solve.permute_rows(x, permutation)
     x = linalg_solve.triangular_solve(lu, x, left_side=True, lower=True, unit_diagonal=True)
     x = lax.concatenate([x[..., :-1, :] * partial_det[..., -1, None, None], x[..., -1:, :]],
                         x.ndim - 2)
