@@ -33,6 +33,11 @@ def test_sharding_on_devices(num_devices, group):
     assert out.stdout.strip().endswith(f"ok {group}"), out.stdout
 
 
+@pytest.mark.parametrize("num_devices", [2, 4])
+def test_sharded_jit_on_devices(num_devices):
+    test_sharding_on_devices(num_devices, "jit")
+
+
 def _mesh():
     return Mesh(np.array(jax.devices()[:1]).reshape(1, 1), ("x", "y"))
 
@@ -89,3 +94,27 @@ def test_make_mesh_needs_enough_devices():
     with pytest.raises(ValueError, match="Number of devices 1 must be >= the product of "
                                          r"mesh_shape \(2,\)"):
         jax.make_mesh((2,), ("x",))
+
+
+def test_with_sharding_constraint_under_grad_vmap_and_eager():
+    s = NamedSharding(_mesh(), P("x"))
+    x = jnp.arange(3.0)
+    out = lax.with_sharding_constraint(x * 2, s)
+    assert out.sharding == s
+    np.testing.assert_allclose(out, np.arange(3.0) * 2)
+    g = jax.grad(lambda a: jnp.sum(lax.with_sharding_constraint(a ** 2, s)))(x)
+    np.testing.assert_allclose(g, 2 * np.arange(3.0))
+    v = jax.vmap(lambda a: lax.with_sharding_constraint(a + 1, s))(jnp.ones((2, 3)))
+    np.testing.assert_allclose(v, np.full((2, 3), 2.0))
+
+
+def test_jit_out_shardings_tree_and_decorator():
+    s = NamedSharding(_mesh(), P("x"))
+    r = NamedSharding(_mesh(), P())
+
+    @jax.jit(out_shardings=(s, r))
+    def f(a):
+        return a + 1, jnp.sum(a)
+    a, b = f(jnp.arange(4.0))
+    assert a.sharding == s and b.sharding == r
+    np.testing.assert_allclose(b, 6.0)

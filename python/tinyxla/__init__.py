@@ -33,7 +33,8 @@ from tinyxla._src.devices import (  # noqa: E402
     local_devices, process_count, process_index)
 from tinyxla._src.api import (  # noqa: E402
     ShapeDtypeStruct, block_until_ready, clear_caches, device_get, device_put, disable_jit,
-    eval_shape, jit, make_jaxpr, typeof)
+    eval_shape, make_jaxpr, typeof)
+from tinyxla._src.sharded_jit import jit  # noqa: E402
 from tinyxla._src.compile_time_eval import ensure_compile_time_eval  # noqa: E402
 from tinyxla._src.custom_gradient import custom_gradient  # noqa: E402
 from tinyxla._src.dtypes import float0  # noqa: E402
