@@ -1,7 +1,7 @@
 // lax.fft on the CPU with our own kernels (no FFT library is needed to build).
 //
 // A complex transform of length n is a plan of Stockham auto-sort passes, one per factor
-// of n (radix 4 first, then 2, then the odd primes; 3, 5, 7, 11 and 13 have unrolled
+// of n (radix 4 first, then 2, then the odd primes; 3, 5, 7, 11, 13 and 17 have unrolled
 // butterflies, other primes up to kMaxRadix a generic one), ping-ponging between the data
 // and a work buffer so that no bit-reversal pass is needed. A length with a prime factor
 // above kMaxRadix goes through Bluestein's algorithm: a chirp product and a convolution
@@ -101,8 +101,8 @@ struct Pass {
 // One Stockham pass over p in [p0, p1) and q in [q0, q1): y[q + s(P p + k)] =
 // w^{pk} DFT_P(x[q + s(p + r m)])_k.
 template <int P, bool Inv, class R>
-void run_pass(const Pass<R>& ps, const C<R>* x, C<R>* y, int64_t p0, int64_t p1, int64_t q0,
-              int64_t q1) {
+void run_pass(const Pass<R>& ps, const C<R>* __restrict__ x, C<R>* __restrict__ y, int64_t p0,
+              int64_t p1, int64_t q0, int64_t q1) {
   const int p_rt = ps.radix;
   const int radix = P ? P : p_rt;
   const int64_t m = ps.m, s = ps.s;
@@ -154,6 +154,7 @@ void dispatch_pass(const Pass<R>& ps, const C<R>* x, C<R>* y, int64_t p0, int64_
     case 7: return run_pass<7, Inv>(ps, x, y, p0, p1, q0, q1);
     case 11: return run_pass<11, Inv>(ps, x, y, p0, p1, q0, q1);
     case 13: return run_pass<13, Inv>(ps, x, y, p0, p1, q0, q1);
+    case 17: return run_pass<17, Inv>(ps, x, y, p0, p1, q0, q1);
     default: return run_pass<0, Inv>(ps, x, y, p0, p1, q0, q1);
   }
 }
