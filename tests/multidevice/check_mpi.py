@@ -129,7 +129,7 @@ def check_train():
     hashes = multihost_utils.process_allgather(np.frombuffer(bytes.fromhex(h), np.uint8))
     assert all((row == hashes[0]).all() for row in hashes), "processes disagree"
     if ME == 0:
-        print(f"params {h} over {G} devices")
+        print(f"params {h} over {G} devices", flush=True)
 
 
 def check_early_exit():
