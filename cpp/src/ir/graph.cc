@@ -68,15 +68,6 @@ std::vector<ValueType> fused_types(const Node& n, const Graph& g) {
 
 }  // namespace
 
-const char* op_kind_name(OpKind kind) {
-#define TINYXLA_NAME_CASE(name) \
-  case OpKind::name:            \
-    return #name;
-  switch (kind) { TINYXLA_GRAPH_OPS(TINYXLA_NAME_CASE) }
-#undef TINYXLA_NAME_CASE
-  return "?";
-}
-
 std::vector<ValueType> infer_types(Node& n, const Graph& g) {
   const OpDef& def = op_def(n.kind);
   for (ValueId v : n.inputs)

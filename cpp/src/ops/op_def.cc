@@ -5,6 +5,19 @@
 
 #include "../cpu/kernels.h"
 
+namespace tinyxla {
+
+const char* op_kind_name(OpKind kind) {
+#define TINYXLA_NAME_CASE(name) \
+  case OpKind::name:            \
+    return #name;
+  switch (kind) { TINYXLA_GRAPH_OPS(TINYXLA_NAME_CASE) }
+#undef TINYXLA_NAME_CASE
+  return "?";
+}
+
+}  // namespace tinyxla
+
 namespace tinyxla::ops {
 
 // Each kind's definition, defined in its family's file.
