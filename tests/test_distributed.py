@@ -39,16 +39,26 @@ def test_processes(group, procs, local):
         assert f"ok {group} {rank}" in out.stdout, out.stdout
 
 
+def _same_over_processes_as_in_one(group: str, pattern: str, count: int) -> None:
+    """The lines ``pattern`` finds in ``group``'s output over 2 processes x 1 device equal
+    those of one process with 2 devices (the processes' lines may interleave)."""
+    multi = _run(group, 2, 1)
+    assert multi.returncode == 0, multi.stdout + multi.stderr
+    single = _run(group, 0, 2)
+    assert single.returncode == 0, single.stdout + single.stderr
+    found = re.findall(pattern, multi.stdout)
+    assert len(found) == count and found == re.findall(pattern, single.stdout), (
+        multi.stdout, single.stdout)
+
+
 @needs_mpi
 def test_training_step_over_processes_equals_one_process_bit_for_bit():
-    multi = _run("train", 2, 1)
-    assert multi.returncode == 0, multi.stdout + multi.stderr
-    single = _run("train", 0, 2)
-    assert single.returncode == 0, single.stdout + single.stderr
-    # The processes' lines may interleave: compare the hashes only.
-    found = re.findall(r"params ([0-9a-f]{64})", multi.stdout)
-    assert found and re.findall(r"params ([0-9a-f]{64})", single.stdout) == found[:1], (
-        multi.stdout, single.stdout)
+    _same_over_processes_as_in_one("train", r"params [0-9a-f]{64}", 1)
+
+
+@needs_mpi
+def test_seed_004_distributed_training_over_processes():
+    _same_over_processes_as_in_one("seed", r"step \d+ loss [0-9a-f]+", 6)
 
 
 @needs_mpi

@@ -132,6 +132,37 @@ def check_train():
         print(f"params {h} over {G} devices", flush=True)
 
 
+def check_seed():
+    """Seed 004's distributed training (complex batches, eigvals targets, conj grads)."""
+    def randn(key, shape, dtype=float):
+        key, sub = jax.random.split(key)
+        return key, jax.random.normal(sub, shape, dtype=dtype)
+    jit_randn = jax.jit(randn, static_argnums=(1, 2))
+    radius = jax.vmap(lambda m: jnp.max(jnp.abs(jnp.linalg.eigvals(m))))
+    init, model = stax.serial(stax.Flatten, stax.Dense(16), stax.Relu, stax.Dense(1))
+    _, params = init(jax.random.PRNGKey(1), (-1, 2, 2))
+    opt_init, opt_update, get_params = optimizers.adam(3e-4)
+
+    def batch_loss(params, batch):
+        return jnp.mean(jnp.abs(model(params, batch)[:, 0] - radius(batch)))
+
+    def distributed_train_batch(step, opt_state, batch):
+        loss, grad = jax.value_and_grad(batch_loss)(get_params(opt_state), batch)
+        loss, grad = lax.pmean((loss, grad), "batch")
+        grad = jax.tree_util.tree_map(jnp.conj, grad)
+        return opt_update(step, grad, opt_state), loss
+
+    pmap_train_batch = jax.pmap(distributed_train_batch, "batch", in_axes=(None, None, 0),
+                                out_axes=(None, None))
+    key, opt_state = jax.random.PRNGKey(0), opt_init(params)
+    for step in range(6):
+        key, batch = jit_randn(key, (16, 2, 2), complex)
+        batch = local_rows(batch.reshape((G, 16 // G, 2, 2)))
+        opt_state, loss = pmap_train_batch(step, opt_state, batch)
+        if ME == 0:
+            print(f"step {step} loss {np.asarray(loss).tobytes().hex()}", flush=True)
+
+
 def check_early_exit():
     if ME == 1:
         sys.exit(0)

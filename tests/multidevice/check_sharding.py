@@ -225,6 +225,12 @@ def check_errors():
                f"array axis 0 (of size 7) to mesh axis 'x' (of size {X}), but {X} does not "
                "evenly divide 7",
                lambda: shard_map(ident, in_specs=P("x"), out_specs=P("x"))(jnp.arange(7.0)))
+        for kw in ("in_shardings", "out_shardings"):
+            raises(ValueError, f"spec=P('x',), memory_kind=device) implies that array axis 0 "
+                   f"is partitioned {X} times, but the dimension size is 5 (full shape: (5,), "
+                   f"per-dimension tiling factors: [{X}] should evenly divide the shape)",
+                   lambda: jax.jit(lambda a: a + 1, **{kw: NamedSharding(MESH, P("x"))})(
+                       np.arange(5.0)))
         raises(ValueError, "out_specs is P() which implies that the corresponding output value "
                "is only varying across mesh axes {} and not {x}, but it was inferred to be "
                "possibly varying over {x}",

@@ -216,6 +216,9 @@ def _build_spmd(inner: Any, args: tuple, leaves: list, shardings: list,
         example = tree_unflatten(out_tree, list(closed.out_avals))
         outs_wanted = [resolve(s) for s in _flatten_axes("jit out_shardings", example,
                                                          out_shardings)]
+        for s, aval in zip(outs_wanted, closed.out_avals):
+            if isinstance(s, NamedSharding):
+                s.check_shape(aval.shape)  # JAX's IndivisibleError before running
     found = _one_axis(shardings + [s for s in outs_wanted or [] if s is not None])
     if found is None:
         return None
