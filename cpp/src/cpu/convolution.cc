@@ -1,0 +1,210 @@
+// lax.conv_general_dilated on the CPU: im2col onto gemm, channels last. The output rows
+// (batch x output positions) are cut into chunks; each chunk gathers its patches (one row
+// of taps x group channels per output position, zeros where a tap falls on padding or a
+// dilation hole) into a small buffer that stays in cache, then multiplies it by the
+// group's kernel columns straight into the output (row stride O). Chunks run on the pool,
+// each on one thread with a single-threaded gemm: our AVX-512 sgemm where the CPU has it,
+// else OpenBLAS; dtypes without a BLAS product use a plain loop.
+#include <cblas.h>
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <type_traits>
+
+#include "../core/element_semantics.h"
+#include "../core/thread_pool.h"
+#include "gemm.h"
+#include "kernels.h"
+#include "tinyxla/error.h"
+#include "vmath.h"
+#include "windows.h"
+
+namespace tinyxla::cpu {
+namespace {
+
+using semantics::Compute;
+using semantics::narrow;
+using semantics::widen;
+
+constexpr int64_t kPatchBytes = 1 << 19;  // one chunk's patch buffer
+constexpr int64_t kMinChunkRows = 16;
+
+struct ConvPlan {
+  int nsp = 0;
+  Shape in, kernel, out;  // spatial sizes
+  int64_t C = 0, O = 0, Nout = 0, Cg = 0, Og = 0, groups = 1, rows = 0, taps = 1, kcols = 0;
+  int64_t in_size = 1;  // input positions per batch element
+  bool batch_grouped = false;
+};
+
+ConvPlan plan_of(const Array& lhs, const Array& rhs, const Array& out, int64_t feature_groups,
+                 int64_t batch_groups) {
+  ConvPlan p;
+  p.nsp = lhs.ndim() - 2;
+  for (int d = 0; d < p.nsp; ++d) {
+    p.in.push_back(lhs.shape()[size_t(d + 1)]);
+    p.kernel.push_back(rhs.shape()[size_t(d)]);
+    p.out.push_back(out.shape()[size_t(d + 1)]);
+    p.in_size *= p.in.back();
+    p.taps *= p.kernel.back();
+  }
+  p.C = lhs.shape().back();
+  p.O = rhs.shape().back();
+  p.Nout = out.shape()[0];
+  p.groups = std::max(feature_groups, batch_groups);
+  p.batch_grouped = batch_groups > 1;
+  p.Cg = p.C / feature_groups;
+  p.Og = p.O / p.groups;
+  p.rows = p.Nout;
+  for (int64_t s : p.out) p.rows *= s;
+  p.kcols = p.taps * p.Cg;
+  return p;
+}
+
+// Rows [r0, r1) of group t's patch matrix (row length kcols) from dense lhs x.
+template <typename T>
+void im2col(const ConvPlan& p, const WindowGeometry& g, const T* x, int64_t t, int64_t r0,
+            int64_t r1, T* patches) {
+  const int nsp = p.nsp;
+  const int64_t batch0 = p.batch_grouped ? t * p.Nout : 0;
+  const int64_t c0 = p.batch_grouped ? 0 : t * p.Cg;
+  int64_t o[8], k[8], base[8];
+  int64_t rem = r0;
+  for (int d = nsp - 1; d >= 0; --d) {
+    o[d] = rem % p.out[size_t(d)];
+    rem /= p.out[size_t(d)];
+  }
+  int64_t n = rem;
+  T* row = patches;
+  for (int64_t r = r0; r < r1; ++r, row += p.kcols) {
+    const T* xn = x + (batch0 + n) * p.in_size * p.C + c0;
+    for (int d = 0; d < nsp; ++d) {
+      base[d] = o[d] * g.strides[size_t(d)] - g.pad_lo[size_t(d)];
+      k[d] = 0;
+    }
+    T* dst = row;
+    for (int64_t tap = 0; tap < p.taps; ++tap, dst += p.Cg) {
+      int64_t off = 0;
+      bool inside = true;
+      for (int d = 0; d < nsp && inside; ++d) {
+        int64_t pos = base[d] + k[d] * g.window_dilation[size_t(d)];
+        const int64_t ld = g.base_dilation[size_t(d)];
+        if (pos < 0 || (ld != 1 && pos % ld != 0)) {
+          inside = false;
+        } else {
+          pos /= ld;
+          inside = pos < p.in[size_t(d)];
+          off = off * p.in[size_t(d)] + pos;
+        }
+      }
+      if (inside) std::memcpy(dst, xn + off * p.C, size_t(p.Cg) * sizeof(T));
+      else std::memset(static_cast<void*>(dst), 0, size_t(p.Cg) * sizeof(T));
+      for (int d = nsp - 1; d >= 0; --d) {  // next tap
+        if (++k[d] < p.kernel[size_t(d)]) break;
+        k[d] = 0;
+      }
+    }
+    for (int d = nsp - 1; d >= 0; --d) {  // next output position
+      if (++o[d] < p.out[size_t(d)]) break;
+      o[d] = 0;
+      if (d == 0) ++n;
+    }
+    if (nsp == 0) ++n;
+  }
+}
+
+void blas_on_one_thread() {
+  static const bool done = [] {
+    scipy_openblas_set_num_threads(1);
+    return true;
+  }();
+  (void)done;
+}
+
+// c (m x n, row stride ldc) = a (m x k, dense) * b (k x n, row stride ldb), on this thread.
+template <typename T>
+void gemm_on_thread(int64_t m, int64_t n, int64_t k, const T* a, const T* b, int64_t ldb, T* c,
+                    int64_t ldc) {
+  const int M = int(m), N = int(n), K = int(k), LDB = int(ldb), LDC = int(ldc);
+  if constexpr (std::is_same_v<T, float>) {
+    if (m > 1 && n > 1 && vmath::isa_supported(vmath::Isa::Avx512))
+      return gemm::sgemm(m, n, k, {a, k, 1}, {b, ldb, 1}, c, ldc, false);
+    blas_on_one_thread();
+    scipy_cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.f, a, K, b, LDB, 0.f,
+                      c, LDC);
+  } else if constexpr (std::is_same_v<T, double>) {
+    blas_on_one_thread();
+    scipy_cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1., a, K, b, LDB, 0., c,
+                      LDC);
+  } else if constexpr (std::is_same_v<T, complex64> || std::is_same_v<T, complex128>) {
+    blas_on_one_thread();
+    const T one(1), zero(0);
+    if constexpr (std::is_same_v<T, complex64>)
+      scipy_cblas_cgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, &one, a, K, b, LDB,
+                        &zero, c, LDC);
+    else
+      scipy_cblas_zgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, &one, a, K, b, LDB,
+                        &zero, c, LDC);
+  } else {
+    // Integers wrap (accumulated unsigned; bool is an or of ands); half types accumulate
+    // in float32.
+    using Acc = std::conditional_t<std::is_integral_v<T>, uint64_t, Compute<T>>;
+    std::vector<Acc> acc(static_cast<size_t>(n));
+    for (int64_t i = 0; i < m; ++i) {
+      std::fill(acc.begin(), acc.end(), Acc(0));
+      for (int64_t j = 0; j < k; ++j) {
+        const Acc aij = Acc(widen(a[i * k + j]));
+        const T* brow = b + j * ldb;
+        for (int64_t l = 0; l < n; ++l) acc[size_t(l)] += aij * Acc(widen(brow[l]));
+      }
+      for (int64_t l = 0; l < n; ++l) c[i * ldc + l] = narrow<T>(acc[size_t(l)]);
+    }
+  }
+}
+
+template <typename T>
+void conv_typed(const ConvPlan& p, const WindowGeometry& g, const T* x, const T* w, T* y) {
+  const int64_t chunk =
+      std::max(kMinChunkRows, kPatchBytes / std::max<int64_t>(1, p.kcols * int64_t(sizeof(T))));
+  const int64_t chunks = (p.rows + chunk - 1) / chunk;
+  const double work = double(p.rows) * double(p.kcols) * double(p.O);
+  parallel_for(chunks * p.groups, 1, [&](int64_t lo, int64_t hi) {
+    auto patches = std::make_unique<T[]>(size_t(std::min(chunk, p.rows) * p.kcols));
+    for (int64_t i = lo; i < hi; ++i) {
+      const int64_t t = i / chunks, r0 = (i % chunks) * chunk, r1 = std::min(p.rows, r0 + chunk);
+      im2col(p, g, x, t, r0, r1, patches.get());
+      gemm_on_thread<T>(r1 - r0, p.Og, p.kcols, patches.get(), w + t * p.Og, p.O,
+                        y + r0 * p.O + t * p.Og, p.O);
+    }
+  }, /*long_chunks=*/work >= double(kLongOpWork));
+}
+
+Array dense_as(const Array& x, DType t) {
+  if (x.dtype() == t && x.is_contiguous()) return x;
+  Array dense(x.shape(), t, x.device(), Event::ready());
+  if (x.dtype() == t) copy(x, dense);
+  else convert(x, dense);
+  return dense;
+}
+
+}  // namespace
+
+void conv(const Array& lhs, const Array& rhs, const WindowGeometry& geometry,
+          int64_t feature_groups, int64_t batch_groups, const Array& out) {
+  if (out.size() == 0) return;
+  const ConvPlan p = plan_of(lhs, rhs, out, feature_groups, batch_groups);
+  if (p.kcols == 0) {
+    fill(Scalar::of_int(0), out);
+    return;
+  }
+  // Operands in the result's dtype (preferred_element_type widens them exactly).
+  const Array x = dense_as(lhs, out.dtype()), w = dense_as(rhs, out.dtype());
+  visit_dtype(out.dtype(), [&](auto zero) {
+    using T = decltype(zero);
+    conv_typed<T>(p, geometry, reinterpret_cast<const T*>(x.data()),
+                  reinterpret_cast<const T*>(w.data()), reinterpret_cast<T*>(out.mutable_data()));
+  });
+}
+
+}  // namespace tinyxla::cpu
