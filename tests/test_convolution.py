@@ -341,3 +341,26 @@ def test_errors_match_jax():
     _raises(ValueError, "String padding is not implemented for transposed convolution using "
             "this op. Please either exactly specify the required padding or use "
             "conv_transpose.", lambda: cg(x, w, (1, 1), "SAME", lhs_dilation=(2, 1)))
+
+
+def test_seed_003_convolutions_example(capsys):
+    """examples/convolutions.py (seed 003) prints what the same program prints on JAX 0.10.2."""
+    import pathlib
+    import runpy
+    path = pathlib.Path(__file__).parent.parent / "examples" / "convolutions.py"
+    runpy.run_path(str(path), run_name="__main__")
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[2:] == [
+        "lax.conv SAME: (1, 3, 200, 198)", "lax.conv VALID: (1, 3, 198, 196)",
+        "strided, explicit padding: (1, 3, 101, 100)",
+        "rhs (atrous) dilation 12: (1, 3, 176, 174)",
+        "lhs (transposed) dilation 2: (1, 3, 401, 397)",
+        "dimension numbers: ConvDimensionNumbers(lhs_spec=(0, 3, 1, 2), rhs_spec=(3, 2, 0, 1), "
+        "out_spec=(0, 3, 1, 2))",
+        "NHWC result: (1, 200, 198, 3) edges found: 684",
+        "1-d derivative: [-2. -2. -2. -2. -2. -2. -2. -2.]",
+        "3-d box filter: (1, 6, 6, 6, 1) 4096.0"]
+    first = [float(w) for w in lines[0].split()[-3::2]]
+    np.testing.assert_allclose(first, [0.19745782017707825, 0.047099094837903976], rtol=1e-5)
+    second = [float(w) for w in lines[1].split()[-3::2]]
+    np.testing.assert_allclose(second, [0.24181267619132996, 0.18718352913856506], rtol=1e-5)

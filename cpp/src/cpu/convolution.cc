@@ -62,33 +62,46 @@ ConvPlan plan_of(const Array& lhs, const Array& rhs, const Array& out, int64_t f
   return p;
 }
 
-// Rows [r0, r1) of group t's patch matrix (row length kcols) from dense lhs x.
+// Rows [r0, r1) of group t's patch matrix (row length kcols) from dense lhs x. The taps
+// of the last spatial dimension form one run per outer tap: without dilation and groups
+// a run is one contiguous copy of the input (zeros where it hangs over the edges).
 template <typename T>
 void im2col(const ConvPlan& p, const WindowGeometry& g, const T* x, int64_t t, int64_t r0,
             int64_t r1, T* patches) {
   const int nsp = p.nsp;
   const int64_t batch0 = p.batch_grouped ? t * p.Nout : 0;
   const int64_t c0 = p.batch_grouped ? 0 : t * p.Cg;
-  int64_t o[8], k[8], base[8];
+  const size_t elem = sizeof(T);
+  auto zero = [elem](T* dst, int64_t n) { std::memset(static_cast<void*>(dst), 0, size_t(n) * elem); };
+  if (nsp == 0) {
+    for (int64_t r = r0; r < r1; ++r)
+      std::memcpy(patches + (r - r0) * p.kcols, x + (batch0 + r) * p.C + c0, size_t(p.Cg) * elem);
+    return;
+  }
+  const int last = nsp - 1;
+  const int64_t kl = p.kernel[size_t(last)], inl = p.in[size_t(last)];
+  const int64_t sl = g.strides[size_t(last)], ldl = g.base_dilation[size_t(last)];
+  const int64_t rdl = g.window_dilation[size_t(last)], lol = g.pad_lo[size_t(last)];
+  const bool runs = ldl == 1 && rdl == 1 && p.Cg == p.C;
+  const int64_t outer_taps = p.taps / kl;
+  int64_t o[8], k[8];
   int64_t rem = r0;
   for (int d = nsp - 1; d >= 0; --d) {
     o[d] = rem % p.out[size_t(d)];
     rem /= p.out[size_t(d)];
   }
   int64_t n = rem;
-  T* row = patches;
-  for (int64_t r = r0; r < r1; ++r, row += p.kcols) {
+  T* dst = patches;
+  for (int64_t r = r0; r < r1; ++r) {
     const T* xn = x + (batch0 + n) * p.in_size * p.C + c0;
-    for (int d = 0; d < nsp; ++d) {
-      base[d] = o[d] * g.strides[size_t(d)] - g.pad_lo[size_t(d)];
-      k[d] = 0;
-    }
-    T* dst = row;
-    for (int64_t tap = 0; tap < p.taps; ++tap, dst += p.Cg) {
-      int64_t off = 0;
+    std::fill(k, k + nsp, 0);
+    const int64_t base_l = o[last] * sl - lol;
+    for (int64_t ot = 0; ot < outer_taps; ++ot, dst += kl * p.Cg) {
+      int64_t off = 0;  // the outer taps' input row, in units of the last dimension
       bool inside = true;
-      for (int d = 0; d < nsp && inside; ++d) {
-        int64_t pos = base[d] + k[d] * g.window_dilation[size_t(d)];
+      for (int d = 0; d < last && inside; ++d) {
+        int64_t pos = o[d] * g.strides[size_t(d)] + k[d] * g.window_dilation[size_t(d)] -
+                      g.pad_lo[size_t(d)];
         const int64_t ld = g.base_dilation[size_t(d)];
         if (pos < 0 || (ld != 1 && pos % ld != 0)) {
           inside = false;
@@ -98,9 +111,27 @@ void im2col(const ConvPlan& p, const WindowGeometry& g, const T* x, int64_t t, i
           off = off * p.in[size_t(d)] + pos;
         }
       }
-      if (inside) std::memcpy(dst, xn + off * p.C, size_t(p.Cg) * sizeof(T));
-      else std::memset(static_cast<void*>(dst), 0, size_t(p.Cg) * sizeof(T));
-      for (int d = nsp - 1; d >= 0; --d) {  // next tap
+      if (!inside) {
+        zero(dst, kl * p.Cg);
+      } else if (runs) {
+        const int64_t lo = std::min(kl, std::max<int64_t>(0, -base_l));
+        const int64_t hi = std::max(lo, std::min(kl, inl - base_l));
+        zero(dst, lo * p.C);
+        if (hi > lo)
+          std::memcpy(dst + lo * p.C, xn + (off * inl + base_l + lo) * p.C,
+                      size_t((hi - lo) * p.C) * elem);
+        zero(dst + hi * p.C, (kl - hi) * p.C);
+      } else {
+        for (int64_t j = 0; j < kl; ++j) {
+          int64_t pos = base_l + j * rdl;
+          T* at = dst + j * p.Cg;
+          if (pos < 0 || (ldl != 1 && pos % ldl != 0) || (pos /= ldl) >= inl)
+            zero(at, p.Cg);
+          else
+            std::memcpy(at, xn + (off * inl + pos) * p.C, size_t(p.Cg) * elem);
+        }
+      }
+      for (int d = last - 1; d >= 0; --d) {  // next outer tap
         if (++k[d] < p.kernel[size_t(d)]) break;
         k[d] = 0;
       }
@@ -110,7 +141,6 @@ void im2col(const ConvPlan& p, const WindowGeometry& g, const T* x, int64_t t, i
       o[d] = 0;
       if (d == 0) ++n;
     }
-    if (nsp == 0) ++n;
   }
 }
 

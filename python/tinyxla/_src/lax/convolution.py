@@ -593,3 +593,29 @@ def conv_transpose(lhs: Any, rhs: Any, strides: Sequence[int],
     return conv_general_dilated(lhs, rhs, one, pads, strides, rhs_dilation, dn,
                                 precision=precision,
                                 preferred_element_type=preferred_element_type)
+
+
+def conv_general_shape_tuple(lhs_shape: Sequence[int], rhs_shape: Sequence[int],
+                             window_strides: Sequence[int], padding: Any,
+                             dimension_numbers: Any) -> tuple[int, ...]:
+    """The result shape of ``conv_general_dilated`` without dilation (JAX's helper)."""
+    lhs_perm, rhs_perm, out_perm = conv_general_permutations(dimension_numbers)
+    out = conv_shape_tuple(np.take(lhs_shape, lhs_perm), np.take(rhs_shape, rhs_perm),
+                           window_strides, padding)
+    return tuple(int(d) for d in np.take(out, np.argsort(out_perm)))
+
+
+def conv_transpose_shape_tuple(lhs_shape: Sequence[int], rhs_shape: Sequence[int],
+                               window_strides: Sequence[int], padding: Any,
+                               dimension_numbers: Any) -> tuple[int, ...]:
+    """The result shape of ``conv_transpose`` (JAX's helper)."""
+    lhs_perm, rhs_perm, out_perm = conv_general_permutations(dimension_numbers)
+    lhs_trans, rhs_trans = np.take(lhs_shape, lhs_perm), np.take(rhs_shape, rhs_perm)
+    if isinstance(padding, str):
+        padding = [_conv_transpose_padding(int(k), int(s), padding)
+                   for k, s in zip(rhs_trans[2:], window_strides)]
+    pad_sums = [int(np.sum(p)) for p in padding]
+    space = [(i - 1) * s - k + 2 + p
+             for i, k, s, p in zip(lhs_trans[2:], rhs_trans[2:], window_strides, pad_sums)]
+    out = (lhs_trans[0], rhs_trans[0]) + tuple(space)
+    return tuple(int(d) for d in np.take(out, np.argsort(out_perm)))
