@@ -364,3 +364,27 @@ def test_seed_003_convolutions_example(capsys):
     np.testing.assert_allclose(first, [0.19745782017707825, 0.047099094837903976], rtol=1e-5)
     second = [float(w) for w in lines[1].split()[-3::2]]
     np.testing.assert_allclose(second, [0.24181267619132996, 0.18718352913856506], rtol=1e-5)
+
+
+@pytest.mark.parametrize("groups", [1, 2])
+def test_kernel_gradient_of_large_images(groups):
+    """A kernel's gradient over a large image (few outputs, a long reduction: the kernel
+    splits the reduction across threads) against the numpy sum of shifted products."""
+    rng = np.random.default_rng(7)
+    x = _rand(rng, (3, 24, 20, 4))
+    w = _rand(rng, (3, 3, 4 // groups, 6))
+    ct = _rand(rng, (3, 24, 20, 6))
+    dn = ("NHWC", "HWIO", "NHWC")
+    f = lambda w: jnp.sum(lax.conv_general_dilated(x, w, (1, 1), "SAME", dimension_numbers=dn,
+                                                   feature_group_count=groups) * ct)
+    got = np.asarray(jax.jit(jax.grad(f))(w))
+    xp = np.pad(x, ((0, 0), (1, 1), (1, 1), (0, 0))).astype(np.float64)
+    cg, og = 4 // groups, 6 // groups
+    want = np.zeros(w.shape)
+    for i in range(3):
+        for j in range(3):
+            win = xp[:, i:i + 24, j:j + 20, :]
+            for g in range(groups):
+                want[i, j, :, g * og:(g + 1) * og] = np.einsum(
+                    "nhwc,nhwo->co", win[..., g * cg:(g + 1) * cg], ct[..., g * og:(g + 1) * og])
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-3)

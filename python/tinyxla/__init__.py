@@ -48,6 +48,7 @@ from tinyxla._src.vmap import vmap  # noqa: E402
 from tinyxla._src.pmap import pmap  # noqa: E402
 from tinyxla import core, errors, lax, numpy, random, tree, tree_util, typing  # noqa: E402
 from tinyxla import custom_derivatives, dlpack, flatten_util, nn, ops, scipy, stages  # noqa: E402
+from tinyxla import image  # noqa: E402
 
 __version__ = "0.1.0"
 

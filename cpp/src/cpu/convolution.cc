@@ -2,7 +2,8 @@
 // (batch x output positions) are cut into chunks; each chunk gathers its patches (one row
 // of taps x group channels per output position, zeros where a tap falls on padding or a
 // dilation hole) into a small buffer that stays in cache, then multiplies it by the
-// group's kernel columns straight into the output (row stride O). Chunks run on the pool,
+// group's kernel columns straight into the output (row stride O). Few rows over a long
+// reduction (a kernel's gradient) split the reduction instead. Chunks run on the pool,
 // each on one thread with a single-threaded gemm: our AVX-512 sgemm where the CPU has it,
 // else OpenBLAS; dtypes without a BLAS product use a plain loop.
 #include <cblas.h>
@@ -10,6 +11,8 @@
 #include <algorithm>
 #include <cstring>
 #include <memory>
+#include <mutex>
+#include <vector>
 #include <type_traits>
 
 #include "../core/element_semantics.h"
@@ -29,6 +32,8 @@ using semantics::widen;
 
 constexpr int64_t kPatchBytes = 1 << 19;  // one chunk's patch buffer
 constexpr int64_t kMinChunkRows = 16;
+// Outputs of at most this many elements (per group) may split their reduction instead.
+constexpr int64_t kSplitOutput = 1 << 18;
 
 struct ConvPlan {
   int nsp = 0;
@@ -62,12 +67,14 @@ ConvPlan plan_of(const Array& lhs, const Array& rhs, const Array& out, int64_t f
   return p;
 }
 
-// Rows [r0, r1) of group t's patch matrix (row length kcols) from dense lhs x. The taps
-// of the last spatial dimension form one run per outer tap: without dilation and groups
-// a run is one contiguous copy of the input (zeros where it hangs over the edges).
+// Rows [r0, r1) of group t's patch matrix, the columns of outer taps [ot0, ot1) (an
+// outer tap: one position of the window over all but the last spatial dimension; its
+// columns are the last dimension's taps times the group's channels), from dense lhs x.
+// The taps of the last spatial dimension form one run per outer tap: without dilation and
+// groups a run is one contiguous copy of the input (zeros where it hangs over the edges).
 template <typename T>
 void im2col(const ConvPlan& p, const WindowGeometry& g, const T* x, int64_t t, int64_t r0,
-            int64_t r1, T* patches) {
+            int64_t r1, int64_t ot0, int64_t ot1, T* patches) {
   const int nsp = p.nsp;
   const int64_t batch0 = p.batch_grouped ? t * p.Nout : 0;
   const int64_t c0 = p.batch_grouped ? 0 : t * p.Cg;
@@ -83,8 +90,12 @@ void im2col(const ConvPlan& p, const WindowGeometry& g, const T* x, int64_t t, i
   const int64_t sl = g.strides[size_t(last)], ldl = g.base_dilation[size_t(last)];
   const int64_t rdl = g.window_dilation[size_t(last)], lol = g.pad_lo[size_t(last)];
   const bool runs = ldl == 1 && rdl == 1 && p.Cg == p.C;
-  const int64_t outer_taps = p.taps / kl;
-  int64_t o[8], k[8];
+  int64_t o[8], k[8], k0[8];
+  int64_t rest = ot0;
+  for (int d = last - 1; d >= 0; --d) {
+    k0[d] = rest % p.kernel[size_t(d)];
+    rest /= p.kernel[size_t(d)];
+  }
   int64_t rem = r0;
   for (int d = nsp - 1; d >= 0; --d) {
     o[d] = rem % p.out[size_t(d)];
@@ -94,9 +105,9 @@ void im2col(const ConvPlan& p, const WindowGeometry& g, const T* x, int64_t t, i
   T* dst = patches;
   for (int64_t r = r0; r < r1; ++r) {
     const T* xn = x + (batch0 + n) * p.in_size * p.C + c0;
-    std::fill(k, k + nsp, 0);
+    std::copy(k0, k0 + last, k);
     const int64_t base_l = o[last] * sl - lol;
-    for (int64_t ot = 0; ot < outer_taps; ++ot, dst += kl * p.Cg) {
+    for (int64_t ot = ot0; ot < ot1; ++ot, dst += kl * p.Cg) {
       int64_t off = 0;  // the outer taps' input row, in units of the last dimension
       bool inside = true;
       for (int d = 0; d < last && inside; ++d) {
@@ -193,21 +204,70 @@ void gemm_on_thread(int64_t m, int64_t n, int64_t k, const T* a, const T* b, int
   }
 }
 
+// Output rows split into chunks, each gathered and multiplied on one thread.
 template <typename T>
-void conv_typed(const ConvPlan& p, const WindowGeometry& g, const T* x, const T* w, T* y) {
+void conv_by_rows(const ConvPlan& p, const WindowGeometry& g, const T* x, const T* w, T* y) {
   const int64_t chunk =
       std::max(kMinChunkRows, kPatchBytes / std::max<int64_t>(1, p.kcols * int64_t(sizeof(T))));
   const int64_t chunks = (p.rows + chunk - 1) / chunk;
+  const int64_t outer_taps = p.nsp ? p.taps / p.kernel.back() : 1;
   const double work = double(p.rows) * double(p.kcols) * double(p.O);
   parallel_for(chunks * p.groups, 1, [&](int64_t lo, int64_t hi) {
     auto patches = std::make_unique<T[]>(size_t(std::min(chunk, p.rows) * p.kcols));
     for (int64_t i = lo; i < hi; ++i) {
       const int64_t t = i / chunks, r0 = (i % chunks) * chunk, r1 = std::min(p.rows, r0 + chunk);
-      im2col(p, g, x, t, r0, r1, patches.get());
+      im2col(p, g, x, t, r0, r1, 0, outer_taps, patches.get());
       gemm_on_thread<T>(r1 - r0, p.Og, p.kcols, patches.get(), w + t * p.Og, p.O,
                         y + r0 * p.O + t * p.Og, p.O);
     }
   }, /*long_chunks=*/work >= double(kLongOpWork));
+}
+
+// Few output rows over a long reduction (a kernel's gradient: the window is the whole
+// image): the reduction is split by outer taps instead, each thread summing its chunks'
+// products into its own accumulator, added into the output at the end.
+template <typename T>
+void conv_by_taps(const ConvPlan& p, const WindowGeometry& g, const T* x, const T* w, T* y) {
+  const int64_t run = p.kernel.back() * p.Cg;  // columns of one outer tap
+  const int64_t outer_taps = p.taps / p.kernel.back();
+  const int64_t per_chunk = std::max<int64_t>(
+      1, kPatchBytes / std::max<int64_t>(1, p.rows * run * int64_t(sizeof(T))));
+  const int64_t chunks = (outer_taps + per_chunk - 1) / per_chunk;
+  const int64_t out_size = p.rows * p.Og;
+  std::fill(y, y + p.rows * p.O, T(0));
+  std::mutex m;
+  parallel_for(chunks * p.groups, 1, [&](int64_t lo, int64_t hi) {
+    auto patches = std::make_unique<T[]>(size_t(p.rows * run * std::min(per_chunk, outer_taps)));
+    std::vector<T> part(static_cast<size_t>(out_size));
+    std::vector<T> acc(static_cast<size_t>(out_size * p.groups), T(0));
+    for (int64_t i = lo; i < hi; ++i) {
+      const int64_t t = i / chunks, ot0 = (i % chunks) * per_chunk;
+      const int64_t ot1 = std::min(outer_taps, ot0 + per_chunk), cols = (ot1 - ot0) * run;
+      im2col(p, g, x, t, 0, p.rows, ot0, ot1, patches.get());
+      gemm_on_thread<T>(p.rows, p.Og, cols, patches.get(), w + ot0 * run * p.O + t * p.Og, p.O,
+                        part.data(), p.Og);
+      T* a = acc.data() + t * out_size;
+      for (int64_t j = 0; j < out_size; ++j) a[j] += part[size_t(j)];
+    }
+    std::lock_guard<std::mutex> lock(m);
+    for (int64_t t = 0; t < p.groups; ++t)
+      for (int64_t r = 0; r < p.rows; ++r)
+        for (int64_t j = 0; j < p.Og; ++j)
+          y[r * p.O + t * p.Og + j] += acc[size_t(t * out_size + r * p.Og + j)];
+  }, /*long_chunks=*/true);
+}
+
+template <typename T>
+void conv_typed(const ConvPlan& p, const WindowGeometry& g, const T* x, const T* w, T* y) {
+  // Floating types only: the accumulators' adds are plain T arithmetic.
+  constexpr bool kSplittable = std::is_same_v<T, float> || std::is_same_v<T, double> ||
+                               std::is_same_v<T, complex64> || std::is_same_v<T, complex128>;
+  if constexpr (kSplittable) {
+    if (p.nsp > 0 && p.rows * p.Og <= kSplitOutput && p.kcols >= 8 * p.rows &&
+        p.taps / p.kernel.back() >= 2)
+      return conv_by_taps(p, g, x, w, y);
+  }
+  conv_by_rows(p, g, x, w, y);
 }
 
 Array dense_as(const Array& x, DType t) {
