@@ -1,2 +1,2 @@
-"""``tinyxla.scipy`` (``jax.scipy``): ``signal``, ``special`` and ``stats``."""
-from tinyxla.scipy import signal, special, stats  # noqa: F401
+"""``tinyxla.scipy`` (``jax.scipy``): ``linalg``, ``signal``, ``special`` and ``stats``."""
+from tinyxla.scipy import linalg, signal, special, stats  # noqa: F401
