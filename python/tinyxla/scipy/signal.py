@@ -1,2 +1,4 @@
 """``tinyxla.scipy.signal`` (``jax.scipy.signal``)."""
 from tinyxla._src.scipy.fftconvolve import fftconvolve  # noqa: F401
+from tinyxla._src.scipy.signal_convolution import (  # noqa: F401
+    convolve, convolve2d, correlate, correlate2d)
