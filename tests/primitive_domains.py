@@ -16,7 +16,7 @@ from typing import Any, Callable, Sequence
 import ml_dtypes
 import numpy as np
 
-from tinyxla import lax
+from tinyxla import lax, make_jaxpr
 from tinyxla._src.lax import slicing
 
 ALL_DTYPES = tuple(np.dtype(n) for n in (
@@ -329,9 +329,19 @@ def _cholesky_cases(dt: np.dtype) -> list[Case]:
     return [Case((spd,), {}), Case((a,), {})]
 
 
+def _column(dt: np.dtype, name: str) -> np.ndarray:
+    return value_columns(dt, 1, seed_of(name, dt.name))[0]
+
+
+def _control_flow_case(name: str, fun: Callable[..., Any], *args: Any) -> Case:
+    """A call of the control-flow primitive ``name`` with the params ``fun`` binds it with
+    on ``args``, and ``args`` as its operands."""
+    eqn = next(e for e in make_jaxpr(fun)(*args).eqns if e.primitive.name == name)
+    return Case(tuple(args), dict(eqn.params))
+
+
 _COLLECTIVE = "needs a named axis: tests/test_pmap.py and tests/multidevice"
 _CALL = "a call of a sub-jaxpr, lowered by inlining: tests/test_jit.py, test_autodiff.py"
-_CONTROL_FLOW = "holds sub-jaxprs run per branch or trip: tests/test_control_flow.py"
 
 SPECS: dict[str, Spec] = {
     "convert_element_type": Spec(_convert_cases),
@@ -396,5 +406,13 @@ SPECS: dict[str, Spec] = {
         "axis_index", "xla_pmap")},
     **{name: Spec(kind="excluded", reason=_CALL) for name in (
         "jit", "remat2", "custom_jvp_call", "custom_vjp_call", "custom_lin")},
-    **{name: Spec(kind="excluded", reason=_CONTROL_FLOW) for name in ("cond", "while", "scan")},
+    "while": Spec(lambda dt: [_control_flow_case(
+        "while", lambda i, x: lax.while_loop(lambda c: c[0] < 3, lambda c: (c[0] + 1, lax.rev(c[1], (0,))),
+                                             (i, x)), np.int32(0), _column(dt, "while"))]),
+    "scan": Spec(lambda dt: [_control_flow_case(
+        "scan", lambda c, xs: lax.scan(lambda c, x: (lax.rev(c, (0,)), lax.rev(x, (0,))), c, xs),
+        _column(dt, "scan")[:3], np.resize(_column(dt, "scan xs"), (4, 3)))]),
+    "cond": Spec(lambda dt: [_control_flow_case(
+        "cond", lambda i, x: lax.switch(i, [lambda x: x, lambda x: lax.rev(x, (0,))], x),
+        np.int32(1), _column(dt, "cond"))]),
 }

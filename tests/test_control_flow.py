@@ -14,6 +14,7 @@ import tinyxla as jax
 import tinyxla.numpy as jnp
 from tinyxla import lax
 from tinyxla._src import core
+from tinyxla._src.interpreters import lowering
 
 from control_flow_cases import flat_results, run_cases
 
@@ -287,3 +288,74 @@ def test_transformed_jaxprs_type_check():
     for g, arg in ((f, 0.5), (jax.grad(f), 0.5), (jax.vmap(f), jnp.ones(2)),
                    (jax.vmap(jax.grad(f)), jnp.ones(2))):
         core.check_jaxpr(jax.make_jaxpr(g)(arg).jaxpr)
+
+
+# ---- the C++ while_loop region ---------------------------------------------------------
+
+def _executable(f, *args):
+    return lowering.executable_for(jax.jit(f).lower(*args).jaxpr)
+
+
+def test_loops_lower_to_one_region_graph():
+    for f in (lambda x: lax.fori_loop(0, 10, lambda i, c: c * 0.5 + i, x),
+              lambda x: lax.while_loop(lambda c: c < 100.0, lambda c: c * 2.0, x),
+              lambda x: lax.scan(lambda c, a: (c + a, c * a), x, jnp.arange(4.0))[1]):
+        exe = _executable(f, 1.0)
+        assert isinstance(exe, lowering.GraphExecutable)
+        assert "while_loop(" in exe.text()
+
+
+def test_million_trip_loop_runs_in_constant_memory():
+    dev = jax.devices()[0]
+    f = jax.jit(lambda x: lax.fori_loop(0, 1_000_000, lambda i, c: c * 0.999 + 1.0, x))
+    f(0.0).block_until_ready()
+    before = dev.memory_stats()["bytes_in_use"]
+    out = f(jnp.float32(0.0))
+    assert float(out) == pytest.approx(1000.0, rel=1e-3)
+    assert dev.memory_stats()["bytes_in_use"] - before < 1 << 16
+
+
+def test_scan_writes_stacked_outputs_and_reads_slices_in_c():
+    xs = np.random.RandomState(0).randn(300, 5).astype(np.float32)
+    f = jax.jit(lambda c, xs: lax.scan(lambda c, x: (c * 0.5 + x, c.sum() * x), c, xs, reverse=True))
+    c, ys = f(np.zeros(5, np.float32), xs)
+    rc, rys = _py_scan(lambda c, x: (c * np.float32(0.5) + x, c.sum() * x),
+                       np.zeros(5, np.float32), xs, reverse=True)
+    np.testing.assert_allclose(c, rc, rtol=1e-5)
+    np.testing.assert_allclose(ys, rys, rtol=1e-5, atol=1e-6)
+
+
+def test_eager_loop_runs_as_one_compiled_region():
+    out = lax.fori_loop(0, 100_000, lambda i, c: c * 0.5 + 1.0, jnp.float32(0.0))
+    assert float(out) == 2.0
+    assert isinstance(lowering.executable_for(jax.jit(
+        lambda c: lax.fori_loop(0, 100_000, lambda i, c: c * 0.5 + 1.0, c)).lower(0.0).jaxpr),
+        lowering.GraphExecutable)
+
+
+def test_nested_loops_and_cond_inside_region():
+    def f(x):
+        def outer(i, c):
+            inner = lax.fori_loop(0, i, lambda j, d: d + lax.cond(j % 2 == 0, lambda: 1.0,
+                                                                 lambda: 2.0), 0.0)
+            return c + inner
+        return lax.fori_loop(0, 6, outer, x)
+    ref = sum(sum(1.0 if j % 2 == 0 else 2.0 for j in range(i)) for i in range(6))
+    assert float(jax.jit(f)(0.0)) == ref
+    assert isinstance(_executable(f, 0.0), lowering.GraphExecutable)
+
+
+@pytest.mark.parametrize("pred", [True, False])
+def test_large_cond_runs_as_regions(pred):
+    def big(x):
+        for _ in range(6):
+            x = jnp.sin(x) * 1.1 + 0.1
+        return x
+
+    def f(p, x):
+        return lax.cond(p, big, lambda x: lax.fori_loop(0, 3, lambda i, c: c * 2.0, x), x)
+    x = jnp.linspace(0.0, 1.0, 7)
+    exe = _executable(f, pred, x)
+    assert exe.text().count("while_loop(") >= 2
+    np.testing.assert_allclose(jax.jit(f)(pred, x), f(pred, x), rtol=1e-6)
+    np.testing.assert_allclose(f(pred, x), big(x) if pred else x * 8.0, rtol=1e-6)

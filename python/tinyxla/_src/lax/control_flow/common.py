@@ -11,11 +11,13 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from tinyxla import _core
 from tinyxla._src import core, dtypes, errors
 from tinyxla._src.core import ClosedJaxpr, Jaxpr, ShapedArray
 from tinyxla._src.interpreters import ad
 from tinyxla._src.interpreters import partial_eval as pe
-from tinyxla._src.interpreters.caches import per_jaxpr
+from tinyxla._src.interpreters import lowering
+from tinyxla._src.interpreters.caches import executable_for_content, per_jaxpr
 from tinyxla._src.lax.conversion import _convert_element_type
 from tinyxla._src.tree_keys import keystr
 from tinyxla._src.tree_util import PyTreeDef, tree_flatten, tree_flatten_with_path, tree_unflatten
@@ -235,3 +237,27 @@ def split_list(xs: Sequence[Any], sizes: Sequence[int]) -> list[list[Any]]:
 
 def closed_call(closed: ClosedJaxpr, *args: Any) -> list[Any]:
     return core.eval_jaxpr(closed.jaxpr, closed.consts, *args)
+
+
+def run_compiled(primitive: core.Primitive, args: Sequence[Any], params: dict) -> list[Any] | None:
+    """``primitive`` applied to ``args`` as a one-equation graph, compiled once per content
+    (so an eager loop runs in C++, not as a Python loop of dispatches); None when the
+    equation cannot be lowered (a body holding a primitive without a lowering)."""
+    avals = [core.get_aval(a) for a in args]
+    invars = [core.Var(a) for a in avals]
+    outvars = [core.Var(a) for a in primitive.abstract_eval(*avals, **params)]
+    exe = executable_for_content(Jaxpr([], invars, outvars,
+                                       [core.JaxprEqn(primitive, invars, outvars, params)]))
+    if isinstance(exe, lowering.JaxprExecutable):
+        return None
+    return exe(list(args))
+
+
+def scalar_constant(builder: Any, value: Any, dtype: Any) -> int:
+    """A 0-d constant of ``dtype`` in the graph ``builder`` builds."""
+    return builder.constant(_core.scalar(value, lowering.code(dtype), 0))
+
+
+def graph_parameters(builder: Any, avals: Sequence[ShapedArray]) -> list[int]:
+    """One parameter of the graph ``builder`` builds per aval."""
+    return [builder.parameter(list(a.shape), lowering.code(a.dtype)) for a in avals]

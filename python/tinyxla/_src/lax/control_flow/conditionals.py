@@ -7,11 +7,9 @@ eval, impl (the taken branch's compiled executable), jvp (the branches' jvps, ta
 outputs joined over branches), linearize (known branches returning the residuals of every
 branch, zeros for the others'; a linear cond over them), transpose (each branch
 transposed), batching (an unbatched index keeps the branch; a batched one becomes a
-``select_n`` over every branch's batched result, as JAX does) and lowering (each branch
-inlined, the taken one's results chosen by ``select_n``).
-
-Differences from JAX: the lowering evaluates every branch and selects, where XLA runs only
-the taken one.
+``select_n`` over every branch's batched result, as JAX does) and lowering (each branch a
+C++ ``while_loop`` region of at most one trip, so only the taken one runs; branches of a
+few elementwise equations are inlined and selected instead, which fuses).
 """
 from __future__ import annotations
 
@@ -19,6 +17,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from tinyxla import _core
 from tinyxla._src import core, dtypes
 from tinyxla._src.core import ClosedJaxpr, Jaxpr, Primitive, ShapedArray
 from tinyxla._src.interpreters import ad, batching, lowering
@@ -142,16 +141,43 @@ def _cond_batch(axis_data, vals, dims, *, branches):
 batching.axis_primitive_batchers[cond_p] = _cond_batch
 
 
+# Branches this small are inlined and selected (they fuse with their neighbours); larger
+# ones, and any holding a loop, run as regions so only the taken one runs.
+_SELECT_MAX_EQNS = 4
+_EQ = _core.BINARY_OPS.index("eq")
+
+
+def _is_small(branch: ClosedJaxpr) -> bool:
+    return len(branch.eqns) <= _SELECT_MAX_EQNS and not any(
+        core._sub_jaxprs(e.params) for e in branch.eqns)
+
+
 def _cond_lowering(ctx, index, *ops, branches):
-    if len(branches) == 1:
-        return lowering.inline_jaxpr(ctx.builder, branches[0], ops)
-    results = [lowering.inline_jaxpr(ctx.builder, b, ops) for b in branches]
     b = ctx.builder
-    outs = []
-    for i, aval in enumerate(ctx.avals_out):
-        which = index if not aval.shape else b.broadcast_in_dim(index, list(aval.shape), [])
-        outs.append(b.select_n(which, [r[i] for r in results]))
-    return outs
+    if len(branches) == 1:
+        return lowering.inline_jaxpr(b, branches[0], ops)
+    if all(_is_small(br) for br in branches):
+        results = [lowering.inline_jaxpr(b, br, ops) for br in branches]
+        outs = []
+        for i, aval in enumerate(ctx.avals_out):
+            which = index if not aval.shape else b.broadcast_in_dim(index, list(aval.shape), [])
+            outs.append(b.select_n(which, [r[i] for r in results]))
+        return outs
+    # Branch k is a while_loop region of at most one trip (index == k), its carry the
+    # outputs: the others pass the carry through, so only the taken branch runs.
+    carry = []
+    for aval in ctx.avals_out:
+        zero = common.scalar_constant(b, 0, aval.dtype)
+        carry.append(b.broadcast_in_dim(zero, list(aval.shape), []) if aval.shape else zero)
+    op_avals = ctx.avals_in[1:]
+    for k, br in enumerate(branches):
+        body = _core.GraphBuilder()
+        params = common.graph_parameters(body, [*op_avals, *ctx.avals_out])
+        outs = lowering.inline_jaxpr(body, br, params[:len(ops)])
+        body.set_outputs([*outs, common.scalar_constant(body, False, np.bool_)])
+        taken = b.binary(_EQ, index, common.scalar_constant(b, k, np.int32))
+        carry = b.while_loop(taken, [*ops, *carry], len(ops), body)
+    return carry
 
 
 lowering.register_lowering(cond_p, _cond_lowering)

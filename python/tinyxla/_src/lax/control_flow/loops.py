@@ -4,16 +4,26 @@
 Each primitive holds its body as closed jaxprs whose constants are leading operands
 (``cond_nconsts``/``body_nconsts``, ``num_consts``), with all its rules side by side:
 
-- ``while``: abstract eval; impl (the compiled cond and body run in turn); jvp (tangent
+- ``while``: abstract eval; impl (the region graph; a Python loop of the compiled cond
+  and body when the body cannot be lowered); lowering; jvp (tangent
   carry found by fixpoint, zeros instantiated); linearize (primal loop, and the jvp loop
   staged for tangents: forward mode and ``jacfwd`` work); transpose raises JAX's
   reverse-mode error; batching (a batched predicate runs until every member is done,
   finished members kept by ``select_n``).
-- ``scan``: abstract eval; impl; jvp (fixpoint as above); linearize as JAX's partial
+- ``scan``: abstract eval; impl (as ``while``); lowering; jvp (fixpoint as above); linearize as JAX's partial
   eval (the known scan also returns the residuals, stacked per iteration, except those
   that are loop constants; a linear scan over them); transpose (a scan the other way,
   constants' cotangents accumulated in the carry); batching (carry batched by fixpoint,
   ``xs`` batched on their axis 1).
+
+Both lower to the C++ ``while_loop`` region, which the executor runs trip after trip
+without returning to Python, the carry moved from one trip to the next (a buffer only the
+loop holds is updated in place). For ``while`` the region's body is the loop body followed
+by the condition on its result (the first predicate is the condition inlined before the
+loop); ``scan`` is a region over a counter, as in JAX: each trip reads its ``xs`` slices
+with ``dynamic_slice`` and writes its ``ys`` into the stacked outputs, carried through the
+loop, with ``dynamic_update_slice`` (in place after the first trip). Eagerly, a loop runs
+as that one-region graph, compiled once per content.
 
 ``fori_loop`` with static bounds is a ``scan`` (reverse-differentiable), otherwise a
 ``while``, as in JAX.
@@ -25,10 +35,11 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from tinyxla import _core
 from tinyxla._src import core, dtypes, errors
 from tinyxla._src.array import Array, _to_array
 from tinyxla._src.core import ClosedJaxpr, Primitive, ShapedArray
-from tinyxla._src.interpreters import ad, batching
+from tinyxla._src.interpreters import ad, batching, lowering
 from tinyxla._src.interpreters import partial_eval as pe
 from tinyxla._src.interpreters.caches import executable_for_content
 from tinyxla._src.lax.control_flow import common
@@ -43,6 +54,11 @@ from tinyxla._src.tree_util import tree_flatten, tree_map, tree_structure, tree_
 
 while_p = Primitive("while", multiple_results=True)
 scan_p = Primitive("scan", multiple_results=True)
+
+_ADD = _core.BINARY_OPS.index("add")
+_SUB = _core.BINARY_OPS.index("sub")
+_LT = _core.BINARY_OPS.index("lt")
+
 
 _REVERSE_MODE_ERROR = (
     "Reverse-mode differentiation does not work for lax.while_loop or lax.fori_loop with "
@@ -75,6 +91,12 @@ def _while_abstract_eval(*avals, cond_jaxpr, body_jaxpr, cond_nconsts, body_ncon
 
 @while_p.def_impl
 def _while_impl(*args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
+    outs = common.run_compiled(while_p, args, dict(
+        cond_jaxpr=cond_jaxpr, body_jaxpr=body_jaxpr, cond_nconsts=cond_nconsts,
+        body_nconsts=body_nconsts))
+    if outs is not None:
+        return outs
+    # A body that cannot be lowered: the loop runs here, each trip's body compiled.
     cconsts, bconsts, carry = split_list(args, [cond_nconsts, body_nconsts])
     carry = [x if type(x) is Array else _to_array(x) for x in carry]
     while bool(_run(cond_jaxpr, [*cconsts, *carry])[0]):
@@ -202,6 +224,22 @@ def _while_batch(axis_data, vals, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts,
 batching.axis_primitive_batchers[while_p] = _while_batch
 
 
+def _while_lowering(ctx, *operands, cond_jaxpr: ClosedJaxpr, body_jaxpr: ClosedJaxpr,
+                    cond_nconsts: int, body_nconsts: int):
+    cconsts, bconsts, carry = split_list(operands, [cond_nconsts, body_nconsts])
+    pred0 = lowering.inline_jaxpr(ctx.builder, cond_jaxpr, [*cconsts, *carry])[0]
+    body = _core.GraphBuilder()
+    cp, bp, kp = split_list(common.graph_parameters(body, ctx.avals_in), [cond_nconsts, body_nconsts])
+    new = lowering.inline_jaxpr(body, body_jaxpr, [*bp, *kp])
+    pred = lowering.inline_jaxpr(body, cond_jaxpr, [*cp, *new])[0]
+    body.set_outputs([*new, pred])
+    return ctx.builder.while_loop(pred0, [*cconsts, *bconsts, *carry],
+                                  cond_nconsts + body_nconsts, body)
+
+
+lowering.register_lowering(while_p, _while_lowering)
+
+
 core.pp_fresh_names.add(while_p)
 
 
@@ -226,6 +264,11 @@ def _stack(ys: Sequence[Any], aval: ShapedArray, length: int) -> Any:
 @scan_p.def_impl
 def _scan_impl(*args, jaxpr, length, reverse, linear, unroll, num_consts, num_carry,
                _split_transpose):
+    outs = common.run_compiled(scan_p, args, dict(
+        jaxpr=jaxpr, length=length, reverse=reverse, linear=linear, unroll=unroll,
+        num_consts=num_consts, num_carry=num_carry, _split_transpose=_split_transpose))
+    if outs is not None:
+        return outs
     consts, carry, xs = split_list(args, [num_consts, num_carry])
     carry = [x if type(x) is Array else _to_array(x) for x in carry]
     ys: list[list[Any]] = []
@@ -389,6 +432,49 @@ def _scan_batch(axis_data, vals, dims, *, jaxpr, num_consts, num_carry, linear, 
 
 
 batching.axis_primitive_batchers[scan_p] = _scan_batch
+
+
+def _scan_lowering(ctx, *operands, jaxpr: ClosedJaxpr, length: int, reverse: bool, linear,
+                   unroll, num_consts: int, num_carry: int, _split_transpose: bool):
+    b = ctx.builder
+    consts, init, xs = split_list(operands, [num_consts, num_carry])
+    const_avals, carry_avals, xs_avals = split_list(ctx.avals_in, [num_consts, num_carry])
+    y_avals = ctx.avals_out[num_carry:]
+    ys0 = []
+    for a in y_avals:
+        zero = common.scalar_constant(b, 0, a.dtype)
+        ys0.append(b.broadcast_in_dim(zero, list(a.shape), []) if a.shape else zero)
+    if length == 0:
+        return [*init, *ys0]
+    # The loop's constants are the body's and the xs; its carry the counter, the body's
+    # carry and the stacked ys.
+    body = _core.GraphBuilder()
+    kp, xp, ip, cp, yp = split_list(
+        common.graph_parameters(body, [*const_avals, *xs_avals, core.ShapedArray((), np.int32),
+                           *carry_avals, *y_avals]),
+        [num_consts, len(xs), 1, num_carry])
+    i = ip[0]
+    idx = body.binary(_SUB, common.scalar_constant(body, length - 1, np.int32), i) if reverse else i
+    zero = common.scalar_constant(body, 0, np.int32)
+    slices = []
+    for x, a in zip(xp, xs_avals):
+        s = body.dynamic_slice(x, [idx, *[zero] * (len(a.shape) - 1)], [1, *a.shape[1:]])
+        slices.append(body.reshape(s, list(a.shape[1:])))
+    outs = lowering.inline_jaxpr(body, jaxpr, [*kp, *cp, *slices])
+    new_carry, ys = outs[:num_carry], outs[num_carry:]
+    new_ys = [body.dynamic_update_slice(acc, body.reshape(y, [1, *a.shape[1:]]),
+                                        [idx, *[zero] * (len(a.shape) - 1)])
+              for acc, y, a in zip(yp, ys, y_avals)]
+    i1 = body.binary(_ADD, i, common.scalar_constant(body, 1, np.int32))
+    body.set_outputs([i1, *new_carry, *new_ys,
+                      body.binary(_LT, i1, common.scalar_constant(body, length, np.int32))])
+    pred0 = b.constant(_core.scalar(True, lowering.code(np.bool_), 0))
+    results = b.while_loop(pred0, [*consts, *xs, common.scalar_constant(b, 0, np.int32), *init, *ys0],
+                           num_consts + len(xs), body)
+    return results[1:]
+
+
+lowering.register_lowering(scan_p, _scan_lowering)
 
 
 def _pp_scan(params: dict) -> dict:
