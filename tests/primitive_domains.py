@@ -340,6 +340,82 @@ def _control_flow_case(name: str, fun: Callable[..., Any], *args: Any) -> Case:
     return Case(tuple(args), dict(eqn.params))
 
 
+def _matrix(dt: np.dtype, name: str, m: int, n: int) -> np.ndarray:
+    return random_values(dt, m * n, seed_of(name, dt.name, m, n)).reshape(m, n)
+
+
+def _lapack_cases(make: Callable[[np.dtype], list[Case]]) -> Spec:
+    """A linear algebra primitive's cases, for the four LAPACK dtypes only."""
+    return Spec(lambda dt: make(dt) if dt in _LAPACK else [], "rounding")
+
+
+def _lu_cases(dt: np.dtype) -> list[Case]:
+    return [Case((_matrix(dt, "lu", 4, 4),), {}), Case((_matrix(dt, "lu", 3, 5),), {})]
+
+
+def _triangular_solve_cases(dt: np.dtype) -> list[Case]:
+    a = _matrix(dt, "triangular_solve", 4, 4) + 8 * np.eye(4, dtype=dt)
+    b = _matrix(dt, "triangular_solve", 4, 3)
+    cases = []
+    for left_side, lower, transpose_a, conjugate_a, unit_diagonal in (
+            (True, True, False, False, False), (False, False, True, True, False),
+            (True, False, True, False, True), (False, True, False, True, False)):
+        rhs = b if left_side else b.T.copy()
+        cases.append(Case((a, rhs), dict(left_side=left_side, lower=lower,
+                                         transpose_a=transpose_a, conjugate_a=conjugate_a,
+                                         unit_diagonal=unit_diagonal)))
+    return cases
+
+
+def _householder_cases(dt: np.dtype) -> list[Case]:
+    a = _matrix(dt, "householder_product", 5, 3)
+    taus = _matrix(dt, "householder_product", 1, 3)[0] * 0.1
+    return [Case((a, taus), {})]
+
+
+def _svd_cases(dt: np.dtype) -> list[Case]:
+    return [Case((_matrix(dt, "svd", m, n),), dict(full_matrices=full, compute_uv=uv,
+                                                    subset_by_index=None, algorithm=None))
+            for m, n, full, uv in ((4, 3, True, True), (3, 5, False, True), (4, 4, True, False))]
+
+
+def _tridiagonal_solve_cases(dt: np.dtype) -> list[Case]:
+    dl, d, du = _matrix(dt, "tridiagonal_solve", 3, 5)
+    d = d + 10
+    return [Case((dl, d, du, _matrix(dt, "tridiagonal_solve", 5, 2)),
+                 dict(perturb_singular=False))]
+
+
+def _hermitian(dt: np.dtype, name: str) -> np.ndarray:
+    a = _matrix(dt, name, 4, 4)
+    return (a + a.T.conj()).astype(dt)
+
+
+_LINALG_SPECS = {
+    "lu": _lapack_cases(_lu_cases),
+    "lu_pivots_to_permutation": Spec(lambda dt: [
+        Case((np.array([[2, 2, 3], [1, 0, 2]], np.int32),), dict(permutation_size=4))]
+        if dt == np.int32 else []),
+    "triangular_solve": _lapack_cases(_triangular_solve_cases),
+    "geqrf": _lapack_cases(lambda dt: [Case((_matrix(dt, "geqrf", 5, 3),), {}),
+                                       Case((_matrix(dt, "geqrf", 2, 4),), {})]),
+    "geqp3": _lapack_cases(lambda dt: [Case((_matrix(dt, "geqp3", 4, 3),
+                                             np.zeros(3, np.int32)), dict(use_magma=None))]),
+    "householder_product": _lapack_cases(_householder_cases),
+    "qr": _lapack_cases(lambda dt: [
+        Case((_matrix(dt, "qr", m, n),), dict(pivoting=piv, full_matrices=full, use_magma=None))
+        for m, n, piv, full in ((4, 3, False, True), (3, 5, True, False), (4, 2, False, False))]),
+    "svd": _lapack_cases(_svd_cases),
+    "schur": _lapack_cases(lambda dt: [Case((_matrix(dt, "schur", 4, 4),), dict(
+        compute_schur_vectors=v, sort_eig_vals=False, select_callable=None))
+        for v in (True, False)]),
+    "hessenberg": _lapack_cases(lambda dt: [Case((_matrix(dt, "hessenberg", 4, 4),), {})]),
+    "tridiagonal": _lapack_cases(lambda dt: [Case((_hermitian(dt, "tridiagonal"),),
+                                                  dict(lower=lower)) for lower in (True, False)]),
+    "tridiagonal_solve": _lapack_cases(_tridiagonal_solve_cases),
+}
+
+
 _COLLECTIVE = "needs a named axis: tests/test_pmap.py and tests/multidevice"
 _CALL = "a call of a sub-jaxpr, lowered by inlining: tests/test_jit.py, test_autodiff.py"
 
@@ -401,6 +477,7 @@ SPECS: dict[str, Spec] = {
     "eigh": Spec(_eigh_cases, "rounding"),
     "eig": Spec(_eig_cases, "rounding"),
     "cholesky": Spec(_cholesky_cases, "rounding"),
+    **_LINALG_SPECS,
     **{name: Spec(kind="excluded", reason=_COLLECTIVE) for name in (
         "psum", "pmax", "pmin", "all_gather", "all_to_all", "ppermute", "reduce_scatter",
         "axis_index", "xla_pmap")},

@@ -73,8 +73,16 @@ def test_errors():
         jnp.linalg.norm(x[0], "inf")
     with pytest.raises(ValueError, match="Improper number of axes for norm"):
         jnp.linalg.norm(np.ones((2, 2, 2)), axis=(0, 1, 2))
-    with pytest.raises(NotImplementedError, match="no SVD yet"):
-        jnp.linalg.norm(x, 2)
+
+
+@pytest.mark.parametrize("ord", [2, -2, "nuc"])
+@pytest.mark.parametrize("axis,keepdims", [((0, 1), False), ((1, 0), True), ((-1, -2), False)])
+def test_matrix_norms_from_singular_values(ord, axis, keepdims):
+    x = np.random.default_rng(2).standard_normal((3, 4, 5)).astype(np.float32)
+    got = jnp.linalg.norm(x, ord, axis=axis, keepdims=keepdims)
+    want = np.linalg.norm(x, ord, axis=axis, keepdims=keepdims)
+    assert got.shape == want.shape
+    np.testing.assert_allclose(np.asarray(got), want, rtol=1e-5)
 
 
 def test_jit_and_grads(x64):

@@ -33,7 +33,8 @@ from tinyxla._src.devices import (  # noqa: E402
     local_devices, process_count, process_index)
 from tinyxla._src.api import (  # noqa: E402
     ShapeDtypeStruct, block_until_ready, clear_caches, device_get, device_put, disable_jit,
-    eval_shape, jit, make_jaxpr, typeof)
+    eval_shape, make_jaxpr, typeof)
+from tinyxla._src.sharded_jit import jit  # noqa: E402
 from tinyxla._src.compile_time_eval import ensure_compile_time_eval  # noqa: E402
 from tinyxla._src.custom_gradient import custom_gradient  # noqa: E402
 from tinyxla._src.dtypes import float0  # noqa: E402
@@ -46,8 +47,15 @@ from tinyxla._src.checkpoint import checkpoint, remat  # noqa: E402
 from tinyxla._src.custom_derivatives import closure_convert, custom_jvp, custom_vjp  # noqa: E402
 from tinyxla._src.vmap import vmap  # noqa: E402
 from tinyxla._src.pmap import pmap  # noqa: E402
+from tinyxla._src.shard_map import shard_map  # noqa: E402
+from tinyxla._src.sharding import make_mesh, set_mesh  # noqa: E402
+from tinyxla._src.sharded_array import (  # noqa: E402
+    make_array_from_callback, make_array_from_process_local_data,
+    make_array_from_single_device_arrays, reshard)
 from tinyxla import core, errors, lax, numpy, random, tree, tree_util, typing  # noqa: E402
 from tinyxla import custom_derivatives, dlpack, flatten_util, nn, ops, scipy, stages  # noqa: E402
+from tinyxla import experimental, sharding  # noqa: E402
+from tinyxla.experimental import shard_map as _experimental_shard_map  # noqa: E402,F401
 
 __version__ = "0.1.0"
 

@@ -23,7 +23,10 @@ namespace tinyxla {
   X(bitcast_convert) X(iota) X(reduce) X(argmax) X(argmin) X(reshape) X(transpose)         \
   X(broadcast_in_dim) X(slice) X(pad) X(concatenate) X(rev) X(dot_general) X(fused)        \
   X(dynamic_slice) X(dynamic_update_slice) X(gather) X(scatter) X(sort) X(cumulative)   \
-  X(eig) X(eigh) X(cholesky) X(while_loop)
+  X(eig) X(eigh) X(cholesky)                                                              \
+  X(lu) X(lu_pivots_to_permutation) X(triangular_solve) X(geqrf) X(geqp3)                 \
+  X(householder_product) X(svd) X(schur) X(hessenberg) X(tridiagonal) X(tridiagonal_solve) \
+  X(while_loop)
 
 #define TINYXLA_ENUM_ITEM(name) name,
 enum class OpKind : uint8_t { TINYXLA_GRAPH_OPS(TINYXLA_ENUM_ITEM) };

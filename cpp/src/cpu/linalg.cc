@@ -5,82 +5,35 @@
 // != 0, or non-finite input to geev) gets NaN results, as JAX on CPU, never an error.
 // Matrices of a batch are independent work items spread over the thread pool.
 #include <algorithm>
-#include <cmath>
-#include <complex>
-#include <limits>
-#include <type_traits>
 #include <vector>
-
-#include <cblas.h>
-
-// LAPACK's Fortran entry points under the wheel's "scipy_" symbol prefix, with C++
-// complex types (layout-compatible with Fortran COMPLEX).
-#define LAPACK_GLOBAL(lcname, UCNAME) scipy_##lcname##_
-#define lapack_complex_float std::complex<float>
-#define lapack_complex_double std::complex<double>
-#include <lapack.h>
 
 #include "../core/thread_pool.h"
 #include "kernels.h"
-#include "tinyxla/error.h"
+#include "lapack.h"
 
 namespace tinyxla::cpu {
+
+namespace lapack {
+
+Array dense(const Array& x) {
+  if (x.is_contiguous()) return x;
+  Array d(x.shape(), x.dtype(), x.device(), Event::ready());
+  copy(x, d);
+  return d;
+}
+
+}  // namespace lapack
+
 namespace {
 
-// LAPACK's internal BLAS calls stay on the calling thread, as dot.cc's do: batches are
-// spread over our pool instead.
-void lapack_on_one_thread() {
-  static const bool done = [] {
-    scipy_openblas_set_num_threads(1);
-    return true;
-  }();
-  (void)done;
-}
+using lapack::all_finite;
+using lapack::dense;
+using lapack::is_complex_v;
+using lapack::nan_value;
+using lapack::query_size;
+using lapack::real_t;
+using lapack::transpose_into;
 
-template <typename T> struct RealOf { using type = T; };
-template <typename R> struct RealOf<std::complex<R>> { using type = R; };
-template <typename T> using real_t = typename RealOf<T>::type;
-template <typename T> constexpr bool is_complex_v = !std::is_same_v<T, real_t<T>>;
-
-template <typename T>
-T nan_value() {
-  const real_t<T> q = std::numeric_limits<real_t<T>>::quiet_NaN();
-  if constexpr (is_complex_v<T>) return T(q, q);
-  else return q;
-}
-
-template <typename T>
-bool all_finite(const T* a, int64_t count) {
-  for (int64_t i = 0; i < count; ++i) {
-    if constexpr (is_complex_v<T>) {
-      if (!std::isfinite(a[i].real()) || !std::isfinite(a[i].imag())) return false;
-    } else {
-      if (!std::isfinite(a[i])) return false;
-    }
-  }
-  return true;
-}
-
-// LAPACK takes sizes as 32-bit ints.
-int lapack_dim(const char* op, int64_t n) {
-  if (n > int64_t(std::numeric_limits<int>::max() / 2))
-    throw_error(ErrorKind::InvalidArgument, op, std::string(op) + ": matrix too large for LAPACK");
-  return int(n);
-}
-
-// A column-major copy of row-major matrix `src` (n x n): the transpose in place of memory.
-template <typename S, typename D>
-void transpose_into(const S* src, D* dst, int64_t n) {
-  for (int64_t i = 0; i < n; ++i)
-    for (int64_t j = 0; j < n; ++j) dst[i + j * n] = D(src[i * n + j]);
-}
-
-// The rounded-up workspace size LAPACK reports from a query (lwork = -1).
-template <typename T>
-int query_size(T w) {
-  if constexpr (is_complex_v<T>) return std::max(1, int(std::ceil(double(w.real()))));
-  else return std::max(1, int(std::ceil(double(w))));
-}
 
 // ---- geev ----
 
@@ -167,7 +120,7 @@ template <typename T>
 void eig_typed(const T* x, int64_t batch, int64_t n64, bool left, bool right,
                const std::vector<Array>& outs) {
   using C = std::conditional_t<is_complex_v<T>, T, std::complex<T>>;
-  const int n = lapack_dim("eig", n64);
+  const int n = lapack::dim("eig", n64);
   const int64_t nn = n64 * n64;
   C* w_out = reinterpret_cast<C*>(outs[0].mutable_data());
   C* vl_out = left ? reinterpret_cast<C*>(outs[1].mutable_data()) : nullptr;
@@ -176,7 +129,7 @@ void eig_typed(const T* x, int64_t batch, int64_t n64, bool left, bool right,
   // Roughly 10 n^3 flops a matrix: one matrix per work item unless they are tiny.
   const int64_t grain = std::max<int64_t>(1, 4096 / std::max<int64_t>(nn * n64, 1));
   parallel_for(batch, grain, [&](int64_t begin, int64_t end) {
-    lapack_on_one_thread();
+    lapack::on_one_thread();
     GeevScratch<T> s(n, jl, jr);
     for (int64_t b = begin; b < end; ++b) {
       const T* src = x + b * nn;
@@ -276,7 +229,7 @@ template <typename T>
 void eigh_typed(const T* x, int64_t batch, int64_t n64, bool lower,
                 const std::vector<Array>& outs) {
   using R = real_t<T>;
-  const int n = lapack_dim("eigh", n64);
+  const int n = lapack::dim("eigh", n64);
   const int64_t nn = n64 * n64;
   T* v_out = reinterpret_cast<T*>(outs[0].mutable_data());
   R* w_out = reinterpret_cast<R*>(outs[1].mutable_data());
@@ -284,7 +237,7 @@ void eigh_typed(const T* x, int64_t batch, int64_t n64, bool lower,
   const char uplo = lower ? 'L' : 'U';
   const int64_t grain = std::max<int64_t>(1, 4096 / std::max<int64_t>(nn * n64, 1));
   parallel_for(batch, grain, [&](int64_t begin, int64_t end) {
-    lapack_on_one_thread();
+    lapack::on_one_thread();
     SyevdScratch<T> s(n, uplo);
     for (int64_t b = begin; b < end; ++b) {
       T* v = v_out + b * nn;
@@ -332,12 +285,12 @@ struct Potrf<complex128> {
 // diagonal; NaN on and below it where the matrix is not positive definite.
 template <typename T>
 void cholesky_typed(const T* x, int64_t batch, int64_t n64, T* out) {
-  const int n = lapack_dim("cholesky", n64);
+  const int n = lapack::dim("cholesky", n64);
   const int64_t nn = n64 * n64;
   // About n^3 / 3 flops a matrix.
   const int64_t grain = std::max<int64_t>(1, 3 * 4096 / std::max<int64_t>(nn * n64, 1));
   parallel_for(batch, grain, [&](int64_t begin, int64_t end) {
-    lapack_on_one_thread();
+    lapack::on_one_thread();
     std::vector<T> a(static_cast<size_t>(nn));
     for (int64_t b = begin; b < end; ++b) {
       transpose_into(x + b * nn, a.data(), n64);
@@ -349,14 +302,6 @@ void cholesky_typed(const T* x, int64_t batch, int64_t n64, T* out) {
           l[i * n64 + j] = j > i ? T(0) : info != 0 ? nan_value<T>() : a[size_t(i + j * n64)];
     }
   });
-}
-
-// `x` as a dense array (a copy when it is a strided view).
-Array dense(const Array& x) {
-  if (x.is_contiguous()) return x;
-  Array d(x.shape(), x.dtype(), x.device(), Event::ready());
-  copy(x, d);
-  return d;
 }
 
 }  // namespace

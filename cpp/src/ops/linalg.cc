@@ -1,4 +1,5 @@
-// Definitions of the LAPACK-backed decompositions: eig, eigh, cholesky.
+// Definitions of the LAPACK-backed eigendecompositions (eig, eigh) and cholesky; the other
+// factorizations are in linalg_factorizations.cc.
 #include "linalg.h"
 
 #include "../cpu/kernels.h"

@@ -15,6 +15,7 @@ from tinyxla._src import (
 from tinyxla._src.config import config
 from tinyxla._src.stages import ArgInfo, Lowered, Traced
 from tinyxla._src.devices import PmapSharding, SingleDeviceSharding
+from tinyxla._src import sharded_array, sharding as sharding_mod
 from tinyxla._src.interpreters import ad
 from tinyxla._src.interpreters import batching
 from tinyxla._src.interpreters import caches
@@ -576,9 +577,21 @@ def device_put(x: Any, device: Any = None, *, src: Any = None, donate: bool = Fa
 
     Python scalars become weak-typed arrays, numpy values strong ones (64-bit dtypes are
     truncated when x64 is off). Without ``device`` an existing Array is returned as it is;
-    with one, the result is committed to that device. ``src``, ``donate`` and
-    ``may_alias`` are accepted for compatibility and ignored.
+    with one, the result is committed to that device; a NamedSharding (or a PartitionSpec
+    under ``set_mesh``) lays the value out over its mesh. ``device`` may also be a pytree
+    prefix of ``x``. ``src``, ``donate`` and ``may_alias`` are accepted for compatibility
+    and ignored.
     """
+    if isinstance(device, (sharding_mod.Sharding, sharding_mod.PartitionSpec)) and not (
+            isinstance(device, devices.SingleDeviceSharding)):
+        return tree_util.tree_map(
+            lambda leaf: sharded_array.device_put_leaf(leaf, device), x)
+    if isinstance(device, (list, tuple, dict)):
+        # A pytree of placements, one per leaf (or subtree) of x.
+        return tree_util.tree_map(lambda d, leaf: device_put(leaf, d), device, x,
+                                  is_leaf=lambda d: d is None or isinstance(
+                                      d, (devices.CpuDevice, sharding_mod.Sharding,
+                                          sharding_mod.PartitionSpec)))
     dev = None if device is None else devices._device_index(device)
     return tree_util.tree_map(lambda leaf: array._device_put_leaf(leaf, dev), x)
 

@@ -56,9 +56,12 @@ class Array(metaclass=abc.ABCMeta):
 
     A pmap result holds its per-device buffers in ``_shards`` (a
     ``devices.ShardedBuffers``) and gets ``_h`` (all of it on one device) on first use.
+    An array placed by a NamedSharding keeps its whole value in ``_h`` and its sharding and
+    per-device shards in ``_layout`` (a ``sharded_array.ShardLayout``).
     """
 
-    __slots__ = ("_h", "dtype", "weak_type", "_committed", "_shards", "_aval", "__weakref__")
+    __slots__ = ("_h", "dtype", "weak_type", "_committed", "_shards", "_layout", "_aval",
+                 "__weakref__")
     __array_priority__ = 100
     __hash__ = None  # type: ignore[assignment]
 
@@ -73,7 +76,7 @@ class Array(metaclass=abc.ABCMeta):
             if sharded is not None:
                 h = self._h = devices.gather_shards(sharded)
                 return h
-        elif attr == "_shards":
+        elif attr == "_shards" or attr == "_layout":
             return None
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{attr}'")
 
@@ -110,17 +113,20 @@ class Array(metaclass=abc.ABCMeta):
 
     @property
     def device(self) -> devices.CpuDevice:
-        if self._shards is not None:  # JAX 0.10 answers a multi-device array's sharding
+        if self._shards is not None or self._layout is not None:  # JAX 0.10 answers a multi-device array's sharding
             return self.sharding
         return devices._device(self._h.device)
 
     def devices(self) -> set[devices.CpuDevice]:
-        if self._shards is not None:
+        if self._shards is not None or self._layout is not None:
             return set(self.sharding.device_set)
         return {devices._device(self._h.device)}
 
     @property
     def sharding(self) -> Any:
+        layout = self._layout
+        if layout is not None:
+            return layout.sharding
         sharded = self._shards
         if sharded is not None:
             return devices.PmapSharding([devices._device(d) for d in sharded.devices],
@@ -130,7 +136,11 @@ class Array(metaclass=abc.ABCMeta):
     @property
     def addressable_shards(self) -> list:
         """The per-device pieces (``jax.Array.addressable_shards``): one per device of a
-        pmap result (shape ``(1, ...)``), else the whole array."""
+        pmap result (shape ``(1, ...)``), one block per device of a NamedSharding, else the
+        whole array."""
+        layout = self._layout
+        if layout is not None:
+            return layout.shards(self)
         sharded = self._shards
         if sharded is None:
             return [devices.Shard(self.device, (slice(None),) * self.ndim, self)]
@@ -148,8 +158,8 @@ class Array(metaclass=abc.ABCMeta):
     def committed(self) -> bool:
         return self._committed
 
-    is_fully_addressable = property(lambda self: True)
-    is_fully_replicated = property(lambda self: self._shards is None)
+    is_fully_addressable = property(lambda self: self.sharding.is_fully_addressable)
+    is_fully_replicated = property(lambda self: self.sharding.is_fully_replicated)
 
     # -- synchronisation and lifetime ----------------------------------------------------
 

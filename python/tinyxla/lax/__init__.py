@@ -18,6 +18,7 @@ from tinyxla._src.lax.parallel import (  # noqa: F401
     all_gather, all_gather_p, all_to_all, all_to_all_p, axis_index, axis_index_p, axis_size,
     pmax, pmax_p, pmean, pmin, pmin_p, ppermute, ppermute_p, pshuffle, psum, psum_p,
     psum_scatter, reduce_scatter_p)
+from tinyxla._src.sharding_constraint import with_sharding_constraint  # noqa: F401
 from tinyxla._src.lax.cumulative import (  # noqa: F401
     cumlogsumexp, cumlogsumexp_p, cummax, cummax_p, cummin, cummin_p, cumprod, cumprod_p, cumsum,
     cumsum_p)

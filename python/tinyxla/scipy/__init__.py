@@ -1,2 +1,2 @@
-"""``tinyxla.scipy`` (``jax.scipy``): ``special`` and ``stats``."""
-from tinyxla.scipy import special, stats  # noqa: F401
+"""``tinyxla.scipy`` (``jax.scipy``): ``linalg``, ``special`` and ``stats``."""
+from tinyxla.scipy import linalg, special, stats  # noqa: F401

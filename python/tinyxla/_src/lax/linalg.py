@@ -1,4 +1,4 @@
-"""The decomposition primitives of ``jax.lax.linalg``: ``eig`` (general matrices,
+"""The eigendecompositions and Cholesky factorization of ``jax.lax.linalg``: ``eig`` (general matrices,
 LAPACK geev), ``eigh`` (Hermitian matrices, LAPACK syevd/heevd) and ``cholesky``
 (LAPACK potrf), on batches of square matrices ``[..., n, n]``.
 
@@ -17,14 +17,17 @@ import numpy as np
 
 from tinyxla import _core
 from tinyxla._src import dtypes
-from tinyxla._src.array import _CODE, _DTYPES, Array
+from tinyxla._src.array import Array
 from tinyxla._src.core import Primitive, ShapedArray
 from tinyxla._src.interpreters import ad, batching
 from tinyxla._src.interpreters.lowering import register_lowering
 from tinyxla._src.lax.lax import (
     _FLOAT_COMPLEX, _check_naryop_dtypes, _operand, _reject, _result, add, argmax, abs,
-    broadcasted_iota, complex, conj, convert_element_type, div, dot_general, eq, ge,
-    expand_dims, imag, integer_pow, mul, neg, real, reduce_sum, sub, transpose)
+    broadcasted_iota, complex, conj, convert_element_type, div, eq, expand_dims, full_like,
+    imag, integer_pow, mul, neg, real, reduce_sum, sub)
+from tinyxla._src.lax.linalg_matrices import (
+    H, check_rank, complex_dtype, diagonal, eye_like, matmul, real_dtype, symmetrize, tril)
+from tinyxla._src.lax.linalg_solve import triangular_solve
 
 
 class EigImplementation(enum.Enum):
@@ -41,66 +44,6 @@ class EighImplementation(enum.Enum):
     QDWH = "qdwh"
 
 
-def _canonical(dtype: Any) -> np.dtype:
-    """The dtype object Arrays carry for ``dtype``."""
-    return _DTYPES[_CODE[np.dtype(dtype)]]
-
-
-def _complex_dtype(dtype: np.dtype) -> np.dtype:
-    """float32 and complex64 (and the half types) -> complex64; the 64-bit ones ->
-    complex128."""
-    wide = np.dtype(dtype) in (np.dtype(np.float64), np.dtype(np.complex128))
-    return _canonical(np.complex128 if wide else np.complex64)
-
-
-def _real_dtype(dtype: np.dtype) -> np.dtype:
-    return _canonical(np.finfo(np.dtype(dtype)).dtype)
-
-
-def _check_rank(name: str, x: Any) -> None:
-    if len(x.shape) < 2:
-        raise TypeError(f"Input 0 to {name} must have rank at least 2, but got "
-                        f"shape={tuple(x.shape)}")
-
-
-# ---- batched matrix helpers (lax only, so that they trace under every transform) ----
-
-def _matmul(a: Any, b: Any) -> Any:
-    """``a @ b`` over the leading batch dims."""
-    nd = len(a.shape)
-    batch = tuple(range(nd - 2))
-    return dot_general(a, b, (((nd - 1,), (nd - 2,)), (batch, batch)))
-
-
-def _mT(x: Any) -> Any:
-    nd = len(x.shape)
-    return transpose(x, (*range(nd - 2), nd - 1, nd - 2))
-
-
-def _H(x: Any) -> Any:
-    """The conjugate transpose of the last two dims."""
-    x = _mT(x)
-    return conj(x) if dtypes.issubdtype(x.dtype, np.complexfloating) else x
-
-
-def _eye_like(x: Any) -> Any:
-    """The identity of x's trailing [n, n], broadcast over its batch dims."""
-    nd = len(x.shape)
-    rows = broadcasted_iota(np.int32, x.shape, nd - 2)
-    cols = broadcasted_iota(np.int32, x.shape, nd - 1)
-    return convert_element_type(eq(rows, cols), x.dtype)
-
-
-def _diagonal(x: Any) -> Any:
-    """The diagonal of each trailing [n, n] matrix (linear in x)."""
-    return reduce_sum(mul(x, _eye_like(x)), (len(x.shape) - 1,))
-
-
-def symmetrize(x: Any) -> Any:
-    """``(x + x^H) / 2``, as ``jax._src.lax.linalg.symmetrize``."""
-    return (x + _H(x)) / 2
-
-
 # ---- eig ----
 
 _EIGVEC_DERIVS_MSG = (
@@ -113,12 +56,12 @@ _EIGVEC_DERIVS_MSG = (
 def _eig_abstract_eval(x: Any, *, compute_left_eigenvectors: bool,
                        compute_right_eigenvectors: bool, enable_eigvec_derivs: bool,
                        implementation: Any) -> list[ShapedArray]:
-    _check_rank("eig", x)
+    check_rank("eig", x)
     _check_naryop_dtypes("eig", [_FLOAT_COMPLEX], [x])
     shape = tuple(x.shape)
     if shape[-1] != shape[-2]:
         raise ValueError(f"The input to eig must be a square matrix. Got shape {shape[-2:]}.")
-    dtype = _complex_dtype(x.dtype)
+    dtype = complex_dtype(x.dtype)
     count = 1 + bool(compute_left_eigenvectors) + bool(compute_right_eigenvectors)
     return [ShapedArray(shape[:-1], dtype)] + [ShapedArray(shape, dtype)] * (count - 1)
 
@@ -171,7 +114,7 @@ def _inverse_rows(v: Any, u: Any) -> Any:
     left ones u's: row j of the inverse is ``u_j^H / (u_j^H v_j)`` (left and right
     eigenvectors of distinct eigenvalues are orthogonal). Needs no solve."""
     scale = reduce_sum(mul(conj(u), v), (len(v.shape) - 2,))  # u_j^H v_j per column
-    return div(_H(u), expand_dims(scale, (len(v.shape) - 1,)))
+    return div(H(u), expand_dims(scale, (len(v.shape) - 1,)))
 
 
 def _eig_vec_jvp(w: Any, v: Any, v_inv: Any, da: Any) -> tuple[Any, Any]:
@@ -180,12 +123,12 @@ def _eig_vec_jvp(w: Any, v: Any, v_inv: Any, da: Any) -> tuple[Any, Any]:
     ``F[i, j] = 1 / (w_j - w_i)`` off the diagonal and ``c`` keeps each column of unit
     norm with its largest-magnitude component real."""
     nd = len(v.shape)
-    eye = _eye_like(v)
-    p = _matmul(_matmul(v_inv, da), v)
-    dw = _diagonal(p)
+    eye = eye_like(v)
+    p = matmul(matmul(v_inv, da), v)
+    dw = diagonal(p)
     diff = sub(expand_dims(w, (nd - 2,)), expand_dims(w, (nd - 1,)))  # w_j - w_i
     fmat = sub(integer_pow(add(eye, diff), -1), eye)
-    du = _matmul(v, mul(fmat, p))
+    du = matmul(v, mul(fmat, p))
     # The eigenvalue equation fixes dv_j = du_j + c_j v_j up to c_j; LAPACK's two real
     # normalization constraints give c_j = -Re(v_j^H du_j) - i Im(du_kj) / v_kj, k the
     # row of v_j's largest magnitude.
@@ -215,14 +158,14 @@ def _eig_jvp(primals: Sequence[Any], tangents: Sequence[Any], *,
     nd = len(vr.shape)
     if not (compute_left_eigenvectors or compute_right_eigenvectors):
         # dw_j = (V^-1 dA V)_jj = u_j^H dA v_j / (u_j^H v_j).
-        num = reduce_sum(mul(conj(vl), _matmul(da, vr)), (nd - 2,))
+        num = reduce_sum(mul(conj(vl), matmul(da, vr)), (nd - 2,))
         den = reduce_sum(mul(conj(vl), vr), (nd - 2,))
         return [w], [div(num, den)]
     dw, dvr = _eig_vec_jvp(w, vr, _inverse_rows(vr, vl), da)
     primal_out, tangent_out = [w], [dw]
     if compute_left_eigenvectors:
         # vl holds the right eigenvectors of A^H (eigenvalues conj(w)); vr its left ones.
-        _, dvl = _eig_vec_jvp(conj(w), vl, _inverse_rows(vl, vr), _H(da))
+        _, dvl = _eig_vec_jvp(conj(w), vl, _inverse_rows(vl, vr), H(da))
         primal_out.append(vl)
         tangent_out.append(dvl)
     if compute_right_eigenvectors:
@@ -252,7 +195,7 @@ def eig(x: Any, *, compute_left_eigenvectors: bool = True,
 
 def _eigh_abstract_eval(x: Any, *, lower: bool, sort_eigenvalues: bool,
                         subset_by_index: Any, algorithm: Any) -> list[ShapedArray]:
-    _check_rank("eigh", x)
+    check_rank("eigh", x)
     _check_naryop_dtypes("eigh", [_FLOAT_COMPLEX], [x])
     shape = tuple(x.shape)
     if shape[-1] != shape[-2]:
@@ -261,7 +204,7 @@ def _eigh_abstract_eval(x: Any, *, lower: bool, sort_eigenvalues: bool,
     n = shape[-1]
     d = n if subset_by_index is None else subset_by_index[1] - subset_by_index[0]
     return [ShapedArray((*shape[:-1], d), x.dtype),
-            ShapedArray((*shape[:-2], d), _real_dtype(x.dtype))]
+            ShapedArray((*shape[:-2], d), real_dtype(x.dtype))]
 
 
 def _check_eigh_params(x: Any, subset_by_index: Any, algorithm: Any) -> None:
@@ -321,12 +264,12 @@ def _eigh_jvp(primals: Sequence[Any], tangents: Sequence[Any], *, lower: bool,
     a_dot = ad.instantiate_zeros(a_dot)
     nd = len(a.shape)
     w = convert_element_type(w_real, a.dtype)
-    eye = _eye_like(v)
+    eye = eye_like(v)
     diff = sub(expand_dims(w, (nd - 2,)), expand_dims(w, (nd - 1,)))  # w_j - w_i
     fmat = sub(integer_pow(add(eye, diff), -1), eye)
-    p = _matmul(_matmul(_H(v), a_dot), v)
-    dv = _matmul(v, mul(fmat, p))
-    dw = _diagonal(real(p) if dtypes.issubdtype(p.dtype, np.complexfloating) else p)
+    p = matmul(matmul(H(v), a_dot), v)
+    dv = matmul(v, mul(fmat, p))
+    dw = diagonal(real(p) if dtypes.issubdtype(p.dtype, np.complexfloating) else p)
     return [v, w_real], [dv, dw]
 
 
@@ -349,7 +292,7 @@ def eigh(x: Any, *, lower: bool = True, symmetrize_input: bool = True,
 # ---- cholesky ----
 
 def _cholesky_abstract_eval(x: Any) -> ShapedArray:
-    _check_rank("cholesky", x)
+    check_rank("cholesky", x)
     _check_naryop_dtypes("cholesky", [_FLOAT_COMPLEX], [x])
     shape = tuple(x.shape)
     if shape[-1] != shape[-2]:
@@ -388,38 +331,17 @@ def _cholesky_batch_rule(vals: Sequence[Any], dims: Sequence[int | None]) -> tup
 batching.primitive_batchers[cholesky_p] = _cholesky_batch_rule
 
 
-def _tril_mask(x: Any) -> Any:
-    """Ones on and below the diagonal of x's trailing [n, n], zeros above."""
-    nd = len(x.shape)
-    rows = broadcasted_iota(np.int32, x.shape, nd - 2)
-    cols = broadcasted_iota(np.int32, x.shape, nd - 1)
-    return convert_element_type(ge(rows, cols), x.dtype)
-
-
-def _hermitian_inverse(a: Any) -> Any:
-    """``a^-1`` of Hermitian ``a`` through its eigendecomposition (there is no
-    triangular_solve primitive yet)."""
-    v, w = eigh_p.bind(a, lower=True, sort_eigenvalues=True, subset_by_index=None,
-                       algorithm=None)
-    w_inv = convert_element_type(integer_pow(w, -1), a.dtype)
-    return _matmul(mul(v, expand_dims(w_inv, (len(a.shape) - 2,))), _H(v))
-
-
-def _const_like(x: Any, value: float) -> Any:
-    return convert_element_type(np.asarray(value, np.float32), x.dtype)
-
-
 def _cholesky_jvp(primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[Any, Any]:
     """JAX's rule (Murray 2016, arXiv:1602.07527): ``dL = L phi(L^-1 dA L^-H)``, where
-    ``phi`` keeps the lower triangle and halves the diagonal. ``L^-1 = L^H A^-1``."""
+    ``phi`` keeps the lower triangle and halves the diagonal."""
     (a,), (a_dot,) = primals, tangents
     l = cholesky_p.bind(a)
     a_dot = ad.instantiate_zeros(a_dot)
-    l_inv = _matmul(_H(l), _hermitian_inverse(_matmul(l, _H(l))))
-    inner = _matmul(_matmul(l_inv, a_dot), _H(l_inv))
-    mask = _tril_mask(inner)
-    phi = mul(inner, sub(mask, mul(_eye_like(inner), _const_like(inner, 0.5))))
-    return l, _matmul(l, phi)
+    tmp = triangular_solve(l, a_dot, left_side=False, transpose_a=True, conjugate_a=True,
+                           lower=True)
+    inner = triangular_solve(l, tmp, left_side=True, transpose_a=False, lower=True)
+    phi = div(tril(inner), add(full_like(inner, 1), eye_like(inner)))
+    return l, matmul(l, phi)
 
 
 ad.primitive_jvps[cholesky_p] = _cholesky_jvp

@@ -1,7 +1,6 @@
-"""``jax.numpy.linalg``: the norms that need no decomposition, and the
-eigendecompositions (``eig``, ``eigvals``, ``eigh``, ``eigvalsh``) over
-``lax.linalg``'s primitives. Matrix norms ``ord=2``, ``-2`` and ``'nuc'`` need singular
-values and raise NotImplementedError until an SVD exists."""
+"""``jax.numpy.linalg``: the norms (matrix norms ``ord=2``, ``-2`` and ``'nuc'`` from
+the singular values) and the eigendecompositions (``eig``, ``eigvals``, ``eigh``,
+``eigvalsh``) over ``lax.linalg``'s primitives."""
 from __future__ import annotations
 
 import functools
@@ -14,6 +13,8 @@ from tinyxla._src.api import jit
 from tinyxla._src.lax import lax
 from tinyxla._src.lax import linalg as lax_linalg
 from tinyxla._src.numpy import reductions, ufuncs
+from tinyxla._src.numpy.linalg_decompositions import svd
+from tinyxla._src.numpy.shape import expand_dims, moveaxis
 from tinyxla._src.numpy.promotion import (
     canonicalize_axis, ensure_arraylike, promote_dtypes_inexact)
 
@@ -56,9 +57,8 @@ def vector_norm(x: Any, /, *, axis: Any = None, keepdims: bool = False, ord: Any
 @functools.partial(jit, static_argnames=("ord", "axis", "keepdims"))
 def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> Any:
     """Mirrors ``jax.numpy.linalg.norm``: a vector norm over one axis, a matrix norm over
-    two (``None``/``'fro'``, ±1, ±inf), and for ``axis=None, ord=None`` the 2-norm of all
-    elements at any rank. Differs from JAX: matrix ``ord`` 2, -2 and ``'nuc'`` raise
-    NotImplementedError (no SVD yet)."""
+    two (``None``/``'fro'``, ±1, ±inf, and ±2 and ``'nuc'`` from the singular values),
+    and for ``axis=None, ord=None`` the 2-norm of all elements at any rank."""
     x = ensure_arraylike("jnp.linalg.norm", x)
     x, = promote_dtypes_inexact(x)
     ndim = np.ndim(x)
@@ -94,9 +94,15 @@ def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> A
             return reductions.max(row_sums, axis=row_axis, keepdims=keepdims, initial=0)
         return reductions.min(row_sums, axis=row_axis, keepdims=keepdims)
     if ord in ("nuc", 2, -2):
-        raise NotImplementedError(
-            f"jnp.linalg.norm: matrix norm ord={ord!r} needs singular values; "
-            "tinyxla has no SVD yet")
+        x = moveaxis(x, axis, (-2, -1))
+        s = svd(x, compute_uv=False)
+        if ord == 2:
+            y = reductions.max(s, axis=-1, initial=0)
+        elif ord == -2:
+            y = reductions.min(s, axis=-1)
+        else:
+            y = reductions.sum(s, axis=-1)
+        return expand_dims(y, axis) if keepdims else y
     raise ValueError(f"Invalid order '{ord}' for matrix norm.")
 
 

@@ -1,0 +1,108 @@
+// What the LAPACK-backed kernels share: OpenBLAS's LAPACK and CBLAS declarations (under the
+// wheel's "scipy_" symbol prefix, with C++ complex types, layout-compatible with Fortran
+// COMPLEX), the element-type traits, and the row-major <-> column-major copies (our arrays
+// are row-major, LAPACK's column-major).
+#pragma once
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <type_traits>
+
+#include <cblas.h>
+
+#define LAPACK_GLOBAL(lcname, UCNAME) scipy_##lcname##_
+#define lapack_complex_float std::complex<float>
+#define lapack_complex_double std::complex<double>
+#include <lapack.h>
+
+#include "tinyxla/array.h"
+#include "tinyxla/error.h"
+
+namespace tinyxla::cpu::lapack {
+
+// LAPACK's internal BLAS calls stay on the calling thread: batches are spread over our
+// pool instead.
+inline void on_one_thread() {
+  static const bool done = [] {
+    scipy_openblas_set_num_threads(1);
+    return true;
+  }();
+  (void)done;
+}
+
+template <typename T> struct RealOf { using type = T; };
+template <typename R> struct RealOf<std::complex<R>> { using type = R; };
+template <typename T> using real_t = typename RealOf<T>::type;
+template <typename T> constexpr bool is_complex_v = !std::is_same_v<T, real_t<T>>;
+
+template <typename T>
+T nan_value() {
+  const real_t<T> q = std::numeric_limits<real_t<T>>::quiet_NaN();
+  if constexpr (is_complex_v<T>) return T(q, q);
+  else return q;
+}
+
+template <typename T>
+T conj_of(T x) {
+  if constexpr (is_complex_v<T>) return std::conj(x);
+  else return x;
+}
+
+// LAPACK's pivot magnitude (i?amax): |re| + |im| for complex numbers.
+template <typename T>
+real_t<T> pivot_magnitude(T x) {
+  if constexpr (is_complex_v<T>) return std::abs(x.real()) + std::abs(x.imag());
+  else return std::abs(x);
+}
+
+template <typename T>
+bool all_finite(const T* a, int64_t count) {
+  for (int64_t i = 0; i < count; ++i) {
+    if constexpr (is_complex_v<T>) {
+      if (!std::isfinite(a[i].real()) || !std::isfinite(a[i].imag())) return false;
+    } else {
+      if (!std::isfinite(a[i])) return false;
+    }
+  }
+  return true;
+}
+
+// LAPACK takes sizes as 32-bit ints.
+inline int dim(const char* op, int64_t n) {
+  if (n > int64_t(std::numeric_limits<int>::max() / 2))
+    throw_error(ErrorKind::InvalidArgument, op, std::string(op) + ": matrix too large for LAPACK");
+  return int(n);
+}
+
+// dst[i + j * rows] = src[i * cols + j]: a row-major rows x cols matrix into column-major
+// order (or, read the other way, a column-major cols x rows one into row-major order).
+template <typename S, typename D>
+void transpose_into(const S* src, D* dst, int64_t rows, int64_t cols) {
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < cols; ++j) dst[i + j * rows] = D(src[i * cols + j]);
+}
+
+template <typename S, typename D>
+void transpose_into(const S* src, D* dst, int64_t n) {
+  transpose_into(src, dst, n, n);
+}
+
+// The rounded-up workspace size LAPACK reports from a query (lwork = -1).
+template <typename T>
+int query_size(T w) {
+  if constexpr (is_complex_v<T>) return std::max(1, int(std::ceil(double(w.real()))));
+  else return std::max(1, int(std::ceil(double(w))));
+}
+
+// Matrices in a work item: about `flops` a matrix, so that tiny matrices go in chunks.
+inline int64_t grain_for(double flops) {
+  return std::max<int64_t>(1, int64_t(20000.0 / std::max(flops, 1.0)));
+}
+
+// `x` as a dense array (a copy when it is a strided view).
+Array dense(const Array& x);
+
+}  // namespace tinyxla::cpu::lapack

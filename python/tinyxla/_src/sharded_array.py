@@ -1,0 +1,195 @@
+"""Arrays laid out by a NamedSharding: ``jax.device_put(x, sharding)``,
+``Array.addressable_shards``, ``jax.make_array_from_callback``,
+``make_array_from_single_device_arrays``, ``make_array_from_process_local_data`` and
+``jax.reshard``.
+
+Such an Array keeps its whole value in ``_h`` (on the mesh's first device), so every
+operation reads it as before, and a ``ShardLayout`` beside it: the sharding and one buffer
+per device, each a copy of that device's block made on the device's own stream.
+Sharded ``jit`` (``interpreters/spmd.py``) reads the per-device buffers in place.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from tinyxla import _core
+from tinyxla._src import core, devices as devices_mod
+from tinyxla._src.array import Array, _CODE, _DTYPES, _to_array, _wrap
+from tinyxla._src.devices import Shard
+from tinyxla._src.sharding import AxisType, NamedSharding, resolve
+from tinyxla._src.tree_util import tree_map
+
+
+def copy_to_device(h: Any, dev: int) -> Any:
+    """A dense copy of handle ``h`` (any view) owned by device ``dev`` (waits for ``h``).
+
+    A compiled identity would hand back ``h`` itself, so the copy goes through the host.
+    """
+    return _core.from_numpy(np.ascontiguousarray(h.numpy(_DTYPES[h.dtype_code])),
+                            h.dtype_code, dev)
+
+
+def _block_view(h: Any, index: tuple) -> Any:
+    start = [0 if s.start is None else s.start for s in index]
+    limit = [n if s.stop is None else s.stop for s, n in zip(index, h.shape)]
+    if start == [0] * len(start) and limit == list(h.shape):
+        return h
+    return _core.slice(h, start, limit, [1] * len(start))
+
+
+class ShardLayout:
+    """The sharding of an Array and its per-device buffers (made on first use)."""
+
+    __slots__ = ("sharding", "handles")
+
+    def __init__(self, sharding: NamedSharding, handles: dict | None = None):
+        self.sharding = sharding
+        self.handles = handles  # device id -> handle of that device's block
+
+    def device_handles(self, a: Array) -> dict:
+        if self.handles is None:
+            h = a._h
+            self.handles = {
+                d.id: copy_to_device(_block_view(h, idx), d.id)
+                for d, idx in self.sharding.devices_indices_map(a.shape).items()}
+        return self.handles
+
+    def shards(self, a: Array) -> list[Shard]:
+        handles = self.device_handles(a)
+        index_map = self.sharding.devices_indices_map(a.shape)
+        replica = self.sharding.replica_ids()
+        out = []
+        for d in self.sharding.mesh.local_devices:
+            data = _wrap(handles[d.id], a.weak_type, a.dtype)
+            data._committed = True
+            out.append(Shard(d, index_map[d], data, replica[d]))
+        return out
+
+
+def with_layout(a: Array, sharding: NamedSharding, handles: dict | None = None) -> Array:
+    """An Array of ``a``'s value carrying ``sharding`` (the value must already be on the
+    mesh's first device or be moved there)."""
+    first = sharding._device_assignment[0].id
+    h = a._h
+    if h.device != first:
+        h = copy_to_device(h, first)
+    out = _wrap(h, a.weak_type, a.dtype)
+    out._committed = True
+    out._layout = ShardLayout(sharding, handles)
+    return out
+
+
+def _device_put_error(x_shape: tuple, sharding: NamedSharding) -> ValueError:
+    splits = sharding._splits(len(x_shape))
+    d = next(i for i, (n, s) in enumerate(zip(x_shape, splits)) if n % s)
+    mesh = sharding.mesh
+    return ValueError(
+        f"Sharding spec {tuple(sharding.spec)} implies that array axis {d} is partitioned "
+        f"{splits[d]} times, but does not evenly divide the dimension size {x_shape[d]}. "
+        f"Got shape: {x_shape} and sharding NamedSharding(mesh=AbstractMesh({mesh._short()}, "
+        f"device_kind=cpu, num_cores=None, platform=cpu), spec={sharding.spec})")
+
+
+def put_sharded(x: Any, sharding: Any) -> Any:
+    """One leaf of ``device_put(x, NamedSharding)``; tracers pass through (JAX inserts a
+    device_put equation, which on one host is the identity)."""
+    if isinstance(x, core.Tracer):
+        return x
+    a = _to_array(x) if type(x) is not Array else x
+    if len(sharding.spec) > a.ndim:
+        raise ValueError(
+            f"One of device_put args was given the sharding of {sharding}, which implies that "
+            f"the global size of its dimension {len(sharding.spec) - 1} should be divisible "
+            f"by {sharding._splits(len(sharding.spec))[-1]}, but it is an array of rank "
+            f"{a.ndim}")
+    splits = sharding._splits(a.ndim)
+    if any(n % s for n, s in zip(a.shape, splits)):
+        if any(t is AxisType.Explicit for t in sharding.mesh.axis_types):
+            raise _device_put_error(a.shape, sharding)
+        sharding.check_shape(a.shape)
+    if a._layout is not None and a._layout.sharding == sharding:
+        return a
+    return with_layout(a, sharding)
+
+
+def device_put_leaf(x: Any, device: Any) -> Any:
+    """``device_put``'s placement of one leaf when ``device`` is a sharding or spec."""
+    sharding = resolve(device)
+    if isinstance(sharding, NamedSharding):
+        return put_sharded(x, sharding)
+    return None
+
+
+def reshard(x: Any, out_shardings: Any) -> Any:
+    """Moves every leaf of ``x`` to ``out_shardings`` (``jax.reshard``); a bare
+    PartitionSpec names a sharding over the current mesh."""
+    return tree_map(lambda leaf: put_sharded(leaf, resolve(out_shardings)), x)
+
+
+def make_array_from_callback(shape: Sequence[int], sharding: Any,
+                             data_callback: Callable[[tuple], Any], dtype: Any = None) -> Array:
+    """An array of ``shape`` whose block for each device is ``data_callback(index)``
+    (``jax.make_array_from_callback``)."""
+    shape = tuple(shape)
+    sharding = resolve(sharding)
+    if not isinstance(sharding, NamedSharding):
+        data = np.asarray(data_callback((slice(None),) * len(shape)), dtype=dtype)
+        return _to_array(data, devices_mod._device_index(sharding))
+    index_map = sharding.devices_indices_map(shape)
+    blocks = {d.id: np.asarray(data_callback(idx)) for d, idx in index_map.items()}
+    return _assemble(shape, sharding, blocks, index_map)
+
+
+def _assemble(shape: tuple, sharding: NamedSharding, blocks: dict, index_map: dict) -> Array:
+    """The global array from per-device numpy blocks."""
+    first = next(iter(blocks.values()))
+    full = np.empty(shape, dtype=first.dtype)
+    for d, idx in index_map.items():
+        full[idx] = blocks[d.id]
+    a = _to_array(full, sharding._device_assignment[0].id)
+    handles = {i: _core.from_numpy(np.ascontiguousarray(b), _CODE[a.dtype], i)
+               for i, b in blocks.items()}
+    return with_layout(a, sharding, handles)
+
+
+def make_array_from_single_device_arrays(shape: Sequence[int], sharding: Any,
+                                         arrays: Sequence[Array], *,
+                                         dtype: Any = None) -> Array:
+    """The global array whose shards are ``arrays``, one per device in the sharding's
+    addressable order (``jax.make_array_from_single_device_arrays``)."""
+    shape = tuple(shape)
+    sharding = resolve(sharding)
+    index_map = sharding.devices_indices_map(shape)
+    expected = sharding.shard_shape(shape)
+    devs = list(sharding.mesh.devices.flat)
+    if len(arrays) != len(devs):
+        raise ValueError(f"Expected {len(devs)} single device arrays for sharding "
+                         f"{sharding}, got {len(arrays)}")
+    blocks = {}
+    for d, arr in zip(devs, arrays):
+        if tuple(arr.shape) != expected:
+            dims = ",".join(f"{n}@{sharding.spec.axes_of(i)[0]}" if sharding.spec.axes_of(i)
+                            else str(n) for i, n in enumerate(shape))
+            raise ValueError(f"Expected shard shape {expected} doesn't match the single device "
+                             f"array shape {tuple(arr.shape)}. Shape of Array is "
+                             f"{np.dtype(arr.dtype).name}[{dims}] with sharding {sharding}")
+        blocks[d.id] = np.asarray(arr)
+    return _assemble(shape, sharding, blocks, index_map)
+
+
+def make_array_from_process_local_data(sharding: Any, local_data: Any,
+                                       global_shape: Sequence[int] | None = None) -> Array:
+    """The global array from this process's data (``jax.make_array_from_process_local_data``).
+
+    With one process the local data is the whole array.
+    """
+    sharding = resolve(sharding)
+    data = np.asarray(local_data)
+    if global_shape is not None and tuple(global_shape) != data.shape:
+        raise ValueError(f"global_shape {tuple(global_shape)} does not match the local data "
+                         f"shape {data.shape} of the only process")
+    if not isinstance(sharding, NamedSharding):
+        return _to_array(data, devices_mod._device_index(sharding))
+    return make_array_from_callback(data.shape, sharding, lambda idx: data[idx])

@@ -1,0 +1,1 @@
+"""``jax.experimental``: the experimental modules tinyxla provides."""
