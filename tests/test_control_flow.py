@@ -359,3 +359,24 @@ def test_large_cond_runs_as_regions(pred):
     assert exe.text().count("while_loop(") >= 2
     np.testing.assert_allclose(jax.jit(f)(pred, x), f(pred, x), rtol=1e-6)
     np.testing.assert_allclose(f(pred, x), big(x) if pred else x * 8.0, rtol=1e-6)
+
+
+def test_python_control_flow_on_traced_values_answered_by_lax():
+    """jit cannot follow Python control flow on traced values (JAX's sharp bit); the lax
+    versions of the same functions can, as JAX's documentation shows."""
+    def f(x):
+        return x if x > 0 else 2 * x
+
+    def g(x, n):
+        i = 0
+        while i < n:
+            i += 1
+        return x + i
+    with pytest.raises(jax.errors.TracerBoolConversionError):
+        jax.jit(f)(1.0)
+    with pytest.raises(jax.errors.TracerBoolConversionError):
+        jax.jit(g)(1.0, 5)
+    f_lax = jax.jit(lambda x: lax.cond(x > 0, lambda x: x, lambda x: 2 * x, x))
+    g_lax = jax.jit(lambda x, n: x + lax.while_loop(lambda i: i < n, lambda i: i + 1, 0))
+    assert [float(f_lax(v)) for v in (3.0, -3.0)] == [f(3.0), f(-3.0)]
+    assert float(g_lax(1.0, 5)) == g(1.0, 5)
