@@ -21,7 +21,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from run import compare_figures, median_time  # bench/ is on sys.path when run as a script
+from run import Metric, compare_figures, median_time  # bench/ is on sys.path as a script
 
 FORI_TRIPS = 10_000
 HIDDEN, BATCH, STEPS = 256, 32, 200
@@ -105,6 +105,20 @@ def library_cases(name: str) -> dict[str, Callable[[], Any]]:
     """``cases`` of the library ``name`` ("tinyxla" or "jax"), built once (run.py's rows)."""
     lib = importlib.import_module(name)
     return cases(lib, importlib.import_module(f"{name}.numpy"), lib.lax)
+
+
+def metrics() -> list[Metric]:
+    """The figures as rows of run.py's table (``--only cf_``): tinyxla and jax only."""
+    def make(label):
+        return lambda lib, d: (library_cases(lib.name)[label]
+                               if lib.name in ("tinyxla", "jax") else None)
+    rows = []
+    for i, label in enumerate(FIGURES):
+        scale, per_call = SCALES.get(label, (1e3, 1))
+        name, unit = label.rsplit(" (", 1)
+        rows.append(Metric(f"cf_{i}", f"{name} (compiled)", unit.rstrip(")"), make(label),
+                           scale=scale, per_call=per_call))
+    return rows
 
 
 def main() -> None:

@@ -18,8 +18,6 @@ import traceback
 
 import numpy as np
 
-import bench_control_flow  # its rows (cf_*); it imports this module back for its timer
-
 N = 10_000_000  # elements of the large elementwise and reduction operands
 DISPATCH_OPS = 100  # ops per timed call in the dispatch rows: dispatch cost dominates
 PEERS = ("numpy", "jax", "torch")
@@ -134,15 +132,6 @@ def _matmul(n):
     return make
 
 
-def _control_flow(label):
-    """A row of bench_control_flow.py: tinyxla's and jax's jitted loops."""
-    def make(lib, d):
-        if lib.name not in ("tinyxla", "jax"):
-            return None
-        return bench_control_flow.library_cases(lib.name)[label]
-    return make
-
-
 def metrics():
     ms = [
         Metric("dispatch", "eager x + 1, 1 element", "µs/op", _dispatch,
@@ -162,17 +151,14 @@ def metrics():
         Metric("sum", "sum, 1e7 f32", "ms", _sum,
                ref=lambda d: np.sum(d["a"], dtype=np.float64), rtol=1e-4),
     ]
-    for i, label in enumerate(bench_control_flow.FIGURES):
-        scale, per_call = bench_control_flow.SCALES.get(label, (1e3, 1))
-        ms.append(Metric(f"cf_{i}", f"{label.rsplit(' (', 1)[0]} (compiled)",
-                         label.rsplit("(", 1)[1].rstrip(")"), _control_flow(label),
-                         scale=scale, per_call=per_call))
     for n in (256, 1024, 2048):
         ms.append(Metric(f"matmul_{n}", f"matmul f32, n={n}", "GFLOP/s", _matmul(n),
                          ref=lambda d, n=n: d[f"m{n}a"].astype(np.float64) @ d[f"m{n}b"],
                          flops=2.0 * n ** 3, rtol=1e-4))
     import bench_linalg  # its module imports Metric from here
     ms.extend(bench_linalg.metrics())
+    import bench_control_flow  # likewise
+    ms.extend(bench_control_flow.metrics())
     return ms
 
 

@@ -78,6 +78,14 @@ def run_cases(jax: Any, jnp: Any, lax: Any) -> dict[str, Any]:
     out["jacfwd_while"] = float(jax.jacfwd(fwhile)(0.5))
     out["int_carry"] = np.asarray(lax.scan(lambda c, a: (c + a, c * a), jnp.int32(1), jnp.arange(5))[1])
     out["complex_carry"] = np.asarray(lax.scan(lambda c, a: (c * (1 + 1j) + a, c), jnp.complex64(1), jnp.arange(3.))[1])
+    x23 = jnp.arange(6.).reshape(2, 3)
+    out["psum_in_vmapped_scan"] = np.asarray(jax.vmap(lambda x: lax.scan(
+        lambda c, a: (c + lax.psum(a, 'i') * c, c), 1., x), axis_name='i')(x23)[1])
+    inner = jax.jit(lambda c, a: jnp.sin(c) * a)
+    out["jit_in_body_vmap"] = np.asarray(jax.vmap(lambda x: lax.scan(
+        lambda c, a: (inner(c, a) + 1., c), 0.5, x))(x23)[0])
+    out["jit_in_body_grad"] = np.asarray(jax.grad(lambda w: lax.scan(
+        lambda c, a: (inner(c, a * w), c), 0.5, x23[1])[0])(0.7))
     return out
 
 

@@ -380,3 +380,18 @@ def test_python_control_flow_on_traced_values_answered_by_lax():
     g_lax = jax.jit(lambda x, n: x + lax.while_loop(lambda i: i < n, lambda i: i + 1, 0))
     assert [float(f_lax(v)) for v in (3.0, -3.0)] == [f(3.0), f(-3.0)]
     assert float(g_lax(1.0, 5)) == g(1.0, 5)
+
+
+def test_body_without_lowering_runs_trip_by_trip():
+    """A body holding a primitive without a lowering (the host-driven gamma sampler) runs
+    as a Python loop of its compiled body, eagerly and under jit."""
+    keys = jax.random.split(jax.random.key(0), 3)
+    f = lambda keys: lax.scan(lambda c, k: (c + jax.random.gamma(k, 2.0), c), 0.0, keys)
+    ref_c, ref_ys = 0.0, []
+    for k in keys:
+        ref_ys.append(ref_c)
+        ref_c = ref_c + float(jax.random.gamma(k, 2.0))
+    for run in (f, jax.jit(f)):
+        c, ys = run(keys)
+        np.testing.assert_allclose(c, ref_c, rtol=1e-6)
+        np.testing.assert_allclose(ys, ref_ys, rtol=1e-6)
