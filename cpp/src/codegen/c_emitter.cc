@@ -14,7 +14,7 @@
 
 #include "../core/element_semantics.h"
 #include "../cpu/elementwise_ops.h"
-#include "../cpu/fused.h"
+#include "../fused/interpreter.h"
 #include "../ir/fused_body.h"
 #include "../ops/elementwise.h"
 #include "../ops/reductions.h"

@@ -2,7 +2,7 @@
 #include "cpu_target.h"
 
 #include "../cpu/elementwise_ops.h"
-#include "../cpu/fused.h"
+#include "../fused/interpreter.h"
 #include "../ops/elementwise.h"
 
 namespace tinyxla::compiler {

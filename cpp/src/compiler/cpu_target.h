@@ -1,4 +1,4 @@
-// The CPU as a fusion target: what the base tier's tiled interpreter (cpu/fused.h) runs.
+// The CPU as a fusion target: what the base tier's tiled interpreter (fused/interpreter.h) runs.
 #pragma once
 #include "../passes/passes.h"
 

@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-#include "../cpu/fused.h"
+#include "../fused/interpreter.h"
 #include "tinyxla/compiler.h"
 #include "tinyxla/graph.h"
 

@@ -1,7 +1,7 @@
 // The element semantics of tinyxla, in one place: conversion between dtypes, the max/min
 // and ordering rules, and the reduce identities and combiners. The eager kernels
 // (cpu/convert.cc, reduce.cc, cumulative.cc, elementwise.cc), the fused interpreter
-// (cpu/fused.cc) and the upper tier's generated C (codegen/c_emitter.cc, through
+// (fused/interpreter.cc) and the upper tier's generated C (codegen/c_emitter.cc, through
 // element_semantics.inc) all take them from here. They follow JAX on XLA:CPU:
 //
 // - Conversion: complex to anything real takes the real part (lax.convert_element_type;

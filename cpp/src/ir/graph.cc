@@ -14,7 +14,6 @@
 #include "../ops/sorting.h"
 #include "../ops/structural.h"
 #include "fused_body.h"
-#include "shape_inference.h"
 #include "tinyxla/error.h"
 
 namespace tinyxla {
@@ -69,15 +68,6 @@ std::vector<ValueType> fused_types(const Node& n, const Graph& g) {
 
 }  // namespace
 
-const char* op_kind_name(OpKind kind) {
-#define TINYXLA_NAME_CASE(name) \
-  case OpKind::name:            \
-    return #name;
-  switch (kind) { TINYXLA_GRAPH_OPS(TINYXLA_NAME_CASE) }
-#undef TINYXLA_NAME_CASE
-  return "?";
-}
-
 std::vector<ValueType> infer_types(Node& n, const Graph& g) {
   const OpDef& def = op_def(n.kind);
   for (ValueId v : n.inputs)
@@ -93,7 +83,7 @@ std::vector<ValueType> infer_types(Node& n, const Graph& g) {
     case OpKind::fused:
       return fused_types(n, g);
     default: {
-      std::vector<infer::TypeRef> ins;
+      std::vector<ops::infer::TypeRef> ins;
       ins.reserve(n.inputs.size());
       for (ValueId v : n.inputs) ins.push_back({&g.type(v).shape, g.type(v).dtype});
       return def.infer(n.attrs, ins);
@@ -193,7 +183,7 @@ ValueId GraphBuilder::constant(const Array& value) {
 }
 
 ValueId GraphBuilder::constant(const void* data, const Shape& shape, DType dtype) {
-  infer::full(shape);
+  ops::infer::full(shape);
   return constant(Array::from_host(data, shape, dtype, 0));
 }
 
@@ -202,7 +192,7 @@ ValueId GraphBuilder::scalar(DType dtype, const Scalar& value) {
 }
 
 ValueId GraphBuilder::full(const Shape& shape, DType dtype, const Scalar& value) {
-  infer::full(shape);
+  ops::infer::full(shape);
   return broadcast_in_dim(scalar(dtype, value), shape, {});
 }
 

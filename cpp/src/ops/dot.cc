@@ -5,6 +5,58 @@
 
 #include "../cpu/kernels.h"
 
+// Inference rules of this family (error messages as JAX's).
+namespace tinyxla::ops::infer {
+namespace {
+
+// Returns the result shape; `k` gets the product of the contracting sizes.
+Shape dot_general(const TypeRef& lhs, const TypeRef& rhs, const DotDims& dims, double* k) {
+  check_same_dtypes("dot_general", {lhs.dtype, rhs.dtype});
+  const Shape& ls = *lhs.shape;
+  const Shape& rs = *rhs.shape;
+  if (dims.lhs_contracting.size() != dims.rhs_contracting.size() ||
+      dims.lhs_batch.size() != dims.rhs_batch.size())
+    invalid("dot_general", "dot_general requires equal numbers of lhs and rhs contracting and "
+                           "batch dimensions");
+  std::vector<bool> lused(ls.size(), false), rused(rs.size(), false);
+  auto use = [](std::vector<bool>& used, int64_t d, const char* what) {
+    if (d < 0 || d >= int64_t(used.size()) || used[size_t(d)])
+      invalid("dot_general", std::string("dot_general requires ") + what +
+                                 " dimensions to be unique and in range");
+    used[size_t(d)] = true;
+  };
+  Shape shape;
+  *k = 1;
+  for (size_t i = 0; i < dims.lhs_batch.size(); ++i) {
+    use(lused, dims.lhs_batch[i], "lhs batch");
+    use(rused, dims.rhs_batch[i], "rhs batch");
+    int64_t a = ls[size_t(dims.lhs_batch[i])], b = rs[size_t(dims.rhs_batch[i])];
+    if (a != b)
+      invalid("dot_general", "dot_general requires lhs batch dimensions and rhs batch dimensions "
+                             "to have the same shape, got " + std::to_string(a) + " and " +
+                             std::to_string(b) + ".");
+    shape.push_back(a);
+  }
+  for (size_t i = 0; i < dims.lhs_contracting.size(); ++i) {
+    use(lused, dims.lhs_contracting[i], "lhs contracting");
+    use(rused, dims.rhs_contracting[i], "rhs contracting");
+    int64_t a = ls[size_t(dims.lhs_contracting[i])];
+    int64_t b = rs[size_t(dims.rhs_contracting[i])];
+    if (a != b)
+      invalid("dot_general", "dot_general requires contracting dimensions to have the same "
+                             "shape, got " + std::to_string(a) + " and " + std::to_string(b) + ".");
+    *k *= double(a);
+  }
+  for (size_t i = 0; i < ls.size(); ++i)
+    if (!lused[i]) shape.push_back(ls[i]);
+  for (size_t i = 0; i < rs.size(); ++i)
+    if (!rused[i]) shape.push_back(rs[i]);
+  return shape;
+}
+
+}  // namespace
+}  // namespace tinyxla::ops::infer
+
 namespace tinyxla::ops {
 namespace {
 

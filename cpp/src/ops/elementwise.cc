@@ -2,8 +2,91 @@
 // bitcast_convert) and iota.
 #include "elementwise.h"
 
+#include <algorithm>
+
 #include "../cpu/elementwise_ops.h"
 #include "../cpu/kernels.h"
+
+// Inference rules of this family (error messages as JAX's).
+namespace tinyxla::ops::infer {
+namespace {
+
+bool is_comparison(BinaryOp op) {
+  return op == BinaryOp::eq || op == BinaryOp::ne || op == BinaryOp::lt ||
+         op == BinaryOp::le || op == BinaryOp::gt || op == BinaryOp::ge;
+}
+
+// Elementwise ops broadcast numpy-style; binary operands need equal dtypes.
+DType unary_dtype(UnaryOp op, DType t) {
+  switch (op) {
+    case UnaryOp::is_finite: case UnaryOp::isnan: case UnaryOp::isinf: case UnaryOp::signbit:
+      return DType::Bool;
+    case UnaryOp::abs: case UnaryOp::real: case UnaryOp::imag:
+      return real_dtype(t);
+    default:
+      return t;
+  }
+}
+
+DType binary_dtype(BinaryOp op, DType t) {
+  if (is_comparison(op)) return DType::Bool;
+  if (op == BinaryOp::complex) return t == DType::F64 ? DType::C128 : DType::C64;
+  return t;
+}
+
+Shape binary_shape(BinaryOp op, const Shape& x, const Shape& y) {
+  return x == y ? x : broadcast_shapes(x, y, op_name(op));
+}
+
+// Checks `which` and the cases; the result has cases[0]'s type.
+void select_n(const TypeRef& which, const std::vector<TypeRef>& cases) {
+  if (cases.empty()) invalid("select_n", "select_n requires at least one case");
+  std::vector<DType> dtypes;
+  for (const TypeRef& c : cases) dtypes.push_back(c.dtype);
+  check_same_dtypes("select_n", dtypes);
+  const Shape& shape = *cases[0].shape;
+  for (const TypeRef& c : cases)
+    if (*c.shape != shape)
+      invalid("select_n", "select_n cases must have the same shapes, got " + shape_str(shape) +
+                              " and " + shape_str(*c.shape));
+  if (!which.shape->empty() && *which.shape != shape)
+    invalid("select_n", "select_n selector must be scalar or have the same shape as cases, got " +
+                            shape_str(*which.shape));
+  if (which.dtype != DType::Bool && which.dtype != DType::I32)
+    throw_error(ErrorKind::TypeError, "select_n", "which must be a boolean or int32 type");
+}
+
+void clamp(const TypeRef& lo, const TypeRef& x, const TypeRef& hi) {
+  check_same_dtypes("clamp", {lo.dtype, x.dtype, hi.dtype});
+  for (const TypeRef* b : {&lo, &hi})
+    if (!b->shape->empty() && *b->shape != *x.shape)
+      invalid("clamp", "clamp bounds must be scalars or have the operand's shape " +
+                           shape_str(*x.shape) + ", got " + shape_str(*b->shape));
+}
+
+// The shape after reinterpreting `shape` of dtype `from` as `to`.
+Shape bitcast_convert(const Shape& x, DType from_t, DType to_t) {
+  size_t from = itemsize(from_t), to = itemsize(to_t);
+  Shape shape = x;
+  if (to < from) {
+    shape.push_back(int64_t(from / to));
+  } else if (to > from) {
+    if (shape.empty() || shape.back() != int64_t(to / from))
+      invalid("bitcast_convert_type",
+              std::string("when converting to a wider type, the last dimension must be ") +
+                  std::to_string(to / from) + ", got shape " + shape_str(shape));
+    shape.pop_back();
+  }
+  return shape;
+}
+
+// Returns the canonical (non-negative) dimension.
+int64_t iota(const Shape& shape, int64_t dimension) {
+  return canonical_axis(dimension, int64_t(shape.size()), "iota");
+}
+
+}  // namespace
+}  // namespace tinyxla::ops::infer
 
 namespace tinyxla::ops {
 namespace {

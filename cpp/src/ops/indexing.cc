@@ -1,7 +1,217 @@
 // Definitions of the indexing ops: dynamic_slice, dynamic_update_slice, gather, scatter.
 #include "indexing.h"
 
+#include <algorithm>
+
 #include "../cpu/kernels.h"
+
+// Inference rules of this family (error messages as JAX's).
+namespace tinyxla::ops::infer {
+namespace {
+
+void check_start_indices(const char* op, size_t rank, const std::vector<TypeRef>& starts) {
+  if (starts.size() != rank)
+    throw_error(ErrorKind::TypeError, op,
+                std::string(op) + " start_indices must have length equal to the rank of "
+                "operand, got " + std::to_string(starts.size()) + " indices for rank " +
+                std::to_string(rank));
+  for (const TypeRef& s : starts) {
+    if (!s.shape->empty())
+      throw_error(ErrorKind::TypeError, op,
+                  std::string("start_indices arguments to ") + op + " must be scalars, got shape " +
+                      shape_str(*s.shape));
+    if (s.dtype != starts[0].dtype || !is_integral(s.dtype) || s.dtype == DType::Bool)
+      throw_error(ErrorKind::TypeError, op,
+                  std::string("index arguments to ") + op +
+                      " must be integers of the same type, got " + dtype_name(starts[0].dtype) +
+                      ", " + dtype_name(s.dtype));
+  }
+}
+
+// Checks the operand against the slice sizes and the start indices (scalar integers of
+// one dtype, one per axis).
+void dynamic_slice(const Shape& x, const std::vector<TypeRef>& starts,
+                   const std::vector<int64_t>& sizes) {
+  if (sizes.size() != x.size())
+    throw_error(ErrorKind::TypeError, "dynamic_slice",
+                "dynamic_slice slice_sizes must have the same length as the operand's rank, "
+                "got slice_sizes " + ints_str(sizes) + " for operand shape " + shape_str(x));
+  for (size_t i = 0; i < x.size(); ++i)
+    if (sizes[i] < 0 || sizes[i] > x[i])
+      throw_error(ErrorKind::TypeError, "dynamic_slice",
+                  "slice slice_sizes must be between zero and the operand shape, got "
+                  "slice_sizes " + ints_str(sizes) + " for operand shape " + shape_str(x) + ".");
+  check_start_indices("dynamic_slice", x.size(), starts);
+}
+
+void dynamic_update_slice(const TypeRef& x, const TypeRef& update,
+                          const std::vector<TypeRef>& starts) {
+  const Shape& xs = *x.shape;
+  const Shape& us = *update.shape;
+  check_same_dtypes("dynamic_update_slice", {x.dtype, update.dtype});
+  if (xs.size() != us.size())
+    throw_error(ErrorKind::TypeError, "dynamic_update_slice",
+                "dynamic_update_slice update must have the same rank as operand, got update "
+                "shape " + shape_str(us) + " for operand shape " + shape_str(xs) + ".");
+  for (size_t i = 0; i < xs.size(); ++i)
+    if (us[i] > xs[i])
+      throw_error(ErrorKind::TypeError, "dynamic_update_slice",
+                  "dynamic_update_slice update shape must be smaller than operand shape, got "
+                  "update shape " + shape_str(us) + " for operand shape " + shape_str(xs) + ".");
+  check_start_indices("dynamic_update_slice", xs.size(), starts);
+}
+
+[[noreturn]] void type_error(const std::string& op, const std::string& msg) {
+  throw_error(ErrorKind::TypeError, op, msg);
+}
+
+// Each entry of `dims` in [0, rank), unique; `sorted` also asks for increasing order.
+void check_dims(const std::string& op, const char* what, const std::vector<int64_t>& dims,
+                int64_t rank, bool sorted) {
+  std::vector<bool> seen(size_t(std::max<int64_t>(rank, 0)), false);
+  for (size_t i = 0; i < dims.size(); ++i) {
+    const int64_t d = dims[i];
+    if (d < 0 || d >= rank)
+      type_error(op, std::string(what) + " must be in the range [0, " + std::to_string(rank) +
+                         "), got " + ints_str(dims) + ".");
+    if (seen[size_t(d)]) type_error(op, std::string(what) + " must not repeat, got " + ints_str(dims) + ".");
+    if (sorted && i > 0 && d < dims[i - 1])
+      type_error(op, std::string(what) + " must be sorted, got " + ints_str(dims) + ".");
+    seen[size_t(d)] = true;
+  }
+}
+
+// The checks gather and scatter share: the index vectors, the start index map and the
+// batching dims. `window_dims` are the operand dims a window spans (not collapsed, not
+// batching), in order.
+std::vector<int64_t> check_index_dims(const std::string& op, const TypeRef& x,
+                                      const TypeRef& indices, const GatherDims& d,
+                                      const char* collapsed_name, const char* map_name) {
+  const Shape& xs = *x.shape;
+  const Shape& is = *indices.shape;
+  const int64_t rank = int64_t(xs.size());
+  if (!is_integral(indices.dtype))
+    type_error(op, op + " indices must have an integer type, got " + dtype_name(indices.dtype) + ".");
+  if (is.empty()) type_error(op, op + " indices must have at least one dimension.");
+  if (int64_t(d.start_index_map.size()) != is.back())
+    type_error(op, op + " requires the index vector size (the last dimension of the indices, " +
+                       std::to_string(is.back()) + ") to equal the size of " + map_name + " " +
+                       ints_str(d.start_index_map) + ".");
+  check_dims(op, map_name, d.start_index_map, rank, false);
+  check_dims(op, collapsed_name, d.collapsed_slice_dims, rank, true);
+  check_dims(op, "operand_batching_dims", d.operand_batching_dims, rank, true);
+  if (d.operand_batching_dims.size() != d.start_indices_batching_dims.size())
+    type_error(op, op + " requires operand_batching_dims and the indices' batching dims to "
+                        "have the same length.");
+  check_dims(op, "indices batching dims", d.start_indices_batching_dims,
+             int64_t(is.size()) - 1, false);
+  std::vector<bool> special(size_t(rank), false);
+  for (int64_t c : d.collapsed_slice_dims) special[size_t(c)] = true;
+  for (size_t i = 0; i < d.operand_batching_dims.size(); ++i) {
+    const int64_t b = d.operand_batching_dims[i];
+    if (special[size_t(b)])
+      type_error(op, op + " operand_batching_dims and " + collapsed_name + " must be disjoint.");
+    special[size_t(b)] = true;
+    if (xs[size_t(b)] != is[size_t(d.start_indices_batching_dims[i])])
+      type_error(op, op + " operand batching dims and indices batching dims must have the same "
+                          "sizes, got operand shape " + shape_str(xs) + " and indices shape " +
+                          shape_str(is) + ".");
+  }
+  for (int64_t m : d.start_index_map)
+    for (int64_t b : d.operand_batching_dims)
+      if (m == b) type_error(op, op + " " + map_name + " and operand_batching_dims must be disjoint.");
+  std::vector<int64_t> window;
+  for (int64_t i = 0; i < rank; ++i)
+    if (!special[size_t(i)]) window.push_back(i);
+  return window;
+}
+
+// Checks a gather (JAX's rules) and returns its result shape.
+Shape gather(const TypeRef& x, const TypeRef& indices, const GatherDims& d,
+             const std::vector<int64_t>& slice_sizes) {
+  const Shape& xs = *x.shape;
+  const Shape& is = *indices.shape;
+  std::vector<int64_t> window = check_index_dims("gather", x, indices, d, "collapsed_slice_dims",
+                                                 "start_index_map");
+  if (slice_sizes.size() != xs.size())
+    type_error("gather", "gather slice_sizes must have the same length as the operand's rank, "
+                         "got slice_sizes " + ints_str(slice_sizes) + " for operand shape " +
+                         shape_str(xs) + ".");
+  for (size_t i = 0; i < xs.size(); ++i)
+    if (slice_sizes[i] < 0 || slice_sizes[i] > xs[i])
+      type_error("gather", "Slice size at index " + std::to_string(i) +
+                           " in gather op is out of range, must be within [0, " +
+                           std::to_string(xs[i]) + " + 1), got " + std::to_string(slice_sizes[i]) + ".");
+  for (int64_t c : d.collapsed_slice_dims)
+    if (slice_sizes[size_t(c)] > 1)
+      type_error("gather", "Gather op can only collapse slice dims with bound 1, but bound is " +
+                           std::to_string(slice_sizes[size_t(c)]) + " for index " +
+                           std::to_string(c) + " at position 0.");
+  for (int64_t b : d.operand_batching_dims)
+    if (slice_sizes[size_t(b)] != 1)
+      type_error("gather", "Gather op can only have operand batching dims with bound 0/1, but "
+                           "bound is " + std::to_string(slice_sizes[size_t(b)]) + " for index " +
+                           std::to_string(b) + ".");
+  const int64_t out_rank = int64_t(is.size()) - 1 + int64_t(d.offset_dims.size());
+  check_dims("gather", "offset_dims", d.offset_dims, out_rank, true);
+  if (d.offset_dims.size() != window.size())
+    type_error("gather", "All components of the offset index in a gather op must either be a "
+                         "offset dimension or explicitly collapsed/batching; got len(slice_sizes)=" +
+                         std::to_string(xs.size()) + ", output_slice_sizes=" +
+                         std::to_string(window.size()) + ", collapsed_slice_dims=" +
+                         ints_str(d.collapsed_slice_dims) + ", operand_batching_dims=" +
+                         ints_str(d.operand_batching_dims) + ".");
+  Shape out(static_cast<size_t>(out_rank), 0);
+  size_t w = 0, b = 0;
+  for (int64_t i = 0; i < out_rank; ++i) {
+    if (w < d.offset_dims.size() && d.offset_dims[w] == i) out[size_t(i)] = slice_sizes[size_t(window[w++])];
+    else out[size_t(i)] = is[b++];
+  }
+  return out;
+}
+
+// Checks a scatter (JAX's rules; `dims` in gather terms, see GatherDims).
+void scatter(ScatterOp op, const TypeRef& x, const TypeRef& indices, const TypeRef& updates,
+             const GatherDims& d) {
+  const std::string name = op == ScatterOp::set ? "scatter" : std::string("scatter_") + op_name(op);
+  check_same_dtypes(name, {x.dtype, updates.dtype});
+  const Shape& xs = *x.shape;
+  const Shape& is = *indices.shape;
+  const Shape& us = *updates.shape;
+  std::vector<int64_t> window = check_index_dims(name, x, indices, d, "inserted_window_dims",
+                                                 "scatter_dims_to_operand_dims");
+  check_dims(name, "update_window_dims", d.offset_dims, int64_t(us.size()), true);
+  if (us.size() != d.offset_dims.size() + is.size() - 1)
+    type_error(name, name + " op has window of size " + std::to_string(d.offset_dims.size()) +
+                         "; doesn't match updates indices shape " + shape_str(is) +
+                         " for updates shape " + shape_str(us) + ".");
+  if (d.offset_dims.size() != window.size())
+    type_error(name, name + " op has update window dims " + ints_str(d.offset_dims) +
+                         " that do not match the operand's window dims for operand shape " +
+                         shape_str(xs) + ".");
+  size_t w = 0, b = 0;
+  for (size_t i = 0; i < us.size(); ++i) {
+    if (w < d.offset_dims.size() && d.offset_dims[w] == int64_t(i)) {
+      if (us[i] > xs[size_t(window[w])])
+        type_error(name, "Bounds of the window dimensions of updates must not exceed the bounds "
+                         "of the corresponding dimensions of operand. For dimension " +
+                         std::to_string(i) + ", updates bound is " + std::to_string(us[i]) +
+                         ", operand bound is " + std::to_string(xs[size_t(window[w])]) + ".");
+      ++w;
+    } else {
+      if (us[i] != is[b])
+        type_error(name, "Bounds of the scatter dimensions of updates must be the same as the "
+                         "bounds of the corresponding dimensions of scatter indices. For scatter "
+                         "dimension " + std::to_string(b) + ", updates bound is " +
+                         std::to_string(us[i]) + ", scatter_indices bound is " +
+                         std::to_string(is[b]) + ".");
+      ++b;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace tinyxla::ops::infer
 
 namespace tinyxla::ops {
 namespace {

@@ -2,7 +2,36 @@
 // factorizations are in linalg_factorizations.cc.
 #include "linalg.h"
 
+#include <algorithm>
+
 #include "../cpu/kernels.h"
+
+// Inference rules of this family (error messages as JAX's).
+namespace tinyxla::ops::infer {
+namespace {
+
+// Checks lax.linalg.eig / eigh's operand (`op` names it): a batch [..., n, n] of float32,
+// float64, complex64 or complex128 matrices. Returns the dtype of its eigenvalues
+// (complex for eig, real for eigh).
+DType eig(const char* op, const TypeRef& x) {
+  const Shape& s = *x.shape;
+  if (s.size() < 2)
+    throw_error(ErrorKind::TypeError, op, std::string(op) + " requires an operand of rank at least 2, got " +
+                                             shape_str(s));
+  if (s[s.size() - 1] != s[s.size() - 2])
+    invalid(op, std::string(op) + " requires square matrices, got shape " + shape_str(s));
+  switch (x.dtype) {
+    case DType::F32: return std::string(op) == "eig" ? DType::C64 : DType::F32;
+    case DType::F64: return std::string(op) == "eig" ? DType::C128 : DType::F64;
+    case DType::C64: case DType::C128: return std::string(op) == "eig" ? x.dtype : real_dtype(x.dtype);
+    default:
+      throw_error(ErrorKind::TypeError, op, std::string(op) +
+                  " supports float32, float64, complex64 and complex128, got " + dtype_name(x.dtype));
+  }
+}
+
+}  // namespace
+}  // namespace tinyxla::ops::infer
 
 namespace tinyxla::ops {
 namespace {

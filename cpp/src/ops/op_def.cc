@@ -5,6 +5,19 @@
 
 #include "../cpu/kernels.h"
 
+namespace tinyxla {
+
+const char* op_kind_name(OpKind kind) {
+#define TINYXLA_NAME_CASE(name) \
+  case OpKind::name:            \
+    return #name;
+  switch (kind) { TINYXLA_GRAPH_OPS(TINYXLA_NAME_CASE) }
+#undef TINYXLA_NAME_CASE
+  return "?";
+}
+
+}  // namespace tinyxla
+
 namespace tinyxla::ops {
 
 // Each kind's definition, defined in its family's file.
@@ -33,6 +46,24 @@ std::optional<OpKind> op_kind_named(const std::string& name) {
   if (it == kinds.end()) return std::nullopt;
   return it->second;
 }
+
+namespace infer {
+
+void invalid(const std::string& op, const std::string& msg) {
+  throw_error(ErrorKind::InvalidArgument, op, msg);
+}
+
+std::string ints_str(const std::vector<int64_t>& v) { return shape_str(v); }
+
+void check_same_dtypes(const std::string& op, const std::vector<DType>& dtypes) {
+  for (DType t : dtypes)
+    if (t != dtypes[0])
+      throw_error(ErrorKind::TypeError, op,
+                  std::string("requires arguments to have the same dtypes, got ") +
+                      dtype_name(dtypes[0]) + ", " + dtype_name(t) + ".");
+}
+
+}  // namespace infer
 
 void OpDef::need(const std::vector<infer::TypeRef>& ins, size_t count) const {
   if (ins.size() != count)

@@ -24,11 +24,26 @@
 #include <variant>
 #include <vector>
 
-#include "../ir/shape_inference.h"
+#include "tinyxla/dtype.h"
 #include "tinyxla/error.h"
 #include "tinyxla/graph.h"
+#include "tinyxla/shape.h"
 
 namespace tinyxla::ops {
+
+// What every family's inference rules share; each family's own rules sit in its file, in
+// this namespace, beside the definitions that call them.
+namespace infer {
+// An operand's type without copying its shape.
+struct TypeRef {
+  const Shape* shape;
+  DType dtype;
+};
+[[noreturn]] void invalid(const std::string& op, const std::string& msg);
+std::string ints_str(const std::vector<int64_t>& v);
+// Operands of one op need equal dtypes (JAX's TypeError).
+void check_same_dtypes(const std::string& op, const std::vector<DType>& dtypes);
+}  // namespace infer
 
 // How a field appears in the text form.
 enum AttrFlags : int {

@@ -1,7 +1,59 @@
 // Definitions of the reductions (reduce, argmax, argmin) and the cumulative scans.
 #include "reductions.h"
 
+#include <algorithm>
+
 #include "../cpu/kernels.h"
+
+// Inference rules of this family (error messages as JAX's).
+namespace tinyxla::ops::infer {
+namespace {
+
+// Returns the result shape; `canon` gets the sorted non-negative axes.
+Shape reduce(ReduceOp op, const Shape& x, const std::vector<int64_t>& axes,
+             std::vector<int64_t>* canon) {
+  std::string name = std::string("reduce_") + op_name(op);
+  const int64_t rank = int64_t(x.size());
+  std::vector<bool> reduced(x.size(), false);
+  canon->clear();
+  for (int64_t a : axes) {
+    int64_t c = canonical_axis(a, rank, name.c_str());
+    if (reduced[size_t(c)]) invalid(name, "duplicate value in 'axes': " + ints_str(axes));
+    reduced[size_t(c)] = true;
+    canon->push_back(c);
+  }
+  std::sort(canon->begin(), canon->end());
+  Shape shape;
+  for (size_t i = 0; i < x.size(); ++i)
+    if (!reduced[i]) shape.push_back(x[i]);
+  return shape;
+}
+
+// Returns the result shape; `axis` is made non-negative.
+Shape argreduce(bool is_max, const Shape& x, int64_t* axis, DType index_dtype) {
+  const char* name = is_max ? "argmax" : "argmin";
+  *axis = canonical_axis(*axis, int64_t(x.size()), name);
+  if (!is_integral(index_dtype))
+    throw_error(ErrorKind::TypeError, name, "index_dtype must be an integer type");
+  if (x[size_t(*axis)] == 0)
+    invalid(name, std::string("attempt to get ") + name + " of an empty sequence");
+  Shape shape = x;
+  shape.erase(shape.begin() + *axis);
+  return shape;
+}
+
+// Checks a cumulative op's axis (canonicalized) and dtype.
+void cumulative(CumulativeOp op, const TypeRef& x, int64_t* axis) {
+  const std::string name = std::string("cum") + op_name(op);
+  *axis = canonical_axis(*axis, int64_t(x.shape->size()), name.c_str());
+  if (op == CumulativeOp::logsumexp && !is_floating(x.dtype))
+    throw_error(ErrorKind::TypeError, name, name + " requires a floating-point operand");
+  if ((op == CumulativeOp::max || op == CumulativeOp::min) && is_complex(x.dtype))
+    throw_error(ErrorKind::TypeError, name, name + " does not accept complex operands");
+}
+
+}  // namespace
+}  // namespace tinyxla::ops::infer
 
 namespace tinyxla::ops {
 namespace {

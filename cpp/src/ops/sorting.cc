@@ -6,6 +6,29 @@
 
 #include "../cpu/kernels.h"
 
+// Inference rules of this family (error messages as JAX's).
+namespace tinyxla::ops::infer {
+namespace {
+
+// Checks a lax.sort (operands of one shape, the dimension, num_keys) and canonicalizes
+// the dimension.
+void sort(const std::vector<TypeRef>& xs, int64_t* dimension, int num_keys) {
+  if (xs.empty()) invalid("sort", "sort requires at least one operand");
+  const Shape& shape = *xs[0].shape;
+  for (const TypeRef& x : xs)
+    if (*x.shape != shape)
+      throw_error(ErrorKind::TypeError, "sort", "sort requires all operands to have the same shape, got " +
+                             shape_str(shape) + " and " + shape_str(*x.shape));
+  if (shape.empty()) invalid("sort", "sort requires an operand of rank at least 1");
+  *dimension = canonical_axis(*dimension, int64_t(shape.size()), "sort");
+  if (num_keys < 1 || size_t(num_keys) > xs.size())
+    invalid("sort", "num_keys must be in [1, " + std::to_string(xs.size()) + "], got " +
+                        std::to_string(num_keys));
+}
+
+}  // namespace
+}  // namespace tinyxla::ops::infer
+
 namespace tinyxla::ops {
 namespace {
 

@@ -3,6 +3,18 @@
 // (Node::constant, Node::body), which infer_types checks itself.
 #include "structural.h"
 
+#include <algorithm>
+
+// Inference rules of this family (error messages as JAX's).
+namespace tinyxla::ops::infer {
+
+void full(const Shape& shape) {
+  for (int64_t d : shape)
+    if (d < 0) invalid("full", "negative dimensions are not allowed: " + shape_str(shape));
+}
+
+}  // namespace tinyxla::ops::infer
+
 namespace tinyxla::ops {
 namespace {
 

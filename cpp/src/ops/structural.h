@@ -8,6 +8,11 @@
 
 namespace tinyxla::ops {
 
+namespace infer {
+// A filled array's shape (full, the graph builder's constants): no negative dimension.
+void full(const Shape& shape);
+}  // namespace infer
+
 struct ParameterAttrs {
   int64_t index = 0;  // position among the graph's parameters (printed as "parameter(0)")
   Shape shape;

@@ -31,7 +31,7 @@ std::vector<Array> run_op(OpKind kind, const std::any& attrs, const std::vector<
   if (attrs.type() != def.attrs_type())
     throw_error(ErrorKind::InvalidArgument, def.name(), "the attributes are of another kind");
   const int dev = common_device(def.name(), ins, device_id);
-  std::vector<infer::TypeRef> types;
+  std::vector<ops::infer::TypeRef> types;
   types.reserve(ins.size());
   for (const Array& x : ins) types.push_back({&x.shape(), x.dtype()});
   std::any canonical = attrs;

@@ -13,6 +13,7 @@
 #include "../ops/linalg.h"
 #include "../ops/reductions.h"
 #include "../ops/sorting.h"
+#include "../ops/structural.h"
 #include "eager.h"
 #include "tinyxla/device.h"
 
@@ -95,7 +96,7 @@ Array scalar(DType dtype, const Scalar& value, int dev) {
 }
 
 Array full(const Shape& shape, DType dtype, const Scalar& value, int dev) {
-  infer::full(shape);
+  ops::infer::full(shape);
   return broadcast_in_dim(scalar(dtype, value, dev), shape, {});
 }
 

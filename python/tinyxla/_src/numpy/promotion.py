@@ -16,16 +16,11 @@ from tinyxla._src import core, dtypes, errors
 from tinyxla._src.array import Array
 from tinyxla._src.config import config
 from tinyxla._src.lax import lax
+from tinyxla._src.numpy.array_constructors import PY_SCALAR_TYPES, asarray, convert, is_array
 
-PY_SCALAR_TYPES = (bool, int, float, complex)
 
 # The range a Python int must fit: JAX parses it as the default int dtype.
 _PY_INT_BOUNDS = {False: (-2**31, 2**31 - 1), True: (-2**63, 2**63 - 1)}
-
-
-def is_array(x: Any) -> bool:
-    """Whether x is a tinyxla Array or a tracer (anything carrying a ``weak_type``)."""
-    return type(x) is Array or dtypes._is_array(x)
 
 
 def is_arraylike(x: Any) -> bool:
@@ -77,16 +72,6 @@ def _array_protocol(x: Any) -> Any:
     return m() if m is not None else x
 
 
-def convert(x: Any, dtype: np.dtype, weak_type: bool = False) -> Any:
-    """x as an array of ``dtype`` and weak type ``weak_type`` (``lax._convert_element_type``).
-
-    Arrays that already match are returned as they are.
-    """
-    if is_array(x) and x.dtype == dtype and x.weak_type == weak_type:
-        return x
-    return lax._convert_element_type(x, dtype, weak_type)
-
-
 def ensure_array(x: Any) -> Any:
     """x as an array: arrays pass through, Python scalars become weak 0-d arrays."""
     if is_array(x):
@@ -96,7 +81,6 @@ def ensure_array(x: Any) -> Any:
         return x
     dt, weak = dtypes._operand(x) if type(x) in PY_SCALAR_TYPES else (None, False)
     if dt is None:
-        from tinyxla._src.numpy.creation import asarray  # creation imports this module
         return asarray(x)
     if type(x) is int:
         dtypes.check_python_int_range(x, dt)

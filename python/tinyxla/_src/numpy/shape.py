@@ -16,6 +16,7 @@ from tinyxla._src import core
 from tinyxla._src.array import Array
 from tinyxla._src.lax import lax
 from tinyxla._src.numpy import promotion
+from tinyxla._src.numpy.array_constructors import asarray
 from tinyxla._src.numpy.promotion import canonicalize_axis, ensure_arraylike
 
 ArrayLike = Any
@@ -245,7 +246,6 @@ def _unstack(a: Any) -> list[Any]:
 
 
 def _asarray_with(a: Any, dtype: Any) -> Any:
-    from tinyxla._src.numpy.creation import asarray  # creation imports shape's helpers
     return asarray(a, dtype=dtype)
 
 

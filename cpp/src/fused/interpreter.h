@@ -5,7 +5,7 @@
 #include <memory>
 #include <vector>
 
-#include "elementwise_ops.h"
+#include "../cpu/elementwise_ops.h"
 #include "tinyxla/array.h"
 #include "tinyxla/graph.h"
 

@@ -1,11 +1,11 @@
-// The tiled interpreter of fused bodies (see fused.h). A body compiles to a register
+// The tiled interpreter of fused bodies (see interpreter.h). A body compiles to a register
 // program: loads (inputs and constants viewed over the iteration space), elementwise
 // instructions calling dense tile functions, reduce-accumulate steps and stores. A run
 // walks the flat iteration space in tiles of kTileBytes per register, so temporaries stay
 // in L1; dense inputs are read in place, broadcast inputs whose pattern repeats within a
 // tile are gathered once per chunk. Reductions split into fixed work items whose partial
 // results combine in a fixed tree, so results do not depend on the number of threads.
-#include "fused.h"
+#include "interpreter.h"
 
 #include <emmintrin.h>
 
@@ -21,9 +21,9 @@
 #include "../ops/elementwise.h"
 #include "../ops/reductions.h"
 #include "../core/thread_pool.h"
-#include "elementwise_ops.h"
-#include "kernels.h"
-#include "strided.h"
+#include "../cpu/elementwise_ops.h"
+#include "../cpu/kernels.h"
+#include "../cpu/strided.h"
 #include "tinyxla/error.h"
 
 namespace tinyxla::cpu {
