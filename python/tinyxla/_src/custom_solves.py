@@ -59,12 +59,14 @@ def _run(closed: core.ClosedJaxpr, *args: Any) -> list:
     return core.eval_jaxpr(closed.jaxpr, closed.consts, *args)
 
 
-def _split(args: Sequence[Any], const_lengths: _Solves) -> tuple[_Solves, list]:
+def _split(args: Sequence[Any], const_lengths: Any) -> tuple[Any, list]:
+    """``args`` cut into the groups of ``const_lengths`` (a named tuple of counts, the
+    groups returned as the same named tuple) and the rest."""
     out, start = [], 0
     for n in const_lengths:
         out.append(list(args[start:start + n]))
         start += n
-    return _Solves(*out), list(args[start:])
+    return type(const_lengths)(*out), list(args[start:])
 
 
 def _abstract_eval(*args: Any, const_lengths: _Solves, jaxprs: _Solves) -> list:
@@ -193,17 +195,9 @@ class _Root(NamedTuple):
     l_and_s: Any
 
 
-def _split_root(args: Sequence[Any], const_lengths: _Root) -> tuple[_Root, list]:
-    out, start = [], 0
-    for n in const_lengths:
-        out.append(list(args[start:start + n]))
-        start += n
-    return _Root(*out), list(args[start:])
-
-
 @functools.partial(custom_jvp, nondiff_argnums=(0, 1))
 def _custom_root(const_lengths: _Root, jaxprs: _Root, *args: Any) -> list:
-    params, guess = _split_root(args, const_lengths)
+    params, guess = _split(args, const_lengths)
     return _run(jaxprs.solve, *params.solve, *guess)
 
 
@@ -211,9 +205,9 @@ def _custom_root(const_lengths: _Root, jaxprs: _Root, *args: Any) -> list:
 def _custom_root_jvp(const_lengths: _Root, jaxprs: _Root, primals: Sequence[Any],
                      tangents: Sequence[Any]) -> tuple[list, list]:
     # JAX's rule: f(x*(p), p) = 0 gives dx* = -(df/dx)^-1 (df/dp dp).
-    params, _ = _split_root(primals, const_lengths)
+    params, _ = _split(primals, const_lengths)
     solution = _custom_root(const_lengths, jaxprs, *primals)
-    params_dot, _ = _split_root(tangents, const_lengths)
+    params_dot, _ = _split(tangents, const_lengths)
     _, rhs = ad.jvp_flat(lambda *p: _run(jaxprs.f, *p, *solution), params.f, params_dot.f)
     rhs = [ad.instantiate_zeros(r) for r in rhs]
     solution_dot = _run(jaxprs.l_and_s, *params.l_and_s, *solution, *rhs)
