@@ -195,6 +195,12 @@ def check_shard_map():
     e = experimental_shard_map(lambda a: lax.psum(a, "x"), mesh=MESH, in_specs=P("x"),
                                out_specs=P(), check_rep=False)
     close(e(x), x.reshape(X, 8 // X, 4).sum(0))
+    # in_specs inferred from the arguments' shardings (replicated when not sharded).
+    em = jax.make_mesh(SHAPE, ("x", "y"))
+    xe = jax.device_put(x, NamedSharding(em, P("x")))
+    inferred = jax.shard_map(lambda a, b: a * 2 + b, mesh=em, out_specs=P("x"))(xe, x[:8 // X])
+    close(inferred, x * 2 + np.tile(x[:8 // X], (X, 1)))
+    assert inferred.sharding == NamedSharding(em, P("x"))
     u = shard_map(lambda a: a, in_specs=P("x"), out_specs=P(), check_vma=False)
     close(u(x), x[:8 // X])
 

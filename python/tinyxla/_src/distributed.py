@@ -29,6 +29,7 @@ class _State:
     mpi: Any = None  # the mpi4py.MPI module
     process_id = 0
     num_processes = 1
+    devices_listed = False  # set when the device list is made (it is then fixed)
 
 
 state = _State()
@@ -62,6 +63,11 @@ def initialize(coordinator_address: str | None = None, num_processes: int | None
     """
     if state.comm is not None:
         raise RuntimeError(_ONCE)
+    if state.devices_listed:
+        raise RuntimeError("jax.distributed.initialize() must be called before any JAX calls "
+                           "that might initialise the XLA backend. This includes any "
+                           "computation, but also calls to jax.devices, jax.device_put, and "
+                           "others.")
     mpi = _mpi_module()
     comm = mpi.COMM_WORLD
     rank, size = comm.Get_rank(), comm.Get_size()

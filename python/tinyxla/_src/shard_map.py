@@ -47,8 +47,9 @@ def shard_map(f: Callable | None = None, /, *, out_specs: Any, in_specs: Any = N
               auto: Any = frozenset()) -> Any:
     """Maps ``f`` over the blocks of its arguments on ``mesh`` (``jax.shard_map``).
 
-    Differs from JAX: ``in_specs`` must be given (JAX 0.10 may infer them from explicitly
-    sharded arguments); inputs are not required to be already laid out by ``in_specs``.
+    Without ``in_specs``, an argument laid out by a NamedSharding over ``mesh`` is split
+    by its spec and any other is replicated, as JAX 0.10 infers them. Differs from JAX:
+    inputs need not already be laid out by ``in_specs``.
     """
     if f is None:
         return functools.partial(shard_map, out_specs=out_specs, in_specs=in_specs, mesh=mesh,
@@ -59,9 +60,6 @@ def shard_map(f: Callable | None = None, /, *, out_specs: Any, in_specs: Any = N
         if mesh is None:
             raise ValueError("The context mesh cannot be empty. Use `jax.set_mesh(mesh)` to "
                              "enter into a mesh context")
-    if in_specs is None:
-        raise NotImplementedError("shard_map without in_specs (inferred from the arguments' "
-                                  "shardings) is not supported by tinyxla")
     check = check_vma if check_rep is None else check_rep
     manual = tuple(a for a in mesh.axis_names if not axis_names or a in axis_names)
     mapped = _ShardMapped(f, mesh, in_specs, out_specs, manual, check)
@@ -88,7 +86,10 @@ class _ShardMapped:
     def __call__(self, args: tuple) -> Any:
         mesh, manual = self.mesh, self.manual
         leaves, in_tree = tree_flatten(args)
-        specs = _flatten_axes("shard_map in_specs", args, self.in_specs)
+        if self.in_specs is None:
+            specs = [_spec_of(x, mesh) for x in leaves]
+        else:
+            specs = _flatten_axes("shard_map in_specs", args, self.in_specs)
         specs = [PartitionSpec() if s is None else s for s in specs]
         blocks = []
         for i, (x, s) in enumerate(zip(leaves, specs)):
@@ -166,6 +167,13 @@ class _ShardMapped:
             fn = vmap(fn, in_axes=in_axes, out_axes=0, axis_name=manual[level],
                       axis_size=sizes[level])
         return fn(*blocks)
+
+
+def _spec_of(x: Any, mesh: Mesh) -> PartitionSpec:
+    sharding = getattr(x, "sharding", None) if type(x) is Array else None
+    if isinstance(sharding, NamedSharding) and sharding.mesh == mesh:
+        return sharding.spec
+    return PartitionSpec()
 
 
 def _on_devices(closed: core.ClosedJaxpr, in_mapped: list, manual: tuple, sizes: list,

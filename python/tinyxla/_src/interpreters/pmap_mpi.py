@@ -15,7 +15,7 @@ import numpy as np
 
 from tinyxla import _core
 from tinyxla._src import distributed
-from tinyxla._src.array import _DTYPES
+from tinyxla._src.array import _CODE, _DTYPES
 from tinyxla._src.lax import parallel
 
 _REDUCERS = {parallel.psum_p: "sum", parallel.pmax_p: "max", parallel.pmin_p: "min"}
@@ -38,8 +38,11 @@ def run_across_processes(collective: Any, shards: list, envs: list[dict],
     outvar = eqn.outvars[0]
     op = _REDUCERS.get(eqn.primitive)
     if op is not None:
-        routed = collective.route(shards, 0, **eqn.params)
-        local = collective.combine_for(routed).run(routed, devs[0])[0]
+        if len(shards) == 1 and shards[0].dtype_code == _CODE[outvar.aval.dtype]:
+            local = shards[0]  # one local device: nothing to combine before MPI
+        else:
+            routed = collective.route(shards, 0, **eqn.params)
+            local = collective.combine_for(routed).run(routed, devs[0])[0]
         total = _device_handle(distributed.allreduce(_host(local), op), devs[0])
         for env in envs:
             env[outvar] = total
