@@ -241,6 +241,13 @@ def check_errors():
                "is only varying across mesh axes {} and not {x}, but it was inferred to be "
                "possibly varying over {x}",
                lambda: shard_map(ident, in_specs=P("x"), out_specs=P())(jnp.arange(8.0)))
+    raises(ValueError, "One of device_put args is incompatible with its sharding annotation "
+           f"NamedSharding(mesh=Mesh('x': {SHAPE[0]}, 'y': {SHAPE[1]}, axis_types=(Auto, "
+           "Auto)), spec=P(None, 'x'), memory_kind=device): Sharding NamedSharding(mesh=Mesh("
+           f"'x': {SHAPE[0]}, 'y': {SHAPE[1]}, axis_types=(Auto, Auto)), spec=P(None, 'x'), "
+           "memory_kind=device) is only valid for values of rank at least 2, but was applied "
+           "to a value of rank 1.",
+           lambda: jax.device_put(np.arange(4.0), NamedSharding(MESH, P(None, "x"))))
     raises(ValueError, "Please set a mesh via `jax.set_mesh` if a PartitionSpec is passed to "
            "device_put", lambda: jax.device_put(jnp.arange(8.0), P("x")))
 
