@@ -34,3 +34,11 @@ from tinyxla._src.lax.special import (  # noqa: F401
     igamma_grad_a_p, igamma_p, igammac, igammac_p, polygamma, polygamma_p, random_gamma_grad,
     regularized_incomplete_beta_p, zeta, zeta_p)
 from tinyxla.lax import linalg  # noqa: F401,E402
+from tinyxla._src.lax.convolution import (  # noqa: F401,E402
+    ConvDimensionNumbers, ConvGeneralDilatedDimensionNumbers, PaddingType, conv,
+    conv_dimension_numbers, conv_general_dilated, conv_general_dilated_p,
+    conv_general_shape_tuple, conv_transpose, conv_transpose_shape_tuple,
+    conv_with_general_padding, padtype_to_pads)
+from tinyxla._src.lax.windowed_reductions import (  # noqa: F401,E402
+    reduce, reduce_window, reduce_window_max_p, reduce_window_min_p, reduce_window_shape_tuple,
+    reduce_window_sum_p)
