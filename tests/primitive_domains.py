@@ -510,9 +510,6 @@ SPECS: dict[str, Spec] = {
     **{name: Spec(kind="excluded", reason=_COLLECTIVE) for name in (
         "psum", "pmax", "pmin", "all_gather", "all_to_all", "ppermute", "reduce_scatter",
         "axis_index", "xla_pmap")},
-    "sharding_constraint": Spec(kind="excluded",
-                                reason="a layout annotation that needs a mesh: "
-                                       "tests/test_sharding.py"),
     **{name: Spec(kind="excluded", reason=_CALL) for name in (
         "jit", "remat2", "custom_jvp_call", "custom_vjp_call", "custom_lin")},
 }
