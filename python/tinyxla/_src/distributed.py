@@ -112,15 +112,16 @@ def wait(request: Any, what: str) -> None:
     """Waits for an MPI request, raising after the timeout instead of hanging when a
     peer process is gone."""
     deadline = time.monotonic() + _timeout()
-    spin = 0
+    spins, nap = 0, 2e-5
     while not request.Test():
         if time.monotonic() > deadline:
             raise RuntimeError(f"{what}: no answer from the other processes within "
                                f"{_timeout():.0f} s (TINYXLA_MPI_TIMEOUT); a process may "
                                "have exited")
-        spin += 1
-        if spin > 1000:
-            time.sleep(1e-4)
+        spins += 1
+        if spins > 200:  # then back off: a spinning waiter takes the cores its peers need
+            time.sleep(nap)
+            nap = min(nap * 2, 1e-3)
 
 
 _OPS = {"sum": "SUM", "max": "MAX", "min": "MIN"}

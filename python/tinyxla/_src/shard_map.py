@@ -230,8 +230,8 @@ def _to_blocks(x: Any, spec: PartitionSpec, mesh: Mesh, manual: tuple) -> Any:
         return x
     y = shape_ops.reshape(x, tuple(new_shape))
     front = [axis_pos[a] for a in manual if a in axis_pos]
-    rest = [i for i in range(len(new_shape)) if i not in front]
-    return shape_ops.transpose(y, tuple(front + rest))
+    perm = tuple(front + [i for i in range(len(new_shape)) if i not in front])
+    return y if perm == tuple(range(len(perm))) else shape_ops.transpose(y, perm)
 
 
 def _from_blocks(y: Any, spec: PartitionSpec, mesh: Mesh, manual: tuple) -> Any:
@@ -255,7 +255,9 @@ def _from_blocks(y: Any, spec: PartitionSpec, mesh: Mesh, manual: tuple) -> Any:
         shape.append(n * math.prod(mesh.shape[a] for a in spec.axes_of(d) if a in used))
     if not used:
         return y
-    return shape_ops.reshape(shape_ops.transpose(y, tuple(order)), tuple(shape))
+    if order != list(range(len(order))):
+        y = shape_ops.transpose(y, tuple(order))
+    return shape_ops.reshape(y, tuple(shape))
 
 
 def _check_divisible_message(i: int, x: Any, spec: PartitionSpec, mesh: Mesh, f: Callable,

@@ -106,6 +106,8 @@ def put_sharded(x: Any, sharding: Any) -> Any:
     if isinstance(x, core.Tracer):
         return x
     a = _to_array(x) if type(x) is not Array else x
+    if a._layout is not None and a._layout.sharding == sharding:
+        return a  # already laid out (and so already checked)
     if len(sharding.spec) > a.ndim:
         raise ValueError(f"One of device_put args is incompatible with its sharding "
                          f"annotation {sharding}: Sharding {sharding} is only valid for values "
@@ -116,8 +118,6 @@ def put_sharded(x: Any, sharding: Any) -> Any:
         if any(t is AxisType.Explicit for t in sharding.mesh.axis_types):
             raise _device_put_error(a.shape, sharding)
         sharding.check_shape(a.shape)
-    if a._layout is not None and a._layout.sharding == sharding:
-        return a
     return with_layout(a, sharding)
 
 

@@ -120,10 +120,11 @@ class Mesh:
         self.devices = devs
         self.axis_names = axis_names
         self.axis_types = tuple(axis_types)
+        self._shape = dict(zip(axis_names, devs.shape))
 
     @property
     def shape(self) -> dict:
-        return dict(zip(self.axis_names, self.devices.shape))
+        return self._shape
 
     @property
     def axis_sizes(self) -> tuple[int, ...]:
