@@ -121,7 +121,7 @@ def wait(request: Any, what: str) -> None:
         spins += 1
         if spins > 200:  # then back off: a spinning waiter takes the cores its peers need
             time.sleep(nap)
-            nap = min(nap * 2, 1e-3)
+            nap = min(nap * 2, 1e-4)
 
 
 _OPS = {"sum": "SUM", "max": "MAX", "min": "MIN"}
