@@ -1,6 +1,7 @@
 """Benchmarks tinyxla against numpy, jax and torch in one run and prints one table.
 
     python bench/run.py [--quick] [--only NAME[,NAME...]] [--json FILE] [--plot out.png]
+    python bench/run.py --only sharding    (bench_sharding.py: meshes and processes)
 
 Each cell is the median over repeats of a timeit-style loop (warmed up, calibrated to a
 minimum duration); asynchronous results are waited for (block_until_ready) inside the
@@ -399,6 +400,11 @@ def main(argv=None):
     p.add_argument("--plot", metavar="PNG", help="write a bar chart of the ratios")
     args = p.parse_args(argv)
 
+    if args.only and args.only.strip() == "sharding":
+        # Multi-device and multi-process figures run in their own processes.
+        import bench_sharding
+        bench_sharding.main(["--repeats", "3" if args.quick else "7"])
+        return
     ms = metrics()
     if args.only:
         wanted = [w.strip() for w in args.only.split(",") if w.strip()]

@@ -30,7 +30,7 @@ from tinyxla._src.config import (  # noqa: E402
     threefry_partitionable)
 from tinyxla._src.devices import (  # noqa: E402
     CpuDevice as Device, default_backend, device_count, devices, local_device_count,
-    local_devices, process_count, process_index)
+    local_devices, process_count, process_index, process_indices)
 from tinyxla._src.api import (  # noqa: E402
     ShapeDtypeStruct, block_until_ready, clear_caches, device_get, device_put, disable_jit,
     eval_shape, make_jaxpr, typeof)
@@ -54,7 +54,7 @@ from tinyxla._src.sharded_array import (  # noqa: E402
     make_array_from_single_device_arrays, reshard)
 from tinyxla import core, errors, lax, numpy, random, tree, tree_util, typing  # noqa: E402
 from tinyxla import custom_derivatives, dlpack, flatten_util, nn, ops, scipy, stages  # noqa: E402
-from tinyxla import experimental, sharding  # noqa: E402
+from tinyxla import distributed, experimental, sharding  # noqa: E402
 from tinyxla.experimental import shard_map as _experimental_shard_map  # noqa: E402,F401
 
 __version__ = "0.1.0"

@@ -225,6 +225,12 @@ def check_errors():
                f"array axis 0 (of size 7) to mesh axis 'x' (of size {X}), but {X} does not "
                "evenly divide 7",
                lambda: shard_map(ident, in_specs=P("x"), out_specs=P("x"))(jnp.arange(7.0)))
+        for kw in ("in_shardings", "out_shardings"):
+            raises(ValueError, f"spec=P('x',), memory_kind=device) implies that array axis 0 "
+                   f"is partitioned {X} times, but the dimension size is 5 (full shape: (5,), "
+                   f"per-dimension tiling factors: [{X}] should evenly divide the shape)",
+                   lambda: jax.jit(lambda a: a + 1, **{kw: NamedSharding(MESH, P("x"))})(
+                       np.arange(5.0)))
         raises(ValueError, "out_specs is P() which implies that the corresponding output value "
                "is only varying across mesh axes {} and not {x}, but it was inferred to be "
                "possibly varying over {x}",
@@ -268,6 +274,46 @@ def check_jit():
     g = jax.jit(jax.grad(lambda a, b: jnp.sum(jnp.tanh(a @ b))), in_shardings=(sx, sr))
     t = 1 - np.tanh(x @ w) ** 2
     close(g(x, w), t @ w.T, 1e-4)
+    # Data-parallel MLP step: batch split, weights replicated; the mean over the batch
+    # and the weight gradients need all-reduces.
+    w1 = (rng.randn(4, 16) / 2).astype(np.float32)
+    w2 = (rng.randn(16, 2) / 4).astype(np.float32)
+
+    def mlp(p, a):
+        return jnp.tanh(a @ p[0]) @ p[1]
+
+    def loss(p, a):
+        return jnp.mean(mlp(p, a) ** 2)
+    ref_l, ref_g = jax.value_and_grad(loss)((w1, w2), x)
+    dp = jax.jit(jax.value_and_grad(loss), in_shardings=((sr, sr), sx))
+    lv, gv = dp((w1, w2), x)
+    close(lv, ref_l, 1e-5)
+    close(gv[0], ref_g[0], 1e-5)
+    close(gv[1], ref_g[1], 1e-5)
+    assert lv.sharding == sr and gv[0].sharding == sr, (lv.sharding, gv[0].sharding)
+    # Tensor-parallel MLP: first weight split by columns, second by rows (the contracting
+    # dimension), so the second product is a sum of partial products.
+    col, row = NamedSharding(MESH, P(None, "x")), NamedSharding(MESH, P("x", None))
+    tp = jax.jit(mlp, in_shardings=((col, row), sr))
+    out = tp((w1, w2), x)
+    close(out, mlp((w1, w2), x), 1e-5)
+    assert out.sharding == sr, out.sharding
+    out = jax.jit(lambda a, b: a @ b, in_shardings=(NamedSharding(MESH, P(None, "x")), row))(
+        x, w)
+    close(out, x @ w, 1e-5)
+    assert out.sharding == sr, out.sharding
+    # Layouts the partitioner gathers (a reshape), replicated outputs, P(None).
+    f = jax.jit(lambda a: jnp.sum(a.reshape(4, 8), axis=1), in_shardings=sx,
+                out_shardings=NamedSharding(MESH, P(None)))
+    out = f(x)
+    close(out, x.reshape(4, 8).sum(1), 1e-5)
+    assert out.sharding == NamedSharding(MESH, P(None))
+    f = jax.jit(lambda a: (a * 2, a.sum(0)), in_shardings=NamedSharding(MESH, P("x", "y")),
+                out_shardings=(sx, sr))
+    o1, o2 = f(x)
+    close(o1, x * 2)
+    close(o2, x.sum(0), 1e-5)
+    assert o1.sharding == sx and o2.sharding == sr
 
 
 if __name__ == "__main__":

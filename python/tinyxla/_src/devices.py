@@ -14,25 +14,26 @@ from typing import Any
 import numpy as np
 
 from tinyxla import _core
+from tinyxla._src import distributed
 from tinyxla._src.config import config
 
 
 class CpuDevice:
-    """One CPU device (``jax.Device`` of platform ``'cpu'``); one instance per id."""
+    """One CPU device (``jax.Device`` of platform ``'cpu'``); one instance per id. With
+    several processes (``distributed.py``) the id is global and ``local_hardware_id`` is
+    the index of the device in its own process's runtime."""
 
-    __slots__ = ("id",)
+    __slots__ = ("id", "process_index", "local_hardware_id")
     platform = "cpu"
     device_kind = "cpu"
-    process_index = 0
-    host_id = 0
-    task_id = 0
 
-    def __init__(self, id: int):
+    def __init__(self, id: int, process_index: int = 0, local_hardware_id: int | None = None):
         self.id = id
+        self.process_index = process_index
+        self.local_hardware_id = id if local_hardware_id is None else local_hardware_id
 
-    @property
-    def local_hardware_id(self) -> int:
-        return self.id
+    host_id = property(lambda self: self.process_index)
+    task_id = property(lambda self: self.process_index)
 
     def memory_stats(self) -> dict[str, int]:
         """The runtime allocator's statistics (bytes_in_use, peak_bytes_in_use, ...).
@@ -44,7 +45,7 @@ class CpuDevice:
 
     def synchronize_all_activity(self) -> None:
         """Blocks until every operation dispatched to this device has finished."""
-        _core.synchronize(self.id)
+        _core.synchronize(self.local_hardware_id)
 
     def __repr__(self) -> str:
         return f"CpuDevice(id={self.id})"
@@ -163,7 +164,9 @@ class Shard:
 
 
 # Filled on first use; the runtime fixes its device count at the same moment.
+# _DEVICES: this process's devices by runtime index; _GLOBAL: every process's devices.
 _DEVICES: list[CpuDevice] = []
+_GLOBAL: list[CpuDevice] = []
 _SHARDINGS: list[SingleDeviceSharding] = []
 
 _LATE_DEVICE_COUNT = (
@@ -183,8 +186,17 @@ def _init_devices() -> list[CpuDevice]:
     n = config.jax_num_cpu_devices
     if n is not None and n > 0:
         _set_num_devices(n)
-    devs = [CpuDevice(i) for i in range(_core.num_devices())]
+    n = _core.num_devices()
+    me, procs = distributed.state.process_id, distributed.state.num_processes
+    if procs > 1:
+        counts = distributed.allgather(np.array([n], np.int64))[:, 0]
+        if len(set(counts.tolist())) != 1:
+            raise RuntimeError(f"every process must have the same number of local devices, "
+                               f"got {counts.tolist()}")
+    devs = [CpuDevice(me * n + i, me, i) for i in range(n)]
     _SHARDINGS[:] = [SingleDeviceSharding(d) for d in devs]
+    _GLOBAL[:] = [d for p in range(procs) for d in (
+        devs if p == me else [CpuDevice(p * n + i, p, i) for i in range(n)])]
     _DEVICES[:] = devs
     return _DEVICES
 
@@ -223,35 +235,47 @@ def _check_backend(backend: Any) -> None:
 
 
 def devices(backend: str | None = None) -> list[CpuDevice]:
-    """All devices (``jax.devices``); the first call starts the runtime."""
+    """All devices of all processes (``jax.devices``); the first call starts the runtime."""
     _check_backend(backend)
-    return list(_DEVICES or _init_devices())
+    if not _DEVICES:
+        _init_devices()
+    return list(_GLOBAL)
 
 
 def local_devices(process_index: int | None = None, backend: str | None = None,
                   host_id: int | None = None) -> list[CpuDevice]:
-    """Devices of this process (``jax.local_devices``): all of them, in one process."""
-    return devices(backend)
+    """Devices of a process, this one by default (``jax.local_devices``)."""
+    p = process_index if process_index is not None else host_id
+    if p is None or p == distributed.state.process_id:
+        _check_backend(backend)
+        return list(_DEVICES or _init_devices())
+    return [d for d in devices(backend) if d.process_index == p]
 
 
 def device_count(backend: str | None = None) -> int:
-    """Number of devices (``jax.device_count``)."""
+    """Number of devices of all processes (``jax.device_count``)."""
     return len(devices(backend))
 
 
 def local_device_count(backend: str | None = None) -> int:
     """Number of devices of this process (``jax.local_device_count``)."""
-    return len(devices(backend))
+    return len(local_devices(backend=backend))
 
 
 def process_index(backend: str | None = None) -> int:
-    """This process's index (``jax.process_index``): always 0, tinyxla runs one process."""
-    return 0
+    """This process's index (``jax.process_index``): its MPI rank, 0 without
+    ``jax.distributed.initialize``."""
+    return distributed.state.process_id
 
 
 def process_count(backend: str | None = None) -> int:
-    """Number of processes (``jax.process_count``): always 1."""
-    return 1
+    """Number of processes (``jax.process_count``)."""
+    return distributed.state.num_processes
+
+
+def process_indices(backend: str | None = None) -> list[int]:
+    """Every process's index (``jax.process_indices``)."""
+    return list(range(distributed.state.num_processes))
 
 
 def default_backend() -> str:
@@ -264,7 +288,10 @@ def _device_index(device: Any) -> int:
     if isinstance(device, SingleDeviceSharding):
         device = device._device
     if isinstance(device, CpuDevice):
-        return device.id
+        if device.process_index != distributed.state.process_id:
+            raise ValueError(f"{device!r} belongs to process {device.process_index}, not to "
+                             f"this process ({distributed.state.process_id})")
+        return device.local_hardware_id
     raise TypeError(f"device_put: expected a Device or Sharding, got {device!r}")
 
 

@@ -14,7 +14,7 @@ from typing import Any, Callable, Hashable, Sequence
 
 import numpy as np
 
-from tinyxla._src import core, devices as devices_mod, errors
+from tinyxla._src import core, devices as devices_mod, distributed, errors
 from tinyxla._src.api import _lift_tracer_consts
 from tinyxla._src.array import Array, _to_array
 from tinyxla._src.config import config
@@ -181,7 +181,9 @@ class _Pmapped:
         info = errors.DebugInfo("pmap", self.fun, [f"args[{i}]" for i in range(len(avals))])
         _tracing.depth += 1
         try:
-            with batching.extend_axis_env(batching.AxisData(self.axis_name, size)):
+            # Over the local devices of several processes, the axis spans all of them.
+            procs = distributed.state.num_processes if self.devices is None else 1
+            with batching.extend_axis_env(batching.AxisData(self.axis_name, size * procs)):
                 closed = pe.trace_to_jaxpr(flat, avals, info)
         finally:
             _tracing.depth -= 1

@@ -30,6 +30,7 @@ from tinyxla._src.interpreters import batching
 from tinyxla._src.interpreters import partial_eval as pe
 from tinyxla._src.interpreters.pmap import _inline_calls
 from tinyxla._src.lax import parallel, shape_ops
+from tinyxla._src.pmap import pmap
 from tinyxla._src.sharded_array import put_sharded
 from tinyxla._src.sharding import Mesh, NamedSharding, PartitionSpec, get_mesh
 from tinyxla._src.tree_util import tree_flatten, tree_unflatten
@@ -80,6 +81,9 @@ class _ShardMapped:
         self.out_specs = out_specs
         self.manual = manual
         self.check = check
+        # Eager calls: the traced jaxpr, output tree and specs, and the runner, by
+        # argument signature (under a transformation the function may close over tracers).
+        self.cache: dict = {}
 
     def __call__(self, args: tuple) -> Any:
         mesh, manual = self.mesh, self.manual
@@ -93,6 +97,27 @@ class _ShardMapped:
             blocks.append(_to_blocks(x, s, mesh, manual))
         sizes = [mesh.shape[a] for a in manual]
         block_avals = [_block_aval(b, s, manual) for b, s in zip(blocks, specs)]
+        in_mapped = [[a in s.mesh_axes() for a in manual] for s in specs]
+        eager = core.current_trace() is core.EVAL_TRACE and not any(
+            isinstance(x, core.Tracer) for x in leaves)
+        key = (in_tree, tuple(block_avals), tuple(specs))
+        entry = self.cache.get(key) if eager else None
+        if entry is None:
+            entry = self._stage(in_tree, block_avals, specs, in_mapped, sizes, eager)
+            if eager:
+                self.cache[key] = entry
+        out_tree, out_specs, run = entry
+        outs = run(blocks)
+        results = [_from_blocks(o, s, mesh, manual) for o, s in zip(outs, out_specs)]
+        if eager:
+            results = [put_sharded(r, NamedSharding(mesh, s)) if len(s) <= r.ndim else r
+                       for r, s in zip(results, out_specs)]
+        return tree_unflatten(out_tree, results)
+
+    def _stage(self, in_tree, block_avals: list, specs: list, in_mapped: list, sizes: list,
+               eager: bool) -> tuple:
+        """The output tree and specs and the runner of the blocks, after the checks."""
+        mesh, manual = self.mesh, self.manual
         out_store: list = []
 
         def body(*block_leaves):
@@ -107,13 +132,12 @@ class _ShardMapped:
         out_specs = [PartitionSpec() if s is None else s for s in out_specs]
         if self.check:
             _check_replication(closed, specs, out_specs, manual, mesh, self.f)
-        in_mapped = [[a in s.mesh_axes() for a in manual] for s in specs]
-        outs = self._run(closed, blocks, in_mapped, sizes)
-        results = [_from_blocks(o, s, mesh, manual) for o, s in zip(outs, out_specs)]
-        if all(isinstance(r, Array) for r in results) and core.current_trace() is core.EVAL_TRACE:
-            results = [put_sharded(r, NamedSharding(mesh, s)) if len(s) <= r.ndim else r
-                       for r, s in zip(results, out_specs)]
-        return tree_unflatten(out_tree, results)
+        if eager and sum(n > 1 for n in sizes) == 1:
+            run = _on_devices(closed, in_mapped, manual, sizes, mesh)
+        else:
+            def run(blocks):
+                return self._run(closed, blocks, in_mapped, sizes)
+        return out_tree, out_specs, run
 
     def _trace(self, body: Callable, avals: list) -> core.ClosedJaxpr:
         info = errors.DebugInfo("shard_map", self.f, [f"args[{i}]" for i in range(len(avals))])
@@ -142,6 +166,38 @@ class _ShardMapped:
             fn = vmap(fn, in_axes=in_axes, out_axes=0, axis_name=manual[level],
                       axis_size=sizes[level])
         return fn(*blocks)
+
+
+def _on_devices(closed: core.ClosedJaxpr, in_mapped: list, manual: tuple, sizes: list,
+                mesh: Mesh) -> Callable:
+    """A runner that maps the one mesh axis longer than 1 with ``pmap`` over its devices
+    (one instance per device, concurrently) and the others (of size 1) with named vmaps;
+    its outputs have one leading axis per manual mesh axis, as ``_run``'s."""
+    big = next(i for i, n in enumerate(sizes) if n > 1)
+
+    def fn(*xs):
+        return core.eval_jaxpr(closed.jaxpr, closed.consts, *xs)
+
+    for level in reversed(range(len(manual))):
+        if level != big:
+            fn = vmap(fn, in_axes=None, out_axes=0, axis_name=manual[level], axis_size=1)
+    devs = list(np.moveaxis(mesh.devices, mesh.axis_names.index(manual[big]), 0).reshape(
+        sizes[big], -1)[:, 0])
+    in_axes = tuple(0 if m[big] else None for m in in_mapped)
+    mapped = pmap(fn, axis_name=manual[big], in_axes=in_axes, devices=devs,
+                  axis_size=sizes[big])
+
+    def run(blocks: list) -> list:
+        xs = []
+        for b, m in zip(blocks, in_mapped):
+            levels = [lv for lv in range(len(manual)) if m[lv]]
+            if any(lv != big for lv in levels):  # drop the size-1 split axes
+                b = b[tuple(slice(None) if lv == big else 0 for lv in levels)]
+            xs.append(b)
+        outs = mapped(*xs)
+        return [o if big == 0 else batching.moveaxis(o, 0, big) for o in outs]
+
+    return run
 
 
 def _block_aval(b: Any, spec: PartitionSpec, manual: tuple) -> core.ShapedArray:

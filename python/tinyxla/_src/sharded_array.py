@@ -39,6 +39,14 @@ def _block_view(h: Any, index: tuple) -> Any:
     return _core.slice(h, start, limit, [1] * len(start))
 
 
+def _first_local(sharding: NamedSharding) -> int:
+    """The runtime index of the first device of the sharding that this process holds."""
+    local = sharding.mesh.local_devices
+    if not local:
+        raise ValueError(f"{sharding} has no device in this process")
+    return local[0].local_hardware_id
+
+
 class ShardLayout:
     """The sharding of an Array and its per-device buffers (made on first use)."""
 
@@ -52,8 +60,8 @@ class ShardLayout:
         if self.handles is None:
             h = a._h
             self.handles = {
-                d.id: copy_to_device(_block_view(h, idx), d.id)
-                for d, idx in self.sharding.devices_indices_map(a.shape).items()}
+                d.id: copy_to_device(_block_view(h, idx), d.local_hardware_id)
+                for d, idx in self.sharding.addressable_devices_indices_map(a.shape).items()}
         return self.handles
 
     def shards(self, a: Array) -> list[Shard]:
@@ -71,7 +79,7 @@ class ShardLayout:
 def with_layout(a: Array, sharding: NamedSharding, handles: dict | None = None) -> Array:
     """An Array of ``a``'s value carrying ``sharding`` (the value must already be on the
     mesh's first device or be moved there)."""
-    first = sharding._device_assignment[0].id
+    first = _first_local(sharding)
     h = a._h
     if h.device != first:
         h = copy_to_device(h, first)
@@ -148,9 +156,10 @@ def _assemble(shape: tuple, sharding: NamedSharding, blocks: dict, index_map: di
     full = np.empty(shape, dtype=first.dtype)
     for d, idx in index_map.items():
         full[idx] = blocks[d.id]
-    a = _to_array(full, sharding._device_assignment[0].id)
-    handles = {i: _core.from_numpy(np.ascontiguousarray(b), _CODE[a.dtype], i)
-               for i, b in blocks.items()}
+    a = _to_array(full, _first_local(sharding))
+    local = {d.id: d.local_hardware_id for d in sharding.mesh.local_devices}
+    handles = {i: _core.from_numpy(np.ascontiguousarray(b), _CODE[a.dtype], local[i])
+               for i, b in blocks.items() if i in local}
     return with_layout(a, sharding, handles)
 
 

@@ -7,18 +7,24 @@ Propagation rules: elementwise results keep their operands' layout, ``transpose`
 it, reductions drop the reduced axes, ``dot_general`` keeps the batch and free axes of its
 operands; any other equation gives a replicated result.
 
-Differences from JAX: the function runs as one compiled program on the host (every
-device reads host memory) instead of one partitioned program per device; plain ``jit`` of
-sharded arguments without shardings gives single-device results.
+When the shardings split over one mesh axis (any others of size 1), the function runs
+SPMD: ``spmd.py`` derives the per-device program with its collectives and ``shard_map``
+runs one instance per device of that axis. Otherwise it runs as one compiled program
+(every device reads host memory) and the results are laid out afterwards.
+
+Differences from JAX: plain ``jit`` of sharded arguments without shardings gives
+single-device results; meshes split over two axes at once are not partitioned.
 """
 from __future__ import annotations
 
 import functools
-from typing import Any, Callable
+from typing import Any, Callable, Hashable
 
-from tinyxla._src import api, core
+from tinyxla._src import api, core, errors, spmd
 from tinyxla._src.array import Array
 from tinyxla._src.interpreters import batching
+from tinyxla._src.interpreters import partial_eval as pe
+from tinyxla._src.shard_map import shard_map
 from tinyxla._src.sharded_array import put_sharded
 from tinyxla._src.sharding import NamedSharding, PartitionSpec, resolve
 from tinyxla._src.sharding_constraint import sharding_constraint_p
@@ -60,12 +66,31 @@ class _ShardedJit:
                 raise ValueError(f"jit in_shardings has {len(specs)} entries but the function "
                                  f"got {len(args)} positional arguments")
             args = tuple(_put_tree(a, s) for a, s in zip(args, specs))
-        out = self._inner(*args, **kwargs)
         if core.current_trace() is not core.EVAL_TRACE:
-            return out
+            return self._inner(*args, **kwargs)
+        if not kwargs:
+            plan = self._spmd_plan(args)
+            if plan is not None:
+                return plan(args)
+        out = self._inner(*args, **kwargs)
         if self._out is not None:
             return _put_tree(out, self._out)
         return self._propagated(args, kwargs, out)
+
+    def _spmd_plan(self, args: tuple) -> Callable | None:
+        """The SPMD runner for these arguments' signature and shardings, or None when the
+        layouts do not split over exactly one mesh axis."""
+        leaves, in_tree = tree_flatten(args)
+        if not all(type(x) is Array for x in leaves):
+            return None
+        shardings = [x.sharding for x in leaves]
+        key = (in_tree, tuple((x.shape, x.dtype, x.weak_type) for x in leaves),
+               tuple(shardings))
+        if key in self._layouts:
+            return self._layouts[key]
+        plan = self._layouts[key] = _build_spmd(self._inner, args, leaves, shardings,
+                                                self._out)
+        return plan
 
     def _propagated(self, args: tuple, kwargs: dict, out: Any) -> Any:
         leaves, _ = tree_flatten((args, kwargs))
@@ -158,3 +183,69 @@ def _rule(e: core.JaxprEqn, ins: list) -> list | None:
         rfree = [rhs[i] for i in range(nr) if i not in rc and i not in rb]
         return batch + lfree + rfree
     return None
+
+
+def _one_axis(shardings: list) -> tuple[Any, Hashable] | None:
+    """The mesh and the one mesh axis longer than 1 that the shardings split over."""
+    mesh, axes = None, set()
+    for s in shardings:
+        if not isinstance(s, NamedSharding):
+            if getattr(s, "num_devices", 1) > 1:
+                return None
+            continue
+        if mesh is None:
+            mesh = s.mesh
+        elif s.mesh != mesh:
+            return None
+        for d in range(len(s.spec)):
+            names = [a for a in s.spec.axes_of(d) if s.mesh.shape[a] > 1]
+            if len(names) > 1:
+                return None
+            axes.update(names)
+    if mesh is None or len(axes) != 1:
+        return None
+    return mesh, axes.pop()
+
+
+def _build_spmd(inner: Any, args: tuple, leaves: list, shardings: list,
+                out_shardings: Any) -> Callable | None:
+    traced = inner.trace(*args)
+    closed, out_tree = traced.jaxpr, traced.out_tree
+    outs_wanted = None
+    if out_shardings is not None:
+        example = tree_unflatten(out_tree, list(closed.out_avals))
+        outs_wanted = [resolve(s) for s in _flatten_axes("jit out_shardings", example,
+                                                         out_shardings)]
+        for s, aval in zip(outs_wanted, closed.out_avals):
+            if isinstance(s, NamedSharding):
+                s.check_shape(aval.shape)  # JAX's IndivisibleError before running
+    found = _one_axis(shardings + [s for s in outs_wanted or [] if s is not None])
+    if found is None:
+        return None
+    mesh, axis = found
+    size = mesh.shape[axis]
+    in_layouts = [spmd.layout_of(s, len(x.shape), axis) or [None] * len(x.shape)
+                  for s, x in zip(shardings, leaves)]
+    out_layouts = [None if s is None else spmd.layout_of(s, len(a.shape), axis)
+                   for s, a in zip(outs_wanted or [None] * len(closed.out_avals),
+                                   closed.out_avals)]
+    part = spmd.Partitioner(closed, axis, size, in_layouts, out_layouts)
+    block_avals = [core.ShapedArray(tuple(n // size if a else n for n, a in zip(x.shape, lay)),
+                                    x.dtype, x.weak_type) for x, lay in zip(leaves, in_layouts)]
+    # A first trace of the per-device program tells the layouts of its results.
+    with batching.extend_axis_env(batching.AxisData(axis, size)):
+        pe.trace_to_jaxpr(lambda *b: part(*b), block_avals,
+                          errors.DebugInfo("jit", inner, [f"args[{i}]" for i in range(len(leaves))]))
+    out_specs = [PartitionSpec(*lay) for lay in part.result_layouts]
+    in_specs = [PartitionSpec(*lay) for lay in in_layouts]
+    mapped = shard_map(lambda *b: part(*b), mesh=mesh, in_specs=tuple(in_specs),
+                       out_specs=list(out_specs), axis_names={axis}, check_vma=False)
+
+    def run(call_args: tuple) -> Any:
+        flat, _ = tree_flatten(call_args)
+        outs = mapped(*flat)
+        # An out_shardings entry is kept as given (JAX does not canonicalize it).
+        return tree_unflatten(out_tree, [
+            put_sharded(o, want if isinstance(want, NamedSharding) else _canonical(mesh, lay))
+            for o, lay, want in zip(outs, part.result_layouts, outs_wanted or [None] * len(outs))])
+    return run

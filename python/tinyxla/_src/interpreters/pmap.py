@@ -33,10 +33,10 @@ from typing import Any, Callable
 import numpy as np
 
 from tinyxla import _core
-from tinyxla._src import core
+from tinyxla._src import core, distributed
 from tinyxla._src.devices import ShardedBuffers
 from tinyxla._src.array import Array, _CODE, _DTYPES, _to_array, _wrap
-from tinyxla._src.interpreters import ad, batching, lowering
+from tinyxla._src.interpreters import ad, batching, lowering, pmap_mpi
 from tinyxla._src.interpreters import partial_eval as pe
 from tinyxla._src.lax import lax, parallel
 from tinyxla._src.vmap import vmap
@@ -123,12 +123,19 @@ class _Collective:
                 _literal_handle(x, d) for d in devs]
         else:
             shards = []
+        if distributed.state.num_processes > 1:
+            pmap_mpi.run_across_processes(self, shards, envs, devs)
+            return
         outvar = eqn.outvars[0]
         for d, (env, dev) in enumerate(zip(envs, devs)):
             routed = self.route(shards, d, **eqn.params)
-            if self.combine is None:
-                self.combine = self._compile(routed)
-            env[outvar] = self.combine.run(routed, dev)[0]
+            env[outvar] = self.combine_for(routed).run(routed, dev)[0]
+
+    def combine_for(self, routed: list) -> Any:
+        """The compiled combine step (the same for every device)."""
+        if self.combine is None:
+            self.combine = self._compile(routed)
+        return self.combine
 
 
 def _literal_handle(lit: core.Literal, dev: int) -> Any:
