@@ -16,7 +16,9 @@ from typing import Any, Callable, Sequence
 import ml_dtypes
 import numpy as np
 
+import tinyxla
 from tinyxla import lax
+from tinyxla.sharding import SingleDeviceSharding
 from tinyxla._src.lax import slicing
 
 ALL_DTYPES = tuple(np.dtype(n) for n in (
@@ -467,6 +469,9 @@ SPECS: dict[str, Spec] = {
     "eig": Spec(_eig_cases, "rounding"),
     "cholesky": Spec(_cholesky_cases, "rounding"),
     **_LINALG_SPECS,
+    # The identity on values; the sharding only places the result.
+    "sharding_constraint": Spec(lambda dt: elementwise_cases(
+        "sharding_constraint", dt, 1, {"sharding": SingleDeviceSharding(tinyxla.devices()[0])})),
     **{name: Spec(kind="excluded", reason=_COLLECTIVE) for name in (
         "psum", "pmax", "pmin", "all_gather", "all_to_all", "ppermute", "reduce_scatter",
         "axis_index", "xla_pmap")},
