@@ -156,6 +156,8 @@ def metrics():
         ms.append(Metric(f"matmul_{n}", f"matmul f32, n={n}", "GFLOP/s", _matmul(n),
                          ref=lambda d, n=n: d[f"m{n}a"].astype(np.float64) @ d[f"m{n}b"],
                          flops=2.0 * n ** 3, rtol=1e-4))
+    import bench_convolution  # bench/ is on sys.path: the conv rows live beside their script
+    ms += bench_convolution.metrics()
     import bench_linalg  # its module imports Metric from here
     ms.extend(bench_linalg.metrics())
     return ms

@@ -16,9 +16,8 @@ from typing import Any, Callable, Sequence
 import ml_dtypes
 import numpy as np
 
-import tinyxla
+import tinyxla as jax
 from tinyxla import lax
-from tinyxla.sharding import SingleDeviceSharding
 from tinyxla._src.lax import slicing
 
 ALL_DTYPES = tuple(np.dtype(n) for n in (
@@ -331,6 +330,33 @@ def _cholesky_cases(dt: np.dtype) -> list[Case]:
     return [Case((spd,), {}), Case((a,), {})]
 
 
+def _conv_cases(dt: np.dtype) -> list[Case]:
+    rng = np.random.default_rng(seed_of("conv", dt.name))
+    x = random_values(dt, 2 * 4 * 5 * 4, int(rng.integers(1 << 30))).reshape(2, 4, 5, 4)
+    w = random_values(dt, 4 * 2 * 3 * 2, int(rng.integers(1 << 30))).reshape(4, 2, 3, 2)
+    nchw = lax.ConvDimensionNumbers((0, 1, 2, 3), (0, 1, 2, 3), (0, 1, 2, 3))
+    nhwc = lax.ConvDimensionNumbers((0, 3, 1, 2), (3, 2, 0, 1), (0, 3, 1, 2))
+    base = dict(window_strides=(1, 2), padding=((1, 1), (0, 1)), lhs_dilation=(1, 1),
+                rhs_dilation=(1, 1), dimension_numbers=nchw, feature_group_count=2,
+                batch_group_count=1, precision=None, preferred_element_type=None)
+    return [Case((x, w), base),
+            Case((x, w[:, :, :2, :]), dict(base, lhs_dilation=(2, 1), rhs_dilation=(1, 2),
+                                            feature_group_count=1, batch_group_count=2,
+                                            padding=((0, -1), (2, 0)))),
+            Case((x.transpose(0, 2, 3, 1), w.transpose(2, 3, 1, 0)),
+                 dict(base, dimension_numbers=nhwc))]
+
+
+def _window_cases(dt: np.dtype) -> list[Case]:
+    x = random_values(dt, 5 * 6 * 3, seed_of("reduce_window", dt.name)).reshape(5, 6, 3)
+    base = dict(window_dimensions=(2, 3, 1), window_strides=(1, 2, 1),
+                padding=((1, 0), (0, 1), (0, 0)), base_dilation=(1, 1, 1),
+                window_dilation=(1, 1, 1))
+    return [Case((x,), base),
+            Case((x,), dict(base, base_dilation=(2, 1, 1), window_dilation=(1, 2, 1),
+                            padding=((0, -1), (1, 1), (0, 0)))),
+            Case((x,), dict(base, window_dimensions=(1, 2, 2), window_strides=(1, 1, 1),
+                            padding=((0, 0), (0, 0), (1, 1))))]
 def _matrix(dt: np.dtype, name: str, m: int, n: int) -> np.ndarray:
     return random_values(dt, m * n, seed_of(name, dt.name, m, n)).reshape(m, n)
 
@@ -407,6 +433,11 @@ _LINALG_SPECS = {
 }
 
 
+def _replicated_sharding() -> Any:
+    mesh = jax.sharding.Mesh(np.array(jax.devices()[:1]), ("x",))
+    return jax.sharding.NamedSharding(mesh, jax.sharding.PartitionSpec())
+
+
 _COLLECTIVE = "needs a named axis: tests/test_pmap.py and tests/multidevice"
 _CALL = "a call of a sub-jaxpr, lowered by inlining: tests/test_jit.py, test_autodiff.py"
 
@@ -421,6 +452,9 @@ SPECS: dict[str, Spec] = {
     "select_n": Spec(_select_cases),
     "stop_gradient": Spec(lambda dt: elementwise_cases("stop_gradient", dt, 1, {})),
     "copy": Spec(lambda dt: elementwise_cases("copy", dt, 1, {})),
+    # The identity on values; its layouts are tested in tests/test_sharding.py.
+    "sharding_constraint": Spec(lambda dt: elementwise_cases(
+        "sharding_constraint", dt, 1, {"sharding": _replicated_sharding()})),
     # bool excluded: as in JAX, add_any's abstract eval takes any dtype but its eager impl
     # is lax.add, which refuses bool (only symbolic-zero-free bool tangents could reach it).
     "add_any": Spec(lambda dt: elementwise_cases("add_any", dt, 2, {}) if dt != np.bool_ else []),
@@ -468,13 +502,16 @@ SPECS: dict[str, Spec] = {
     "eigh": Spec(_eigh_cases, "rounding"),
     "eig": Spec(_eig_cases, "rounding"),
     "cholesky": Spec(_cholesky_cases, "rounding"),
+    "conv_general_dilated": Spec(_conv_cases, "rounding"),
+    "reduce_window_sum": Spec(_window_cases, "rounding"),
+    "reduce_window_max": Spec(_window_cases),
+    "reduce_window_min": Spec(_window_cases),
     **_LINALG_SPECS,
-    # The identity on values; the sharding only places the result.
-    "sharding_constraint": Spec(lambda dt: elementwise_cases(
-        "sharding_constraint", dt, 1, {"sharding": SingleDeviceSharding(tinyxla.devices()[0])})),
     **{name: Spec(kind="excluded", reason=_COLLECTIVE) for name in (
         "psum", "pmax", "pmin", "all_gather", "all_to_all", "ppermute", "reduce_scatter",
         "axis_index", "xla_pmap")},
     **{name: Spec(kind="excluded", reason=_CALL) for name in (
         "jit", "remat2", "custom_jvp_call", "custom_vjp_call", "custom_lin")},
+    "custom_linear_solve": Spec(kind="excluded", reason="holds the jaxprs of a linear solve, "
+                                "lowered by inlining: tests/test_lax_custom_solves.py"),
 }

@@ -54,6 +54,7 @@ from tinyxla._src.sharded_array import (  # noqa: E402
     make_array_from_single_device_arrays, reshard)
 from tinyxla import core, errors, lax, numpy, random, tree, tree_util, typing  # noqa: E402
 from tinyxla import custom_derivatives, dlpack, flatten_util, nn, ops, scipy, stages  # noqa: E402
+from tinyxla import image  # noqa: E402
 from tinyxla import distributed, experimental, sharding  # noqa: E402
 from tinyxla.experimental import shard_map as _experimental_shard_map  # noqa: E402,F401
 

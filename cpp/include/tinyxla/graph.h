@@ -25,7 +25,8 @@ namespace tinyxla {
   X(dynamic_slice) X(dynamic_update_slice) X(gather) X(scatter) X(sort) X(cumulative)   \
   X(eig) X(eigh) X(cholesky)                                                              \
   X(lu) X(lu_pivots_to_permutation) X(triangular_solve) X(geqrf) X(geqp3)                 \
-  X(householder_product) X(svd) X(schur) X(hessenberg) X(tridiagonal) X(tridiagonal_solve)
+  X(householder_product) X(svd) X(schur) X(hessenberg) X(tridiagonal) X(tridiagonal_solve) \
+  X(conv) X(reduce_window)
 
 #define TINYXLA_ENUM_ITEM(name) name,
 enum class OpKind : uint8_t { TINYXLA_GRAPH_OPS(TINYXLA_ENUM_ITEM) };

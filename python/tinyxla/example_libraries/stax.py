@@ -4,18 +4,15 @@ A layer is a pair ``(init_fun, apply_fun)``: ``init_fun(rng, input_shape) ->
 (output_shape, params)`` and ``apply_fun(params, inputs, **kwargs) -> outputs``; the
 combinators ``serial`` and ``parallel`` build models from layers. Random numbers come from
 ``tinyxla.random``, imported when a layer needs them.
-
-Differences from JAX: the convolution and pooling layers (``Conv``, ``GeneralConv``,
-``ConvTranspose``, ``MaxPool``, ``SumPool``, ``AvgPool``) and ``BatchNorm``'s axis handling
-for conv inputs are missing: tinyxla has no ``lax.conv_general_dilated`` or
-``lax.reduce_window`` yet.
 """
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any, Callable
 
 import tinyxla.numpy as jnp
+from tinyxla import lax
 from tinyxla._src.nn.functions import (
     elu, gelu, leaky_relu, log_softmax, relu, selu, sigmoid, softmax, softplus, standardize)
 from tinyxla._src.nn.initializers import glorot_normal, normal, ones, zeros
@@ -45,6 +42,116 @@ def Dense(out_dim: int, W_init: Callable = glorot_normal(), b_init: Callable = n
         W, b = params
         return jnp.dot(inputs, W) + b
     return init_fun, apply_fun
+
+
+def GeneralConv(dimension_numbers: tuple[str, str, str], out_chan: int,
+                filter_shape: tuple[int, ...], strides: tuple[int, ...] | None = None,
+                padding: Any = "VALID", W_init: Callable | None = None,
+                b_init: Callable = normal(1e-6)) -> Layer:
+    """Mirrors ``stax.GeneralConv``: ``conv_general_dilated(inputs, W) + b`` in the layout
+    ``dimension_numbers``; W glorot-normal over its I and O axes."""
+    lhs_spec, rhs_spec, out_spec = dimension_numbers
+    one = (1,) * len(filter_shape)
+    strides = strides or one
+    W_init = W_init or glorot_normal(rhs_spec.index("I"), rhs_spec.index("O"))
+
+    def init_fun(rng, input_shape):
+        sizes = iter(filter_shape)
+        kernel_shape = [out_chan if c == "O" else input_shape[lhs_spec.index("C")]
+                        if c == "I" else next(sizes) for c in rhs_spec]
+        output_shape = lax.conv_general_shape_tuple(input_shape, kernel_shape, strides,
+                                                    padding, dimension_numbers)
+        bias_shape = [out_chan if c == "C" else 1 for c in out_spec]
+        k1, k2 = _random().split(rng)
+        return output_shape, (W_init(k1, kernel_shape), b_init(k2, bias_shape))
+
+    def apply_fun(params, inputs, **kwargs):
+        W, b = params
+        return lax.conv_general_dilated(inputs, W, strides, padding, one, one,
+                                        dimension_numbers=dimension_numbers) + b
+    return init_fun, apply_fun
+
+
+Conv = functools.partial(GeneralConv, ("NHWC", "HWIO", "NHWC"))
+
+
+def GeneralConvTranspose(dimension_numbers: tuple[str, str, str], out_chan: int,
+                         filter_shape: tuple[int, ...], strides: tuple[int, ...] | None = None,
+                         padding: Any = "VALID", W_init: Callable | None = None,
+                         b_init: Callable = normal(1e-6)) -> Layer:
+    """Mirrors ``stax.GeneralConvTranspose``: ``conv_transpose(inputs, W) + b``."""
+    lhs_spec, rhs_spec, out_spec = dimension_numbers
+    strides = strides or (1,) * len(filter_shape)
+    W_init = W_init or glorot_normal(rhs_spec.index("I"), rhs_spec.index("O"))
+
+    def init_fun(rng, input_shape):
+        sizes = iter(filter_shape)
+        kernel_shape = [out_chan if c == "O" else input_shape[lhs_spec.index("C")]
+                        if c == "I" else next(sizes) for c in rhs_spec]
+        output_shape = lax.conv_transpose_shape_tuple(input_shape, kernel_shape, strides,
+                                                      padding, dimension_numbers)
+        bias_shape = [out_chan if c == "C" else 1 for c in out_spec]
+        k1, k2 = _random().split(rng)
+        return output_shape, (W_init(k1, kernel_shape), b_init(k2, bias_shape))
+
+    def apply_fun(params, inputs, **kwargs):
+        W, b = params
+        return lax.conv_transpose(inputs, W, strides, padding,
+                                  dimension_numbers=dimension_numbers) + b
+    return init_fun, apply_fun
+
+
+Conv1DTranspose = functools.partial(GeneralConvTranspose, ("NHC", "HIO", "NHC"))
+ConvTranspose = functools.partial(GeneralConvTranspose, ("NHWC", "HWIO", "NHWC"))
+
+
+def _pooling_layer(reducer: Callable, init_val: float,
+                   rescaler: Callable | None = None) -> Callable[..., Layer]:
+    def PoolingLayer(window_shape: tuple[int, ...], strides: tuple[int, ...] | None = None,
+                     padding: str = "VALID", spec: str | None = None) -> Layer:
+        """A pooling layer (``stax.MaxPool`` / ``SumPool`` / ``AvgPool``): a windowed
+        reduction over the spatial axes; ``spec`` names the layout (default NHWC)."""
+        strides = strides or (1,) * len(window_shape)
+        rescale = rescaler(window_shape, strides, padding) if rescaler else None
+        non_spatial = (0, len(window_shape) + 1) if spec is None else \
+            (spec.index("N"), spec.index("C"))
+        for i in sorted(non_spatial):
+            window_shape = window_shape[:i] + (1,) + window_shape[i:]
+            strides = strides[:i] + (1,) + strides[i:]
+
+        def init_fun(rng, input_shape):
+            pads = lax.padtype_to_pads(input_shape, window_shape, strides, padding)
+            ones = (1,) * len(window_shape)
+            return lax.reduce_window_shape_tuple(input_shape, window_shape, strides, pads,
+                                                 ones, ones), ()
+
+        def apply_fun(params, inputs, **kwargs):
+            out = lax.reduce_window(inputs, init_val, reducer, window_shape, strides, padding)
+            return rescale(out, inputs, spec) if rescale else out
+        return init_fun, apply_fun
+    return PoolingLayer
+
+
+MaxPool = _pooling_layer(lax.max, -jnp.inf)
+SumPool = _pooling_layer(lax.add, 0.)
+
+
+def _normalize_by_window_size(dims: tuple[int, ...], strides: tuple[int, ...],
+                              padding: str) -> Callable:
+    """AvgPool's rescaling: each output over the number of real inputs its window saw."""
+    def rescale(outputs, inputs, spec):
+        non_spatial = (0, inputs.ndim - 1) if spec is None else \
+            (spec.index("N"), spec.index("C"))
+        spatial = tuple(d for i, d in enumerate(inputs.shape) if i not in non_spatial)
+        sizes = lax.reduce_window(jnp.ones(spatial, inputs.dtype), 0., lax.add, dims,
+                                  strides, padding)
+        for i in sorted(non_spatial):
+            sizes = jnp.expand_dims(sizes, i)
+        return outputs / sizes
+    return rescale
+
+
+AvgPool = _pooling_layer(lax.add, 0., _normalize_by_window_size)
 
 
 def BatchNorm(axis: Any = (0, 1, 2), epsilon: float = 1e-5, center: bool = True,

@@ -19,6 +19,7 @@ from tinyxla._src.lax.parallel import (  # noqa: F401
     pmax, pmax_p, pmean, pmin, pmin_p, ppermute, ppermute_p, pshuffle, psum, psum_p,
     psum_scatter, reduce_scatter_p)
 from tinyxla._src.sharding_constraint import with_sharding_constraint  # noqa: F401
+from tinyxla._src.custom_solves import custom_linear_solve, custom_root  # noqa: F401
 from tinyxla._src.lax.cumulative import (  # noqa: F401
     cumlogsumexp, cumlogsumexp_p, cummax, cummax_p, cummin, cummin_p, cumprod, cumprod_p, cumsum,
     cumsum_p)
@@ -34,3 +35,11 @@ from tinyxla._src.lax.special import (  # noqa: F401
     igamma_grad_a_p, igamma_p, igammac, igammac_p, polygamma, polygamma_p, random_gamma_grad,
     regularized_incomplete_beta_p, zeta, zeta_p)
 from tinyxla.lax import linalg  # noqa: F401,E402
+from tinyxla._src.lax.convolution import (  # noqa: F401,E402
+    ConvDimensionNumbers, ConvGeneralDilatedDimensionNumbers, PaddingType, conv,
+    conv_dimension_numbers, conv_general_dilated, conv_general_dilated_p,
+    conv_general_shape_tuple, conv_transpose, conv_transpose_shape_tuple,
+    conv_with_general_padding, padtype_to_pads)
+from tinyxla._src.lax.windowed_reductions import (  # noqa: F401,E402
+    reduce, reduce_window, reduce_window_max_p, reduce_window_min_p, reduce_window_shape_tuple,
+    reduce_window_sum_p)

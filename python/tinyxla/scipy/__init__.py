@@ -1,2 +1,2 @@
-"""``tinyxla.scipy`` (``jax.scipy``): ``linalg``, ``special`` and ``stats``."""
-from tinyxla.scipy import linalg, special, stats  # noqa: F401
+"""``tinyxla.scipy`` (``jax.scipy``): ``linalg``, ``signal``, ``special`` and ``stats``."""
+from tinyxla.scipy import linalg, signal, special, stats  # noqa: F401

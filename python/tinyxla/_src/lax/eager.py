@@ -114,6 +114,11 @@ class _EagerOps:
     dot_general = staticmethod(_core.dot_general)
 
     @staticmethod
+    def op(name: str, attrs: dict, inputs: Sequence[Any]) -> Any:
+        """A registered C++ op by name, run eagerly (``GraphBuilder.op``'s signature)."""
+        return _core.make_op(name, attrs)(*inputs)
+
+    @staticmethod
     def shape(h: Any) -> tuple[int, ...]:
         return tuple(h.shape)
 

@@ -1,0 +1,220 @@
+"""lax.reduce_window (the sum / max / min kernels and generic computations) and lax.reduce:
+against a numpy reference and values pinned from JAX 0.10.2, gradients against numerical
+derivatives (max pooling's routed to the selected element), vmap against a loop, JAX's
+errors."""
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+import tinyxla as jax
+import tinyxla.numpy as jnp
+from tinyxla import lax
+from tinyxla.test_util import check_grads
+
+
+def np_reduce_window(x, init, fn, window, strides, padding, base_dilation=None,
+                     window_dilation=None):
+    """Windows of the dilated, padded operand; taps on padding and dilation holes are
+    skipped (XLA's semantics)."""
+    x = np.asarray(x)
+    nd = x.ndim
+    base_dilation = base_dilation or (1,) * nd
+    window_dilation = window_dilation or (1,) * nd
+    if isinstance(padding, str):
+        wd = [(w - 1) * d + 1 for w, d in zip(window, window_dilation)]
+        padding = lax.padtype_to_pads(x.shape, wd, strides, padding)
+
+    def spread(a, fill):
+        dil = [(n - 1) * d + 1 if n else 0 for n, d in zip(a.shape, base_dilation)]
+        big = np.full([n + max(lo, 0) + max(hi, 0) for n, (lo, hi) in zip(dil, padding)],
+                      fill, a.dtype)
+        if a.size:
+            big[tuple(slice(max(lo, 0), max(lo, 0) + n, d) for n, (lo, _), d
+                      in zip(dil, padding, base_dilation))] = a
+        return big[tuple(slice(max(-lo, 0), big.shape[i] - max(-hi, 0))
+                         for i, (lo, hi) in enumerate(padding))]
+    big, valid = spread(x, init), spread(np.ones(x.shape, bool), False)
+    span = [(w - 1) * d + 1 for w, d in zip(window, window_dilation)]
+    out_shape = [max((n - s) // st + 1, 0) for n, s, st in zip(big.shape, span, strides)]
+    out = np.full(out_shape, init, x.dtype)
+    for pos in itertools.product(*map(range, out_shape)):
+        acc = np.asarray(init, x.dtype)
+        for tap in itertools.product(*map(range, window)):
+            at = tuple(p * st + k * d for p, st, k, d in zip(pos, strides, tap, window_dilation))
+            if valid[at]:
+                acc = fn(acc, big[at])
+        out[pos] = acc
+    return out
+
+
+_GEOMETRIES = [
+    ((2, 3, 6, 5), (1, 1, 2, 2), (1, 1, 2, 2), "VALID", None, None),
+    ((2, 6, 5, 3), (1, 3, 3, 1), (1, 2, 1, 1), "SAME", None, None),
+    ((7,), (3,), (2,), ((2, -1),), (2,), (2,)),
+    ((4, 5), (2, 3), (1, 2), "SAME_LOWER", None, (2, 1)),
+    ((3, 4, 2, 5), (2, 2, 1, 3), (1, 1, 1, 2), ((1, 0), (0, 1), (0, 0), (2, 2)), (1, 2, 1, 1),
+     None),
+    ((0, 4), (1, 2), (1, 1), "VALID", None, None),
+    ((2, 3), (3, 3), (1, 1), "VALID", None, None),  # window larger than the input
+]
+
+
+@pytest.mark.parametrize("geom", _GEOMETRIES, ids=[f"g{i}" for i in range(len(_GEOMETRIES))])
+def test_monoids_against_numpy(geom):
+    shape, window, strides, padding, bd, wd = geom
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal(shape).astype(np.float32)
+    xi = rng.integers(-50, 50, shape).astype(np.int32)
+    for arr, init, fn, npfn in ((x, 0.0, lax.add, np.add), (x, -np.inf, lax.max, np.maximum),
+                                (x, np.inf, lax.min, np.minimum),
+                                (xi, np.iinfo(np.int32).min, lax.max, np.maximum),
+                                (xi, 0, lax.add, np.add)):
+        want = np_reduce_window(arr, init, npfn, window, strides, padding, bd, wd)
+        f = lambda a: lax.reduce_window(a, init, fn, window, strides, padding, bd, wd)
+        got = f(arr)
+        assert got.dtype == arr.dtype and got.shape == want.shape
+        np.testing.assert_allclose(np.asarray(got), want, rtol=1e-5, atol=1e-5)
+        np.testing.assert_array_equal(np.asarray(jax.jit(f)(arr)), np.asarray(got))
+
+
+def test_generic_computations_against_numpy():
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((3, 6, 5)).astype(np.float32)
+    for init, fn, npfn in ((1.0, lax.mul, np.multiply), (2.0, lax.add, np.add),
+                           (0.5, lambda a, b: lax.max(a, b * 2), lambda a, b: np.maximum(a, b * 2))):
+        for geom in ((1, 2, 2), (1, 1, 2), ((0, 0), (1, 0), (0, 1)), (1, 1, 1), (1, 2, 1)), \
+                    ((1, 3, 2), (1, 2, 2), "SAME", (1, 1, 2), (1, 1, 1)):
+            window, strides, padding, bd, wd = geom
+            want = np_reduce_window(x, init, npfn, window, strides, padding, bd, wd)
+            got = lax.reduce_window(x, np.float32(init), fn, window, strides, padding, bd, wd)
+            np.testing.assert_allclose(np.asarray(got), want, rtol=1e-5, atol=1e-6)
+            jitted = jax.jit(lambda a: lax.reduce_window(a, np.float32(init), fn, window,
+                                                         strides, padding, bd, wd))
+            np.testing.assert_allclose(np.asarray(jitted(x)), want, rtol=1e-5, atol=1e-6)
+
+
+_XS = (np.arange(20) % 7 - 3).reshape(1, 1, 5, 4).astype(np.float32) / 4
+
+
+def test_pinned_jax_values():
+    np.testing.assert_allclose(
+        np.asarray(lax.reduce_window(_XS, 1.0, lax.mul, (1, 1, 2, 2), (1, 1, 1, 1),
+                                     ((0, 0), (0, 0), (1, 0), (0, 1)))).ravel(),
+        [0.375, 0.125, -0.0, 0.0, 0.046875, 0.046875, 0.0, -0.0, 0.015625, -0.0, -0.0, -0.1875,
+         0.046875, 0.0, 0.0, -0.125, -0.0, -0.0, 0.046875, -0.25])
+    np.testing.assert_allclose(
+        np.asarray(lax.reduce_window(_XS, 2.0, lax.add, (1, 1, 2, 2), (1, 1, 2, 1),
+                                     "SAME")).ravel(),
+        [1.5, 2.5, 1.75, 1.25, 2.5, 1.75, 1.0, 1.75, 1.75, 2.25, 2.75, 2.5])
+    xi = (np.arange(24) % 11 - 5).reshape(4, 6).astype(np.int32)
+    got = lax.reduce_window(xi, np.iinfo(np.int32).min, lax.max, (2, 3), (1, 2),
+                            ((1, 0), (1, 1)))
+    assert got.dtype == np.int32
+    np.testing.assert_array_equal(np.asarray(got).ravel(),
+                                  [-4, -2, 0, 2, 4, 5, 2, 4, 5, 3, 5, 5])
+
+
+def test_max_pool_gradient_routes_to_selected_element():
+    pool = lambda a: lax.reduce_window(a, -jnp.inf, lax.max, (1, 1, 3, 2), (1, 1, 2, 1), "SAME")
+    for grad in (jax.grad(lambda a: jnp.sum(pool(a) ** 2)),
+                 jax.jit(jax.grad(lambda a: jnp.sum(pool(a) ** 2)))):
+        np.testing.assert_allclose(
+            np.asarray(grad(_XS)).ravel(),
+            [0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 6.0, 0.0, 0.0, 0.0, 0.0, 0.5, 0.0, 4.5, 0.0, 0.0,
+             0.0, 0.0, 0.0, 2.0])
+    minpool = lambda a: lax.reduce_window(a, jnp.inf, lax.min, (1, 1, 2, 2), (1, 1, 1, 2),
+                                          ((0, 0), (0, 0), (1, 0), (0, 1)),
+                                          base_dilation=(1, 1, 2, 1))
+    np.testing.assert_allclose(
+        np.asarray(jax.grad(lambda a: jnp.sum(jnp.sin(minpool(a))))(_XS)).ravel(),
+        [1.4633777, 0.0, 1.9378248, 0.0, 1.9378248, 0.0, 0.0, 1.4633777, 1.7551651, 0.0, 2.0,
+         0.0, 1.7551651, 0.0, 1.4633777, 0.0, 0.9689124, 0.0, 0.9689124, 0.0], rtol=1e-6)
+
+
+@pytest.mark.parametrize("init,fn", [(0.0, lax.add), (-np.inf, lax.max), (np.inf, lax.min)])
+def test_gradients_numerical(init, fn, x64):
+    rng = np.random.default_rng(2)
+    x = rng.permutation(60).reshape(3, 4, 5).astype(np.float64) / 7  # no ties
+    for window, strides, padding, bd, wd in (((2, 2, 3), (1, 2, 1), "SAME", None, None),
+                                             ((1, 3, 2), (1, 1, 2), ((0, 0), (1, 2), (-1, 1)),
+                                              (1, 2, 1), (1, 1, 2))):
+        check_grads(lambda a: lax.reduce_window(a, init, fn, window, strides, padding, bd, wd),
+                    (x,), order=2, modes=("fwd", "rev"), eps=1e-3)
+
+
+@pytest.mark.parametrize("init,fn", [(0.0, lax.add), (-np.inf, lax.max), (1.0, lax.mul)])
+def test_vmap_matches_loop(init, fn):
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((3, 4, 6)).astype(np.float32)
+    f = lambda a: lax.reduce_window(a, init, fn, (2, 3), (1, 2), "SAME")
+    for axis in (0, 1):
+        got = jax.vmap(f, in_axes=axis)(x)
+        want = np.stack([np.asarray(f(np.take(x, i, axis))) for i in range(x.shape[axis])])
+        np.testing.assert_allclose(np.asarray(got), want, rtol=1e-6)
+    g = jax.vmap(jax.grad(lambda a: jnp.sum(jnp.sin(f(a)))))(x)
+    want = np.stack([np.asarray(jax.grad(lambda a: jnp.sum(jnp.sin(f(a))))(x[i]))
+                     for i in range(3)])
+    np.testing.assert_allclose(np.asarray(g), want, rtol=1e-5, atol=1e-6)
+
+
+def test_variadic_reduce_window():
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((2, 7)).astype(np.float32)
+    idx = np.broadcast_to(np.arange(7, dtype=np.int32), x.shape)
+
+    def argmax_step(a, b):
+        take = a[0] >= b[0]
+        return lax.select(take, a[0], b[0]), lax.select(take, a[1], b[1])
+    vals, where = lax.reduce_window((x, idx), (-np.inf, np.int32(-1)), argmax_step, (1, 3),
+                                    (1, 2), "VALID")
+    windows = np.stack([x[:, i:i + 3] for i in range(0, 5, 2)], 1)
+    np.testing.assert_allclose(np.asarray(vals), windows.max(-1))
+    np.testing.assert_array_equal(np.asarray(where), windows.argmax(-1) + np.arange(0, 5, 2))
+
+
+def test_reduce_generic_and_variadic():
+    xi = (np.arange(24) % 11 - 5).reshape(4, 6).astype(np.int32)
+    pos = np.arange(24).reshape(4, 6).astype(np.int32)
+
+    def argmax_step(a, b):
+        return lax.max(a[0], b[0]), lax.select(a[0] >= b[0], a[1], b[1])
+    for f in (lax.reduce, jax.jit(lax.reduce, static_argnums=(2, 3))):
+        vals, where = f((xi, pos), (np.int32(-100), np.int32(0)), argmax_step, (1,))
+        np.testing.assert_array_equal(np.asarray(vals), [0, 5, 1, 5])   # JAX 0.10.2
+        np.testing.assert_array_equal(np.asarray(where), [5, 10, 17, 21])
+    x = np.random.default_rng(5).standard_normal((3, 5, 7)).astype(np.float32)
+    got = lax.reduce(x, np.float32(1.5), lambda a, b: a + b, (0, 2))
+    np.testing.assert_allclose(np.asarray(got), x.sum((0, 2)) + 1.5, rtol=1e-5)
+    assert lax.reduce(x, np.float32(0), lax.add, (1,)).shape == (3, 7)
+    np.testing.assert_allclose(np.asarray(lax.reduce(x, -np.inf, lax.max, (0, 1))),
+                               x.max((0, 1)))
+    empty = lax.reduce(np.zeros((3, 0), np.float32), np.float32(2.0), lambda a, b: a * b, (1,))
+    np.testing.assert_array_equal(np.asarray(empty), [2.0, 2.0, 2.0])
+
+
+def _raises(exc, msg, fn):
+    with pytest.raises(exc) as info:
+        fn()
+    assert str(info.value) == msg
+
+
+def test_errors_match_jax():
+    x = np.ones((1, 4, 5, 5), np.float32)
+    rw = lax.reduce_window
+    _raises(TypeError, "reduce_window got the wrong number of window_dimensions for operand: "
+            "got operand shape (1, 4, 5, 5) with window_dimensions (1, 1, 2).",
+            lambda: rw(x, 0., lax.add, (1, 1, 2), (1, 1, 1), "VALID"))
+    _raises(TypeError, "reduce_window window_dimensions must have every element be strictly "
+            "positive, got (1, 1, 2, 0).",
+            lambda: rw(x, 0., lax.add, (1, 1, 2, 0), (1, 1, 1, 1), "VALID"))
+    _raises(TypeError, "reduce_window got inconsistent window_strides and window_dimensions: "
+            "got window_strides (1, 1, 1) and window_dimensions (1, 1, 2, 2).",
+            lambda: rw(x, 0., lax.add, (1, 1, 2, 2), (1, 1, 1), "VALID"))
+    _raises(TypeError, "operand to reduce_window_sum must have a number dtype, got bool",
+            lambda: rw(x > 0, False, lax.add, (1, 1, 2, 2), (1, 1, 1, 1), "VALID"))
+    _raises(ValueError, "Operands must have the same tree structure as init_values: "
+            "PyTreeDef((*, *)) vs. PyTreeDef((*,))",
+            lambda: rw((x, x), (0.,), lax.add, (1, 1, 2, 2), (1, 1, 1, 1), "VALID"))
