@@ -16,7 +16,8 @@ from typing import Any, Callable, Sequence
 import ml_dtypes
 import numpy as np
 
-from tinyxla import lax
+import tinyxla as jax
+from tinyxla import lax, make_jaxpr
 from tinyxla._src.lax import slicing
 
 ALL_DTYPES = tuple(np.dtype(n) for n in (
@@ -343,6 +344,17 @@ def _fft_cases(dt: np.dtype) -> list[Case]:
     return cases + [Case((x,), dict(fft_type=lax.FftType.IRFFT, fft_lengths=(4, 8)))]
 
 
+def _column(dt: np.dtype, name: str) -> np.ndarray:
+    return value_columns(dt, 1, seed_of(name, dt.name))[0]
+
+
+def _control_flow_case(name: str, fun: Callable[..., Any], *args: Any) -> Case:
+    """A call of the control-flow primitive ``name`` with the params ``fun`` binds it with
+    on ``args``, and ``args`` as its operands."""
+    eqn = next(e for e in make_jaxpr(fun)(*args).eqns if e.primitive.name == name)
+    return Case(tuple(args), dict(eqn.params))
+
+
 def _conv_cases(dt: np.dtype) -> list[Case]:
     rng = np.random.default_rng(seed_of("conv", dt.name))
     x = random_values(dt, 2 * 4 * 5 * 4, int(rng.integers(1 << 30))).reshape(2, 4, 5, 4)
@@ -448,6 +460,11 @@ _LINALG_SPECS = {
 }
 
 
+def _replicated_sharding() -> Any:
+    mesh = jax.sharding.Mesh(np.array(jax.devices()[:1]), ("x",))
+    return jax.sharding.NamedSharding(mesh, jax.sharding.PartitionSpec())
+
+
 _COLLECTIVE = "needs a named axis: tests/test_pmap.py and tests/multidevice"
 _CALL = "a call of a sub-jaxpr, lowered by inlining: tests/test_jit.py, test_autodiff.py"
 
@@ -462,6 +479,9 @@ SPECS: dict[str, Spec] = {
     "select_n": Spec(_select_cases),
     "stop_gradient": Spec(lambda dt: elementwise_cases("stop_gradient", dt, 1, {})),
     "copy": Spec(lambda dt: elementwise_cases("copy", dt, 1, {})),
+    # The identity on values; its layouts are tested in tests/test_sharding.py.
+    "sharding_constraint": Spec(lambda dt: elementwise_cases(
+        "sharding_constraint", dt, 1, {"sharding": _replicated_sharding()})),
     # bool excluded: as in JAX, add_any's abstract eval takes any dtype but its eager impl
     # is lax.add, which refuses bool (only symbolic-zero-free bool tangents could reach it).
     "add_any": Spec(lambda dt: elementwise_cases("add_any", dt, 2, {}) if dt != np.bool_ else []),
@@ -518,9 +538,17 @@ SPECS: dict[str, Spec] = {
     **{name: Spec(kind="excluded", reason=_COLLECTIVE) for name in (
         "psum", "pmax", "pmin", "all_gather", "all_to_all", "ppermute", "reduce_scatter",
         "axis_index", "xla_pmap")},
-    "sharding_constraint": Spec(kind="excluded",
-                                reason="a layout annotation that needs a mesh: "
-                                       "tests/test_sharding.py"),
     **{name: Spec(kind="excluded", reason=_CALL) for name in (
         "jit", "remat2", "custom_jvp_call", "custom_vjp_call", "custom_lin")},
+    "while": Spec(lambda dt: [_control_flow_case(
+        "while", lambda i, x: lax.while_loop(lambda c: c[0] < 3, lambda c: (c[0] + 1, lax.rev(c[1], (0,))),
+                                             (i, x)), np.int32(0), _column(dt, "while"))]),
+    "scan": Spec(lambda dt: [_control_flow_case(
+        "scan", lambda c, xs: lax.scan(lambda c, x: (lax.rev(c, (0,)), lax.rev(x, (0,))), c, xs),
+        _column(dt, "scan")[:3], np.resize(_column(dt, "scan xs"), (4, 3)))]),
+    "cond": Spec(lambda dt: [_control_flow_case(
+        "cond", lambda i, x: lax.switch(i, [lambda x: x, lambda x: lax.rev(x, (0,))], x),
+        np.int32(1), _column(dt, "cond"))]),
+    "custom_linear_solve": Spec(kind="excluded", reason="holds the jaxprs of a linear solve, "
+                                "lowered by inlining: tests/test_lax_custom_solves.py"),
 }

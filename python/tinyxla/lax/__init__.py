@@ -19,6 +19,7 @@ from tinyxla._src.lax.parallel import (  # noqa: F401
     pmax, pmax_p, pmean, pmin, pmin_p, ppermute, ppermute_p, pshuffle, psum, psum_p,
     psum_scatter, reduce_scatter_p)
 from tinyxla._src.sharding_constraint import with_sharding_constraint  # noqa: F401
+from tinyxla._src.custom_solves import custom_linear_solve, custom_root  # noqa: F401
 from tinyxla._src.lax.cumulative import (  # noqa: F401
     cumlogsumexp, cumlogsumexp_p, cummax, cummax_p, cummin, cummin_p, cumprod, cumprod_p, cumsum,
     cumsum_p)
@@ -35,6 +36,8 @@ from tinyxla._src.lax.special import (  # noqa: F401
     regularized_incomplete_beta_p, zeta, zeta_p)
 from tinyxla._src.lax.fft import FftType, fft, fft_p  # noqa: F401,E402
 from tinyxla.lax import linalg  # noqa: F401,E402
+from tinyxla._src.lax.control_flow import (  # noqa: F401,E402
+    associative_scan, cond, cond_p, fori_loop, map, scan, scan_p, switch, while_loop, while_p)
 from tinyxla._src.lax.convolution import (  # noqa: F401,E402
     ConvDimensionNumbers, ConvGeneralDilatedDimensionNumbers, PaddingType, conv,
     conv_dimension_numbers, conv_general_dilated, conv_general_dilated_p,
