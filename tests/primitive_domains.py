@@ -16,6 +16,7 @@ from typing import Any, Callable, Sequence
 import ml_dtypes
 import numpy as np
 
+import tinyxla as jax
 from tinyxla import lax
 from tinyxla._src.lax import slicing
 
@@ -432,6 +433,11 @@ _LINALG_SPECS = {
 }
 
 
+def _replicated_sharding() -> Any:
+    mesh = jax.sharding.Mesh(np.array(jax.devices()[:1]), ("x",))
+    return jax.sharding.NamedSharding(mesh, jax.sharding.PartitionSpec())
+
+
 _COLLECTIVE = "needs a named axis: tests/test_pmap.py and tests/multidevice"
 _CALL = "a call of a sub-jaxpr, lowered by inlining: tests/test_jit.py, test_autodiff.py"
 
@@ -446,6 +452,9 @@ SPECS: dict[str, Spec] = {
     "select_n": Spec(_select_cases),
     "stop_gradient": Spec(lambda dt: elementwise_cases("stop_gradient", dt, 1, {})),
     "copy": Spec(lambda dt: elementwise_cases("copy", dt, 1, {})),
+    # The identity on values; its layouts are tested in tests/test_sharding.py.
+    "sharding_constraint": Spec(lambda dt: elementwise_cases(
+        "sharding_constraint", dt, 1, {"sharding": _replicated_sharding()})),
     # bool excluded: as in JAX, add_any's abstract eval takes any dtype but its eager impl
     # is lax.add, which refuses bool (only symbolic-zero-free bool tangents could reach it).
     "add_any": Spec(lambda dt: elementwise_cases("add_any", dt, 2, {}) if dt != np.bool_ else []),
@@ -501,9 +510,8 @@ SPECS: dict[str, Spec] = {
     **{name: Spec(kind="excluded", reason=_COLLECTIVE) for name in (
         "psum", "pmax", "pmin", "all_gather", "all_to_all", "ppermute", "reduce_scatter",
         "axis_index", "xla_pmap")},
-    "sharding_constraint": Spec(kind="excluded",
-                                reason="a layout annotation that needs a mesh: "
-                                       "tests/test_sharding.py"),
     **{name: Spec(kind="excluded", reason=_CALL) for name in (
         "jit", "remat2", "custom_jvp_call", "custom_vjp_call", "custom_lin")},
+    "custom_linear_solve": Spec(kind="excluded", reason="holds the jaxprs of a linear solve, "
+                                "lowered by inlining: tests/test_lax_custom_solves.py"),
 }

@@ -176,6 +176,69 @@ def test_cache_hit(cache_dir, monkeypatch):
     assert len(list(cache_dir.glob("*.so"))) == 3
 
 
+def test_cache_directory_and_modules_are_private(cache_dir, monkeypatch):
+    x = jnp.asarray(np.linspace(-3, 3, 64, dtype=np.float32))
+    c = _compile(lambda x: jnp.sin(x) * 2, (x,), "1", monkeypatch)
+    c.wait_codegen()
+    assert c.codegen_status == "loaded"
+    assert cache_dir.stat().st_mode & 0o777 == 0o700
+    (so,) = cache_dir.glob("*.so")
+    assert so.stat().st_mode & 0o022 == 0
+
+
+@pytest.mark.parametrize("mode", [0o777, 0o770])
+def test_a_shared_cache_directory_is_refused(mode, tmp_path, monkeypatch, capfd):
+    shared, private = tmp_path / "shared", tmp_path / "tmp"
+    shared.mkdir()
+    private.mkdir()
+    shared.chmod(mode)
+    monkeypatch.setenv("TINYXLA_CACHE_DIR", str(shared))
+    monkeypatch.setenv("TMPDIR", str(private))
+    x = jnp.asarray(np.linspace(-3, 3, 64, dtype=np.float32))
+    fn = lambda x: jnp.cos(x) * 2 + x  # noqa: E731
+    c = _compile(fn, (x,), "1", monkeypatch)
+    c.wait_codegen()
+    assert c.codegen_status == "loaded" and c.tier == "upper"
+    assert not list(shared.iterdir())
+    (fresh,) = private.glob("tinyxla-codegen-*")
+    assert len(list(fresh.glob("*.so"))) == 1 and fresh.stat().st_mode & 0o777 == 0o700
+    err = capfd.readouterr().err
+    assert f"the codegen cache directory {shared} is not private to this user" in err
+    assert f"built afresh in {fresh}" in err
+    _assert_same(c(x), fn(x))
+
+
+def test_a_module_file_that_is_not_its_key_is_rebuilt(cache_dir, monkeypatch):
+    x = jnp.asarray(np.linspace(-3, 3, 64, dtype=np.float32))
+    fn = lambda x: jnp.tanh(x) * 5 - 1  # noqa: E731
+    first = _compile(fn, (x,), "1", monkeypatch)
+    first.wait_codegen()
+    (mine,) = cache_dir.glob("*.so")
+    other = _compile(lambda x: jnp.exp(x) + 7, (x,), "1", monkeypatch)
+    other.wait_codegen()
+    (theirs,) = set(cache_dir.glob("*.so")) - {mine}
+
+    def replace_with(data):  # a new file: the loaded one stays mapped as it was
+        tmp = cache_dir / "tampered"
+        tmp.write_bytes(data)
+        tmp.chmod(0o700)
+        os.replace(tmp, mine)
+
+    # Another module under this one's name, a truncated file, a file others may write.
+    for tamper in (lambda: replace_with(theirs.read_bytes()),
+                   lambda: replace_with(mine.read_bytes()[:100]),
+                   lambda: mine.chmod(0o666)):
+        tamper()
+        again = _compile(fn, (x,), "1", monkeypatch)
+        again.wait_codegen()
+        assert again.codegen_status == "loaded", again.codegen_status
+        assert mine.stat().st_mode & 0o022 == 0
+        _assert_same(again(x), fn(x))
+    cached = _compile(fn, (x,), "1", monkeypatch)
+    cached.wait_codegen()
+    assert cached.codegen_status == "cached"
+
+
 def test_auto_mode_compiles_on_second_run(monkeypatch):
     x = jnp.asarray(np.linspace(-3, 3, 1000, dtype=np.float32))
     c = _compile(lambda x: jnp.cos(x) * x + 1, (x,), "auto", monkeypatch)

@@ -80,3 +80,10 @@ def test_one_process_without_initialize():
     np.testing.assert_array_equal(multihost_utils.process_allgather(x, tiled=True), x)
     np.testing.assert_array_equal(multihost_utils.broadcast_one_to_all(x), x)
     multihost_utils.sync_global_devices("one")
+
+
+def test_initialize_after_the_devices_are_listed_is_jax_error():
+    jax.devices()
+    with pytest.raises(RuntimeError, match=r"jax.distributed.initialize\(\) must be called "
+                                           "before any JAX calls that might initialise"):
+        jax.distributed.initialize()

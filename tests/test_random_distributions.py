@@ -157,10 +157,32 @@ def test_multivariate_normal_moments():
     np.testing.assert_allclose(np.cov(x.T), a, atol=0.06)
 
 
-def test_multivariate_normal_cholesky_and_svd_not_available():
-    for method in ("cholesky", "svd"):
-        with pytest.raises(NotImplementedError, match="method='eigh'"):
-            random.multivariate_normal(KEY, jnp.zeros(2), jnp.eye(2), method=method)
+@pytest.mark.parametrize("method,want", [
+    ("cholesky", [[2.2947626, 2.4681523], [-0.6131951, -0.22683857], [0.24903013, -0.8470487]]),
+    ("svd", [[-2.9172783, 0.7435965], [0.621918, 0.18183461], [0.08955497, -0.89981556]]),
+    ("eigh", [[-2.2268403, -2.486308], [-0.03984512, 0.4013988], [1.394242, 0.40779555]])])
+def test_multivariate_normal_methods_match_jax(method, want):
+    # Pinned from JAX 0.10.2 (key PRNGKey(0)).
+    cov = np.array([[2., 0.5], [0.5, 1.]], np.float32)
+    got = random.multivariate_normal(random.PRNGKey(0), np.zeros(2, np.float32), cov, (3,),
+                                     method=method)
+    np.testing.assert_allclose(np.asarray(got), want, rtol=1e-5, atol=1e-6)
+
+
+def test_orthogonal_matches_jax():
+    # Pinned from JAX 0.10.2 (key PRNGKey(0)).
+    q = random.orthogonal(random.PRNGKey(0), 3)
+    np.testing.assert_allclose(np.asarray(q), [[0.9554101, 0.29413575, 0.02599558],
+                                               [-0.04628982, 0.23614088, -0.9706156],
+                                               [-0.29163137, 0.9261326, 0.23922686]],
+                               rtol=1e-5, atol=1e-6)
+    wide = np.asarray(random.orthogonal(random.PRNGKey(0), 2, (2,), m=4))
+    assert wide.shape == (2, 2, 4)
+    np.testing.assert_allclose(wide[1, 0], [0.2519797, 0.82666975, 0.13600159, 0.48438293],
+                               rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(wide @ np.swapaxes(wide, -1, -2), np.broadcast_to(np.eye(2),
+                                                                              (2, 2, 2)),
+                               atol=1e-6)
 
 
 # ----------------------------------------------------------------------------- transforms

@@ -195,6 +195,12 @@ def check_shard_map():
     e = experimental_shard_map(lambda a: lax.psum(a, "x"), mesh=MESH, in_specs=P("x"),
                                out_specs=P(), check_rep=False)
     close(e(x), x.reshape(X, 8 // X, 4).sum(0))
+    # in_specs inferred from the arguments' shardings (replicated when not sharded).
+    em = jax.make_mesh(SHAPE, ("x", "y"))
+    xe = jax.device_put(x, NamedSharding(em, P("x")))
+    inferred = jax.shard_map(lambda a, b: a * 2 + b, mesh=em, out_specs=P("x"))(xe, x[:8 // X])
+    close(inferred, x * 2 + np.tile(x[:8 // X], (X, 1)))
+    assert inferred.sharding == NamedSharding(em, P("x"))
     u = shard_map(lambda a: a, in_specs=P("x"), out_specs=P(), check_vma=False)
     close(u(x), x[:8 // X])
 
@@ -235,6 +241,13 @@ def check_errors():
                "is only varying across mesh axes {} and not {x}, but it was inferred to be "
                "possibly varying over {x}",
                lambda: shard_map(ident, in_specs=P("x"), out_specs=P())(jnp.arange(8.0)))
+    raises(ValueError, "One of device_put args is incompatible with its sharding annotation "
+           f"NamedSharding(mesh=Mesh('x': {SHAPE[0]}, 'y': {SHAPE[1]}, axis_types=(Auto, "
+           "Auto)), spec=P(None, 'x'), memory_kind=device): Sharding NamedSharding(mesh=Mesh("
+           f"'x': {SHAPE[0]}, 'y': {SHAPE[1]}, axis_types=(Auto, Auto)), spec=P(None, 'x'), "
+           "memory_kind=device) is only valid for values of rank at least 2, but was applied "
+           "to a value of rank 1.",
+           lambda: jax.device_put(np.arange(4.0), NamedSharding(MESH, P(None, "x"))))
     raises(ValueError, "Please set a mesh via `jax.set_mesh` if a PartitionSpec is passed to "
            "device_put", lambda: jax.device_put(jnp.arange(8.0), P("x")))
 

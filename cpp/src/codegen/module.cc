@@ -4,7 +4,6 @@
 
 #include <dlfcn.h>
 #include <emmintrin.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -86,11 +85,6 @@ void run_reduce_typed(const KernelInfo& info, ReduceFn fn, const std::vector<con
       for (size_t j = 0; j < a.size(); ++j) out[lo[size_t(p)] + int64_t(j)] = reduce_fold(op, out[lo[size_t(p)] + int64_t(j)], a[j]);
     }
   }
-}
-
-bool file_exists(const std::string& path) {
-  struct stat st;
-  return stat(path.c_str(), &st) == 0;
 }
 
 }  // namespace
@@ -175,7 +169,9 @@ std::shared_ptr<Module> Module::generate(const Graph& graph) {
   const std::string n = std::to_string(m->table_.fns.size());
   m->source_ = module_prelude() + "static void* tx_fn[" + n + "];\n" + kernels +
                "void tx_init(void* const* fns) { for (int i = 0; i < " + n +
-               "; ++i) tx_fn[i] = fns[i]; }\n";
+               "; ++i) tx_fn[i] = fns[i]; }\n"
+               // What module_matches finds in the file before loading it.
+               "__attribute__((used)) const char tx_module_key[] = TX_MODULE_KEY;\n";
   m->fns_.reset(new std::atomic<void*>[m->kernels_.size()]);
   for (size_t k = 0; k < m->kernels_.size(); ++k) m->fns_[k].store(nullptr);
   return m;
@@ -226,11 +222,16 @@ void Module::build() {
   if (compiler.empty()) {
     outcome = "failed: no C compiler found";
   } else {
-    const std::string so = cache_dir() + "/" + cache_key(source_, compiler) + ".so";
+    const std::string key = cache_key(source_, compiler), dir = cache_dir();
+    const std::string so = dir + "/" + key + ".so";
     outcome = "cached";
-    if (!file_exists(so)) {
-      const std::string why = build_shared_library(compiler, source_, so);
+    if (dir.empty()) {
+      outcome = "failed: no private cache directory";
+    } else if (!module_matches(so, key)) {  // absent, or a file that is not this module
+      const std::string why = build_shared_library(compiler, source_, so, key);
       outcome = why.empty() ? "loaded" : "failed: " + why;
+      if (why.empty() && !module_matches(so, key))
+        outcome = "failed: the built module " + so + " does not carry its key";
     }
     if (outcome[0] != 'f') {
       void* h = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);

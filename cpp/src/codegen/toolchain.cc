@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <mutex>
 #include <set>
@@ -142,11 +143,21 @@ std::string read_file(const std::string& path) {
   return text.str();
 }
 
-// mkdir -p
+// mkdir -p; the directories it creates are private to this user.
 void make_dirs(const std::string& dir) {
   for (size_t i = 1; i <= dir.size(); ++i)
-    if (i == dir.size() || dir[i] == '/') mkdir(dir.substr(0, i).c_str(), 0755);
+    if (i == dir.size() || dir[i] == '/') mkdir(dir.substr(0, i).c_str(), 0700);
 }
+
+// Whether `path` is of file type `type` (S_IFDIR, S_IFREG; a symlink is neither), owned by
+// this user and writable by nobody else: only such places may hold code this process loads.
+bool private_to_user(const std::string& path, mode_t type) {
+  struct stat st;
+  return lstat(path.c_str(), &st) == 0 && (st.st_mode & S_IFMT) == type &&
+         st.st_uid == geteuid() && !(st.st_mode & (S_IWGRP | S_IWOTH));
+}
+
+std::string module_marker(const std::string& key) { return "tinyxla-module:" + key; }
 
 // The first line of `compiler --version` (run once per compiler).
 std::string compiler_version(const std::string& compiler) {
@@ -189,12 +200,45 @@ const char* compile_flags() {
   return "-O3 -march=native -ffp-contract=off -fno-math-errno -fPIC -shared -w";
 }
 
-std::string cache_dir() {
+std::string configured_cache_dir() {
   std::string d = env("TINYXLA_CACHE_DIR");
   if (!d.empty()) return d;
   d = env("XDG_CACHE_HOME");
   if (!d.empty()) return d + "/tinyxla/codegen";
   return env("HOME").empty() ? "/tmp/tinyxla-codegen" : env("HOME") + "/.cache/tinyxla/codegen";
+}
+
+std::string cache_dir() {
+  static std::mutex m;
+  static std::map<std::string, std::string> resolved;  // configured -> used
+  const std::string wanted = configured_cache_dir();
+  {
+    std::lock_guard<std::mutex> lock(m);
+    auto it = resolved.find(wanted);
+    if (it != resolved.end()) return it->second;
+  }
+  // Checked without the lock held (a fork meanwhile would inherit it locked).
+  make_dirs(wanted);
+  std::string dir = wanted;
+  if (!private_to_user(wanted, S_IFDIR)) {
+    const std::string tmp = env("TMPDIR").empty() ? "/tmp" : env("TMPDIR");
+    std::string name = tmp + "/tinyxla-codegen-XXXXXX";
+    dir = mkdtemp(name.data()) ? name : "";
+    std::fprintf(stderr,
+                 "tinyxla: warning: the codegen cache directory %s is not private to this user "
+                 "(another owner, writable by group or others, or not a directory); modules "
+                 "are built afresh in %s\n",
+                 wanted.c_str(), dir.empty() ? "(none: mkdtemp failed)" : dir.c_str());
+  }
+  std::lock_guard<std::mutex> lock(m);
+  return resolved.emplace(wanted, dir).first->second;
+}
+
+bool module_matches(const std::string& so_path, const std::string& key) {
+  if (!private_to_user(so_path, S_IFREG)) return false;
+  std::ifstream f(so_path, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  return bytes.find(module_marker(key)) != std::string::npos;
 }
 
 std::string cache_key(const std::string& source, const std::string& compiler) {
@@ -209,7 +253,7 @@ std::string cache_key(const std::string& source, const std::string& compiler) {
 }
 
 std::string build_shared_library(const std::string& compiler, const std::string& source,
-                                 const std::string& so_path) {
+                                 const std::string& so_path, const std::string& key) {
   const std::string dir = so_path.substr(0, so_path.rfind('/'));
   make_dirs(dir);
   static std::atomic<int> counter{0};
@@ -223,6 +267,7 @@ std::string build_shared_library(const std::string& compiler, const std::string&
   std::vector<std::string> args{compiler};
   std::stringstream flags(compile_flags());
   for (std::string f; flags >> f;) args.push_back(f);
+  args.push_back("-DTX_MODULE_KEY=\"" + module_marker(key) + "\"");
   for (const char* a : {"-o", tmp_so.c_str(), c_path.c_str()}) args.push_back(a);
   const int status = run_child(std::move(args), log_path);
   auto cleanup = [&] {
@@ -239,7 +284,7 @@ std::string build_shared_library(const std::string& compiler, const std::string&
     why = "the compiler timed out";
   } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     why = "the compiler failed: " + read_file(log_path).substr(0, 2000);
-  } else if (std::rename(tmp_so.c_str(), so_path.c_str()) != 0) {
+  } else if (chmod(tmp_so.c_str(), 0700) != 0 || std::rename(tmp_so.c_str(), so_path.c_str()) != 0) {
     why = "cannot write " + so_path;
   }
   cleanup();

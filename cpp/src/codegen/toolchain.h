@@ -11,15 +11,24 @@ std::string find_compiler();
 // The flags every module is built with (no -ffast-math: NaN semantics and rounding stay
 // the base tier's; no FMA contraction, so results match it exactly).
 const char* compile_flags();
-// $TINYXLA_CACHE_DIR, else $XDG_CACHE_HOME/tinyxla/codegen, else ~/.cache/tinyxla/codegen.
+// Where modules are cached: $TINYXLA_CACHE_DIR, else $XDG_CACHE_HOME/tinyxla/codegen, else
+// ~/.cache/tinyxla/codegen, created 0700. One that another user owns or others may write
+// (anyone who can write it could make this process run their code) is refused with a
+// warning on stderr, once, for a fresh private directory under $TMPDIR; "" if none.
 std::string cache_dir();
 // The file name stem of the module built from `source` by `compiler` here: a hash of the
 // source, the compiler's path and version, the flags and the CPU's model and features.
 std::string cache_key(const std::string& source, const std::string& compiler);
 
-// Builds `source` into the shared library `so_path` (written under a temporary name and
-// renamed, so readers never see half a file). Returns "" on success, else why not.
+// Whether the module file `so_path` may be loaded as the one built under `key`: a regular
+// file private to this user that carries its key (TX_MODULE_KEY, "tinyxla-module:<key>").
+// Checked before dlopen, which runs code.
+bool module_matches(const std::string& so_path, const std::string& key);
+
+// Builds `source` into the shared library `so_path` (written under a temporary name,
+// made private and renamed, so readers never see half a file), with TX_MODULE_KEY defined
+// as its key's marker. Returns "" on success, else why not.
 std::string build_shared_library(const std::string& compiler, const std::string& source,
-                                 const std::string& so_path);
+                                 const std::string& so_path, const std::string& key);
 
 }  // namespace tinyxla::codegen

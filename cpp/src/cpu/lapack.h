@@ -97,9 +97,10 @@ int query_size(T w) {
   else return std::max(1, int(std::ceil(double(w))));
 }
 
-// Matrices in a work item: about `flops` a matrix, so that tiny matrices go in chunks.
+// Matrices in a work item of about `flops` each: tiny matrices go in chunks of ~1e5 flops,
+// tens of microseconds, which is what waking a pool thread costs.
 inline int64_t grain_for(double flops) {
-  return std::max<int64_t>(1, int64_t(20000.0 / std::max(flops, 1.0)));
+  return std::max<int64_t>(1, int64_t(1e5 / std::max(flops, 1.0)));
 }
 
 // `x` as a dense array (a copy when it is a strided view).

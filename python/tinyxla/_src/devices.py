@@ -198,6 +198,7 @@ def _init_devices() -> list[CpuDevice]:
     _GLOBAL[:] = [d for p in range(procs) for d in (
         devs if p == me else [CpuDevice(p * n + i, p, i) for i in range(n)])]
     _DEVICES[:] = devs
+    distributed.state.devices_listed = True
     return _DEVICES
 
 

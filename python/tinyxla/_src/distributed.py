@@ -29,6 +29,7 @@ class _State:
     mpi: Any = None  # the mpi4py.MPI module
     process_id = 0
     num_processes = 1
+    devices_listed = False  # set when the device list is made (it is then fixed)
 
 
 state = _State()
@@ -62,6 +63,11 @@ def initialize(coordinator_address: str | None = None, num_processes: int | None
     """
     if state.comm is not None:
         raise RuntimeError(_ONCE)
+    if state.devices_listed:
+        raise RuntimeError("jax.distributed.initialize() must be called before any JAX calls "
+                           "that might initialise the XLA backend. This includes any "
+                           "computation, but also calls to jax.devices, jax.device_put, and "
+                           "others.")
     mpi = _mpi_module()
     comm = mpi.COMM_WORLD
     rank, size = comm.Get_rank(), comm.Get_size()
@@ -106,15 +112,16 @@ def wait(request: Any, what: str) -> None:
     """Waits for an MPI request, raising after the timeout instead of hanging when a
     peer process is gone."""
     deadline = time.monotonic() + _timeout()
-    spin = 0
+    spins, nap = 0, 2e-5
     while not request.Test():
         if time.monotonic() > deadline:
             raise RuntimeError(f"{what}: no answer from the other processes within "
                                f"{_timeout():.0f} s (TINYXLA_MPI_TIMEOUT); a process may "
                                "have exited")
-        spin += 1
-        if spin > 1000:
-            time.sleep(1e-4)
+        spins += 1
+        if spins > 200:  # then back off: a spinning waiter takes the cores its peers need
+            time.sleep(nap)
+            nap = min(nap * 2, 1e-4)
 
 
 _OPS = {"sum": "SUM", "max": "MAX", "min": "MIN"}

@@ -47,8 +47,9 @@ def shard_map(f: Callable | None = None, /, *, out_specs: Any, in_specs: Any = N
               auto: Any = frozenset()) -> Any:
     """Maps ``f`` over the blocks of its arguments on ``mesh`` (``jax.shard_map``).
 
-    Differs from JAX: ``in_specs`` must be given (JAX 0.10 may infer them from explicitly
-    sharded arguments); inputs are not required to be already laid out by ``in_specs``.
+    Without ``in_specs``, an argument laid out by a NamedSharding over ``mesh`` is split
+    by its spec and any other is replicated, as JAX 0.10 infers them. Differs from JAX:
+    inputs need not already be laid out by ``in_specs``.
     """
     if f is None:
         return functools.partial(shard_map, out_specs=out_specs, in_specs=in_specs, mesh=mesh,
@@ -59,9 +60,6 @@ def shard_map(f: Callable | None = None, /, *, out_specs: Any, in_specs: Any = N
         if mesh is None:
             raise ValueError("The context mesh cannot be empty. Use `jax.set_mesh(mesh)` to "
                              "enter into a mesh context")
-    if in_specs is None:
-        raise NotImplementedError("shard_map without in_specs (inferred from the arguments' "
-                                  "shardings) is not supported by tinyxla")
     check = check_vma if check_rep is None else check_rep
     manual = tuple(a for a in mesh.axis_names if not axis_names or a in axis_names)
     mapped = _ShardMapped(f, mesh, in_specs, out_specs, manual, check)
@@ -88,7 +86,10 @@ class _ShardMapped:
     def __call__(self, args: tuple) -> Any:
         mesh, manual = self.mesh, self.manual
         leaves, in_tree = tree_flatten(args)
-        specs = _flatten_axes("shard_map in_specs", args, self.in_specs)
+        if self.in_specs is None:
+            specs = [_spec_of(x, mesh) for x in leaves]
+        else:
+            specs = _flatten_axes("shard_map in_specs", args, self.in_specs)
         specs = [PartitionSpec() if s is None else s for s in specs]
         blocks = []
         for i, (x, s) in enumerate(zip(leaves, specs)):
@@ -168,6 +169,13 @@ class _ShardMapped:
         return fn(*blocks)
 
 
+def _spec_of(x: Any, mesh: Mesh) -> PartitionSpec:
+    sharding = getattr(x, "sharding", None) if type(x) is Array else None
+    if isinstance(sharding, NamedSharding) and sharding.mesh == mesh:
+        return sharding.spec
+    return PartitionSpec()
+
+
 def _on_devices(closed: core.ClosedJaxpr, in_mapped: list, manual: tuple, sizes: list,
                 mesh: Mesh) -> Callable:
     """A runner that maps the one mesh axis longer than 1 with ``pmap`` over its devices
@@ -222,8 +230,8 @@ def _to_blocks(x: Any, spec: PartitionSpec, mesh: Mesh, manual: tuple) -> Any:
         return x
     y = shape_ops.reshape(x, tuple(new_shape))
     front = [axis_pos[a] for a in manual if a in axis_pos]
-    rest = [i for i in range(len(new_shape)) if i not in front]
-    return shape_ops.transpose(y, tuple(front + rest))
+    perm = tuple(front + [i for i in range(len(new_shape)) if i not in front])
+    return y if perm == tuple(range(len(perm))) else shape_ops.transpose(y, perm)
 
 
 def _from_blocks(y: Any, spec: PartitionSpec, mesh: Mesh, manual: tuple) -> Any:
@@ -247,7 +255,9 @@ def _from_blocks(y: Any, spec: PartitionSpec, mesh: Mesh, manual: tuple) -> Any:
         shape.append(n * math.prod(mesh.shape[a] for a in spec.axes_of(d) if a in used))
     if not used:
         return y
-    return shape_ops.reshape(shape_ops.transpose(y, tuple(order)), tuple(shape))
+    if order != list(range(len(order))):
+        y = shape_ops.transpose(y, tuple(order))
+    return shape_ops.reshape(y, tuple(shape))
 
 
 def _check_divisible_message(i: int, x: Any, spec: PartitionSpec, mesh: Mesh, f: Callable,

@@ -106,19 +106,18 @@ def put_sharded(x: Any, sharding: Any) -> Any:
     if isinstance(x, core.Tracer):
         return x
     a = _to_array(x) if type(x) is not Array else x
+    if a._layout is not None and a._layout.sharding == sharding:
+        return a  # already laid out (and so already checked)
     if len(sharding.spec) > a.ndim:
-        raise ValueError(
-            f"One of device_put args was given the sharding of {sharding}, which implies that "
-            f"the global size of its dimension {len(sharding.spec) - 1} should be divisible "
-            f"by {sharding._splits(len(sharding.spec))[-1]}, but it is an array of rank "
-            f"{a.ndim}")
+        raise ValueError(f"One of device_put args is incompatible with its sharding "
+                         f"annotation {sharding}: Sharding {sharding} is only valid for values "
+                         f"of rank at least {len(sharding.spec)}, but was applied to a value "
+                         f"of rank {a.ndim}.")
     splits = sharding._splits(a.ndim)
     if any(n % s for n, s in zip(a.shape, splits)):
         if any(t is AxisType.Explicit for t in sharding.mesh.axis_types):
             raise _device_put_error(a.shape, sharding)
         sharding.check_shape(a.shape)
-    if a._layout is not None and a._layout.sharding == sharding:
-        return a
     return with_layout(a, sharding)
 
 

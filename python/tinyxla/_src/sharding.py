@@ -120,10 +120,11 @@ class Mesh:
         self.devices = devs
         self.axis_names = axis_names
         self.axis_types = tuple(axis_types)
+        self._shape = dict(zip(axis_names, devs.shape))
 
     @property
     def shape(self) -> dict:
-        return dict(zip(self.axis_names, self.devices.shape))
+        return self._shape
 
     @property
     def axis_sizes(self) -> tuple[int, ...]:
@@ -315,11 +316,9 @@ class NamedSharding(Sharding):
         """Raises JAX's IndivisibleError when a split does not divide its axis."""
         global_shape = tuple(global_shape)
         if len(self.spec) > len(global_shape):
-            raise ValueError(f"One of device_put args was given the sharding of {self}, which "
-                             f"implies that the global size of its dimension 0 should be "
-                             f"divisible by ..., but it is an array of rank "
-                             f"{len(global_shape)} and the spec {self.spec} has "
-                             f"{len(self.spec)} entries")
+            raise ValueError(f"Sharding {self} is only valid for values of rank at least "
+                             f"{len(self.spec)}, but was applied to a value of rank "
+                             f"{len(global_shape)}.")
         splits = self._splits(len(global_shape))
         if any(n % s for n, s in zip(global_shape, splits)):
             raise IndivisibleError(
@@ -378,10 +377,6 @@ class NamedSharding(Sharding):
         return NamedSharding(kwargs.get("mesh", self.mesh), kwargs.get("spec", self.spec),
                              memory_kind=kwargs.get("memory_kind", self._memory_kind))
 
-    def _normalized_spec(self, ndim: int) -> tuple:
-        """The spec padded with None to ``ndim`` entries, for comparing layouts."""
-        return tuple(self.spec.axes_of(d) for d in range(ndim))
-
     def __eq__(self, other: Any) -> bool:
         return (isinstance(other, NamedSharding) and other.mesh == self.mesh
                 and other.spec == self.spec and other._memory_kind == self._memory_kind)
@@ -409,7 +404,3 @@ def resolve(sharding: Any) -> Any:
                 "device_put")
         return NamedSharding(mesh, sharding)
     return sharding
-
-
-def is_sharding(x: Any) -> bool:
-    return isinstance(x, Sharding)

@@ -19,6 +19,7 @@ from tinyxla._src.lax.parallel import (  # noqa: F401
     pmax, pmax_p, pmean, pmin, pmin_p, ppermute, ppermute_p, pshuffle, psum, psum_p,
     psum_scatter, reduce_scatter_p)
 from tinyxla._src.sharding_constraint import with_sharding_constraint  # noqa: F401
+from tinyxla._src.custom_solves import custom_linear_solve, custom_root  # noqa: F401
 from tinyxla._src.lax.cumulative import (  # noqa: F401
     cumlogsumexp, cumlogsumexp_p, cummax, cummax_p, cummin, cummin_p, cumprod, cumprod_p, cumsum,
     cumsum_p)

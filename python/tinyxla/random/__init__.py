@@ -8,4 +8,5 @@ from tinyxla._src.random import (  # noqa: F401
 
 from tinyxla._src.random_distributions import (  # noqa: F401
     ball, beta, binomial, chisquare, clone, dirichlet, double_sided_maxwell, f, gamma,
-    generalized_normal, key_dtype, loggamma, multinomial, multivariate_normal, poisson, t, wald)
+    generalized_normal, key_dtype, loggamma, multinomial, multivariate_normal, orthogonal,
+    poisson, t, wald)

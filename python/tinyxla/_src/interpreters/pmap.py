@@ -301,6 +301,8 @@ class _Plan:
             outs = [v for e in g for v in e.outvars if v in later]
             if outs:
                 steps.append(_Segment(g, invars, outs, f"pmap_{name}"))
+        if distributed.state.num_processes > 1:
+            return pmap_mpi.group_reductions(steps, _Collective)
         return steps
 
     def run(self, arrays: list[Array]) -> list:

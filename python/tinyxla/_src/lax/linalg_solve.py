@@ -7,13 +7,15 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+import math
+
 import numpy as np
 
 from tinyxla._src.core import ShapedArray
 from tinyxla._src.interpreters import ad
 from tinyxla._src.lax.lax import (
     _FLOAT_COMPLEX, _check_naryop_dtypes, add, broadcasted_iota, concatenate, conj,
-    expand_dims, full_like, mul, neg, pad, slice, squeeze)
+    expand_dims, full_like, mul, neg, pad, reshape, slice, squeeze)
 from tinyxla._src.lax.linalg_matrices import eye_like, is_complex, matmul, mT, tril, triu
 from tinyxla._src.lax import slicing, sorting
 from tinyxla._src.lax.linalg_primitive import linalg_primitive, no_attrs, split_batch
@@ -122,18 +124,25 @@ lu_p = linalg_primitive("lu", _lu_abstract_eval, no_attrs, multiple_results=True
 
 
 def permute_rows(x: Any, permutation: Any) -> Any:
-    """``x[..., permutation[i], :]`` for row i of each matrix of x [..., m, k] (one
-    gather; its transpose is a scatter-add, so it differentiates)."""
-    if x.shape[-2] == 0:
+    """``x[..., permutation[i], :]`` for row i of each matrix of x [..., m, k]: one gather
+    of rows of x flattened to [batch * m, k] (the plain row gather is the gather kernel's
+    fast case; its transpose is a scatter-add, so it differentiates)."""
+    *batch, m, k = x.shape
+    if m == 0:
         return x
-    nb = len(x.shape) - 2
-    batch = tuple(range(nb))
-    dnums = slicing.GatherDimensionNumbers(
-        offset_dims=(nb + 1,), collapsed_slice_dims=(nb,), start_index_map=(nb,),
-        operand_batching_dims=batch, start_indices_batching_dims=batch)
-    return slicing.gather(x, expand_dims(permutation, (nb + 1,)), dnums,
-                          (1,) * (nb + 1) + (x.shape[-1],), indices_are_sorted=False,
-                          unique_indices=True, mode=slicing.GatherScatterMode.PROMISE_IN_BOUNDS)
+    rows = math.prod(batch) * m
+    # Each matrix's first row in the flat array: its row-major batch position times m.
+    offsets, stride = full_like(permutation, 0), m
+    for axis in reversed(range(len(batch))):
+        iota = broadcasted_iota(np.int32, tuple(permutation.shape), axis)
+        offsets = add(offsets, mul(iota, full_like(permutation, stride)))
+        stride *= batch[axis]
+    index = reshape(add(permutation, offsets), (rows, 1))
+    dnums = slicing.GatherDimensionNumbers(offset_dims=(1,), collapsed_slice_dims=(0,),
+                                           start_index_map=(0,))
+    out = slicing.gather(reshape(x, (rows, k)), index, dnums, (1, k), indices_are_sorted=False,
+                         unique_indices=True, mode=slicing.GatherScatterMode.PROMISE_IN_BOUNDS)
+    return reshape(out, tuple(x.shape))
 
 
 def inverse_permutation(permutation: Any) -> Any:

@@ -15,6 +15,7 @@ import numpy as np
 from tinyxla._src import dtypes
 from tinyxla._src.api import jit
 from tinyxla._src.custom_derivatives import custom_jvp
+from tinyxla._src.custom_solves import custom_linear_solve
 from tinyxla._src.lax import lax
 from tinyxla._src.lax import linalg_qr, linalg_solve
 from tinyxla._src.lax.linalg_matrices import H
@@ -35,22 +36,15 @@ class SlogdetResult(NamedTuple):
 
 # ---- solve and inv ----
 
-@custom_jvp
 def _lu_solve(a: Any, b: Any) -> Any:
-    """X with ``a X = b`` for a [..., m, m] and b [..., m, k] of equal batch dims."""
-    lu, _, permutation = linalg_solve.lu(a)
-    return linalg_solve.lu_solve(lu, permutation, b)
-
-
-@_lu_solve.defjvp
-def _lu_solve_jvp(primals: Any, tangents: Any) -> tuple[Any, Any]:
-    # JAX's custom_linear_solve rule: dX = A^-1 (dB - dA X), reusing A's factors (which
-    # stay differentiable, for higher derivatives).
-    a, b = primals
-    a_dot, b_dot = tangents
-    lu, _, permutation = linalg_solve.lu(a)
-    x = linalg_solve.lu_solve(lu, permutation, b)
-    return x, linalg_solve.lu_solve(lu, permutation, b_dot - a_dot @ x)
+    """X with ``a X = b`` for a [..., m, m] and b [..., m, k] of equal batch dims: JAX's
+    ``custom_linear_solve`` over one LU factorization, so that derivatives solve with the
+    same factors (transposed for reverse mode)."""
+    lu, _, permutation = linalg_solve.lu(lax.stop_gradient(a))
+    return custom_linear_solve(
+        lambda x: a @ x, b,
+        solve=lambda _, x: linalg_solve.lu_solve(lu, permutation, x, trans=0),
+        transpose_solve=lambda _, x: linalg_solve.lu_solve(lu, permutation, x, trans=1))
 
 
 @jit
