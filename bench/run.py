@@ -160,6 +160,8 @@ def metrics():
     ms += bench_convolution.metrics()
     import bench_linalg  # its module imports Metric from here
     ms.extend(bench_linalg.metrics())
+    import bench_control_flow  # likewise
+    ms.extend(bench_control_flow.metrics())
     return ms
 
 

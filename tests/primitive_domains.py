@@ -17,7 +17,7 @@ import ml_dtypes
 import numpy as np
 
 import tinyxla as jax
-from tinyxla import lax
+from tinyxla import lax, make_jaxpr
 from tinyxla._src.lax import slicing
 
 ALL_DTYPES = tuple(np.dtype(n) for n in (
@@ -330,6 +330,17 @@ def _cholesky_cases(dt: np.dtype) -> list[Case]:
     return [Case((spd,), {}), Case((a,), {})]
 
 
+def _column(dt: np.dtype, name: str) -> np.ndarray:
+    return value_columns(dt, 1, seed_of(name, dt.name))[0]
+
+
+def _control_flow_case(name: str, fun: Callable[..., Any], *args: Any) -> Case:
+    """A call of the control-flow primitive ``name`` with the params ``fun`` binds it with
+    on ``args``, and ``args`` as its operands."""
+    eqn = next(e for e in make_jaxpr(fun)(*args).eqns if e.primitive.name == name)
+    return Case(tuple(args), dict(eqn.params))
+
+
 def _conv_cases(dt: np.dtype) -> list[Case]:
     rng = np.random.default_rng(seed_of("conv", dt.name))
     x = random_values(dt, 2 * 4 * 5 * 4, int(rng.integers(1 << 30))).reshape(2, 4, 5, 4)
@@ -512,6 +523,15 @@ SPECS: dict[str, Spec] = {
         "axis_index", "xla_pmap")},
     **{name: Spec(kind="excluded", reason=_CALL) for name in (
         "jit", "remat2", "custom_jvp_call", "custom_vjp_call", "custom_lin")},
+    "while": Spec(lambda dt: [_control_flow_case(
+        "while", lambda i, x: lax.while_loop(lambda c: c[0] < 3, lambda c: (c[0] + 1, lax.rev(c[1], (0,))),
+                                             (i, x)), np.int32(0), _column(dt, "while"))]),
+    "scan": Spec(lambda dt: [_control_flow_case(
+        "scan", lambda c, xs: lax.scan(lambda c, x: (lax.rev(c, (0,)), lax.rev(x, (0,))), c, xs),
+        _column(dt, "scan")[:3], np.resize(_column(dt, "scan xs"), (4, 3)))]),
+    "cond": Spec(lambda dt: [_control_flow_case(
+        "cond", lambda i, x: lax.switch(i, [lambda x: x, lambda x: lax.rev(x, (0,))], x),
+        np.int32(1), _column(dt, "cond"))]),
     "custom_linear_solve": Spec(kind="excluded", reason="holds the jaxprs of a linear solve, "
                                 "lowered by inlining: tests/test_lax_custom_solves.py"),
 }

@@ -6,7 +6,7 @@ import pytest
 
 import tinyxla as jax
 import tinyxla.numpy as jnp
-from tinyxla import _core
+from tinyxla import _core, lax
 from tinyxla._src.interpreters import lowering
 
 from conftest import run_checked
@@ -28,6 +28,11 @@ CASES = {
     "bool_and_f16": (lambda x, m: jnp.where(m, x * 2, -x).astype(jnp.float16),
                      [_rng.standard_normal((4, 6)).astype(np.float32),
                       _rng.random((4, 6)) > 0.5]),
+    # while_loop regions holding their bodies: a scan whose body runs a fori_loop.
+    "loop_regions": (lambda c, xs: lax.scan(
+        lambda c, x: (c * 0.5 + x, lax.fori_loop(0, 3, lambda i, d: d * 1.5 + c, x)), c, xs),
+        [_rng.standard_normal(4).astype(np.float32),
+         _rng.standard_normal((6, 4)).astype(np.float32)]),
 }
 
 

@@ -26,7 +26,7 @@ namespace tinyxla {
   X(eig) X(eigh) X(cholesky)                                                              \
   X(lu) X(lu_pivots_to_permutation) X(triangular_solve) X(geqrf) X(geqp3)                 \
   X(householder_product) X(svd) X(schur) X(hessenberg) X(tridiagonal) X(tridiagonal_solve) \
-  X(conv) X(reduce_window)
+  X(while_loop) X(conv) X(reduce_window)
 
 #define TINYXLA_ENUM_ITEM(name) name,
 enum class OpKind : uint8_t { TINYXLA_GRAPH_OPS(TINYXLA_ENUM_ITEM) };
@@ -52,7 +52,8 @@ struct Node {
   std::vector<ValueId> inputs;
   std::any attrs;
   Array constant;  // a constant's value (dense; its event may still be pending)
-  // fused: a graph whose parameters are this node's inputs and whose outputs its results.
+  // fused: a graph whose parameters are this node's inputs and whose outputs its results;
+  // while_loop: the loop body (see ops/control_flow.h).
   std::shared_ptr<const Graph> body;
   ValueId first_result = 0;
   int num_results = 1;
@@ -162,6 +163,10 @@ class GraphBuilder {
                       std::optional<DType> preferred = std::nullopt);
   // A fused region: `body`'s parameters take `inputs`; returns the first of its results.
   ValueId fused(const std::vector<ValueId>& inputs, std::shared_ptr<const Graph> body);
+  // A loop: while `pred`, (carry..., pred) = body(consts..., carry...), with `inputs` the
+  // consts then the initial carry; returns the first of the final carry's results.
+  ValueId while_loop(ValueId pred, const std::vector<ValueId>& inputs, int64_t num_consts,
+                     std::shared_ptr<const Graph> body);
   // Appends any node after validating it (the parser's and the generic binding's entry
   // point).
   ValueId add(Node node);

@@ -23,6 +23,9 @@ std::unique_ptr<cpu::FusedKernel> single_op_kernel(const Graph& g, const Node& n
   return std::make_unique<cpu::FusedKernel>(body);
 }
 
+// A loop's trips are unknown: it always runs on the device's stream, never on the caller.
+constexpr double kLoopCost = 1e12;
+
 }  // namespace
 
 Program compile_program(const Graph& graph, const CompileOptions& options) {
@@ -49,6 +52,12 @@ Program compile_program(const Graph& graph, const CompileOptions& options) {
       p.constants.push_back(n.constant);
     } else if (ops::op_def(n.kind).is_view()) {
       step.kind = StepKind::View;
+    } else if (n.kind == OpKind::while_loop) {
+      step.kind = StepKind::Loop;
+      p.num_kernels += 1;
+      p.cost += kLoopCost;
+      for (const Node& b : n.body->nodes())
+        if (b.kind == OpKind::constant) p.constants.push_back(b.constant);
     } else {
       p.num_kernels += 1;
       if (passes::is_update(n.kind)) {

@@ -12,7 +12,8 @@
 
 namespace tinyxla::compiler {
 
-enum class StepKind { Parameter, Constant, View, Kernel, Interpreted, Body };
+// Loop: a while_loop region, whose body the runtime compiles and runs once per trip.
+enum class StepKind { Parameter, Constant, View, Kernel, Interpreted, Body, Loop };
 
 // How node i of the optimised graph runs.
 struct Step {

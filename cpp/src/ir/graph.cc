@@ -5,6 +5,7 @@
 #include <cstring>
 #include <string>
 
+#include "../ops/control_flow.h"
 #include "../ops/dot.h"
 #include "../ops/elementwise.h"
 #include "../ops/indexing.h"
@@ -44,7 +45,7 @@ bool same_node(const Node& a, const Node& b) {
       a.num_results != b.num_results || attrs_key(a) != attrs_key(b))
     return false;
   if (a.kind == OpKind::constant && !same_constant(a.constant, b.constant)) return false;
-  if (a.kind == OpKind::fused && !a.body->identical_to(*b.body)) return false;
+  if (a.body && (!b.body || !a.body->identical_to(*b.body))) return false;
   return true;
 }
 
@@ -82,6 +83,18 @@ std::vector<ValueType> infer_types(Node& n, const Graph& g) {
       return {{n.constant.shape(), n.constant.dtype()}};
     case OpKind::fused:
       return fused_types(n, g);
+    case OpKind::while_loop: {
+      if (!n.body) invalid("while_loop", "the while_loop node has no body");
+      std::vector<infer::TypeRef> ins;
+      std::vector<ValueType> operands;
+      for (ValueId v : n.inputs) {
+        ins.push_back({&g.type(v).shape, g.type(v).dtype});
+        operands.push_back(g.type(v));
+      }
+      std::vector<ValueType> types = def.infer(n.attrs, ins);
+      check_while_body(*n.body, operands, n.attr<WhileLoopAttrs>().num_consts);
+      return types;
+    }
     default: {
       std::vector<ops::infer::TypeRef> ins;
       ins.reserve(n.inputs.size());
@@ -141,7 +154,7 @@ void Graph::verify() const {
     bool same = int(want.size()) == n.num_results;
     for (int r = 0; same && r < n.num_results; ++r) same = want[size_t(r)] == type(n.first_result + r);
     if (!same) invalid("verify", where + " has result types that differ from its inferred types");
-    if (n.kind == OpKind::fused) n.body->verify();
+    if (n.body) n.body->verify();
   }
   for (ValueId v : outputs_)
     if (v < 0 || v >= num_values()) invalid("verify", "output %" + std::to_string(v) + " is undefined");
@@ -317,6 +330,15 @@ ValueId GraphBuilder::dot_general(ValueId lhs, ValueId rhs, const DotDims& dims,
 
 ValueId GraphBuilder::fused(const std::vector<ValueId>& inputs, std::shared_ptr<const Graph> body) {
   Node n = make_node(OpKind::fused, NoAttrs{}, inputs);
+  n.body = std::move(body);
+  return add(std::move(n));
+}
+
+ValueId GraphBuilder::while_loop(ValueId pred, const std::vector<ValueId>& inputs, int64_t num_consts,
+                                 std::shared_ptr<const Graph> body) {
+  std::vector<ValueId> operands{pred};
+  operands.insert(operands.end(), inputs.begin(), inputs.end());
+  Node n = make_node(OpKind::while_loop, WhileLoopAttrs{num_consts}, std::move(operands));
   n.body = std::move(body);
   return add(std::move(n));
 }

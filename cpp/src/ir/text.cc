@@ -158,7 +158,7 @@ void print_graph(const Graph& g, const std::string& indent, std::string& out) {
     out += ")";
     std::string a = attrs(n);
     if (!a.empty()) out += " " + a;
-    if (n.kind == OpKind::fused) {
+    if (n.body) {
       out += " {\n";
       print_graph(*n.body, indent + "  ", out);
       out += indent + "}";
@@ -394,6 +394,10 @@ class Parser : public ops::AttrReader {
         if (nested) fail("fused bodies cannot nest");
         expect("{");
         n.body = std::make_shared<const Graph>(parse_block(true));
+        expect("}");
+      } else if (n.kind == OpKind::while_loop) {
+        expect("{");
+        n.body = std::make_shared<const Graph>(parse_block(nested));
         expect("}");
       }
       expect(":");

@@ -29,6 +29,7 @@ std::string node_key(const Node& n) {
   put(key, n.inputs.size());
   key.append(reinterpret_cast<const char*>(n.inputs.data()), n.inputs.size() * sizeof(ValueId));
   ops::op_def(n.kind).append_key(n.attrs, key);
+  if (n.body) put(key, n.body.get());  // a region: equal only with the same body
   if (n.kind == OpKind::constant) {
     const Array& c = n.constant;
     put(key, c.dtype());

@@ -209,6 +209,7 @@ bool is_splat(const Array& a) {
 // Broadcasts stay: a scalar broadcast is a free view and fuses as a scalar.
 bool foldable(OpKind kind) {
   return kind != OpKind::parameter && kind != OpKind::constant && kind != OpKind::fused &&
+         kind != OpKind::while_loop &&
          kind != OpKind::broadcast_in_dim;
 }
 

@@ -127,6 +127,15 @@ void bind_graph(py::module_& m) {
         for (size_t i = 0; i < xs.size(); ++i) results.push_back(first + V(i));
         return results;
       })
+      .def("while_loop", [](B& b, V pred, const std::vector<V>& inputs, int64_t num_consts,
+                            const B& body) {
+        auto graph = std::make_shared<const Graph>(body.build());
+        const size_t carry = inputs.size() - size_t(num_consts);
+        const V first = b.while_loop(pred, inputs, num_consts, graph);
+        std::vector<V> results;
+        for (size_t i = 0; i < carry; ++i) results.push_back(first + V(i));
+        return results;
+      })
       .def("eig", [](B& b, V x, bool compute_left, bool compute_right) {
         const V first = b.eig(x, compute_left, compute_right);
         std::vector<V> results{first};

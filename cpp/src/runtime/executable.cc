@@ -10,6 +10,7 @@
 #include "../codegen/module.h"
 #include "../compiler/program.h"
 #include "../cpu/kernels.h"
+#include "../ops/control_flow.h"
 #include "../ops/structural.h"
 #include "../passes/passes.h"
 #include "tinyxla/compiler.h"
@@ -55,6 +56,8 @@ void run_body(const Graph& body, const std::vector<Array>& ins, const std::vecto
 struct Executable::Impl {
   compiler::Program program;
   const Graph& graph = program.graph;
+  // Per node: a while_loop's compiled body (compiled with the graph).
+  std::vector<std::shared_ptr<Executable>> bodies;
 
   // The upper tier: generated when first needed, then read by runs without a lock.
   codegen::Mode codegen_mode = codegen::Mode::Off;
@@ -98,11 +101,69 @@ struct Executable::Impl {
     }
   }
 
+  // Runs the graph now on this thread (a loop body inside the device task): the results,
+  // parameters returned as they are; throws the error of a failing kernel.
+  std::vector<Array> run_now(std::vector<Array> args, int dev) const {
+    auto ev = std::make_shared<Event>();
+    std::vector<Array> outs;
+    const std::vector<ValueId>& outputs = graph.outputs();
+    for (size_t k = 0; k < outputs.size(); ++k) {
+      const ValueId v = outputs[k];
+      const Node& n = graph.node(graph.defining_node(v));
+      size_t same = 0;  // a value returned twice is one array
+      while (same < k && outputs[same] != v) ++same;
+      if (same < k) outs.push_back(outs[same]);
+      else if (n.kind == OpKind::parameter) outs.push_back(args[size_t(n.attr<ops::ParameterAttrs>().index)]);
+      else if (n.kind == OpKind::constant) outs.push_back(n.constant);
+      else outs.push_back(Array(graph.type(v).shape, graph.type(v).dtype, dev, ev));
+    }
+    if (codegen_mode == codegen::Mode::Auto && runs.fetch_add(1) == 1) start_codegen();
+    execute(args, outs, ev);
+    if (ev->has_error()) std::rethrow_exception(ev->error());
+    return outs;
+  }
+
+  // A while_loop node: the body runs until its predicate is false, the carry moved from
+  // one trip to the next (a buffer nobody else holds is updated in place by the body).
+  void run_loop(int i, const std::vector<Array>& vals, std::vector<Array>& results, int dev) const {
+    const Node& n = graph.node(i);
+    const Impl& body = *bodies[size_t(i)]->impl_;
+    const size_t nc = size_t(n.attr<ops::WhileLoopAttrs>().num_consts);
+    auto truth = [](const Array& pred) { return *reinterpret_cast<const bool*>(pred.data()); };
+    bool go = truth(vals[size_t(n.inputs[0])]);
+    std::vector<Array> carry;
+    for (size_t k = 1 + nc; k < n.inputs.size(); ++k) carry.push_back(vals[size_t(n.inputs[k])]);
+    std::vector<Array> args;
+    while (go) {
+      args.clear();
+      for (size_t k = 1; k <= nc; ++k) args.push_back(vals[size_t(n.inputs[k])]);
+      for (Array& c : carry) args.push_back(std::move(c));
+      std::vector<Array> outs = body.run_now(std::move(args), dev);
+      go = truth(outs.back());
+      outs.pop_back();
+      carry = std::move(outs);
+    }
+    for (size_t r = 0; r < carry.size(); ++r) {
+      if (results[r].buffer()) {
+        if (carry[r].size()) cpu::copy(carry[r], results[r]);
+      } else {
+        results[r] = std::move(carry[r]);
+      }
+    }
+  }
+
   void run_step(int i, std::vector<Array>& args, std::vector<Array>& vals, int dev) const {
     const compiler::Step& step = program.steps[size_t(i)];
     const Node& n = graph.node(i);
     const ValueId v0 = n.first_result;
     switch (step.kind) {
+      case compiler::StepKind::Loop: {
+        std::vector<Array> results(size_t(n.num_results));
+        for (int r = 0; r < n.num_results; ++r) results[size_t(r)] = vals[size_t(v0 + r)];
+        run_loop(i, vals, results, dev);
+        for (int r = 0; r < n.num_results; ++r) vals[size_t(v0 + r)] = std::move(results[size_t(r)]);
+        return;
+      }
       case compiler::StepKind::Parameter:
         // Moved: once the caller drops its handle, the buffer is ours alone to reuse.
         if (!vals[size_t(v0)].buffer())
@@ -285,6 +346,10 @@ std::shared_ptr<Executable> compile(const Graph& graph, const CompileOptions& op
   auto impl = std::make_unique<Executable::Impl>();
   impl->program = compiler::compile_program(graph, options);
   impl->codegen_mode = codegen::mode_from_env();
+  const Graph& g = impl->program.graph;
+  impl->bodies.resize(size_t(g.num_nodes()));
+  for (int i = 0; i < g.num_nodes(); ++i)
+    if (g.node(i).kind == OpKind::while_loop) impl->bodies[size_t(i)] = compile(*g.node(i).body, options);
   if (impl->codegen_mode == codegen::Mode::Eager) impl->start_codegen();
   return std::shared_ptr<Executable>(new Executable(std::move(impl)));
 }

@@ -383,6 +383,10 @@ def _param_str(value: Any) -> str:
 # registered beside the primitive.
 pp_params_rules: dict["Primitive", Callable[[dict], dict]] = {}
 
+# Primitives whose sub-jaxprs print with fresh names, not the call site's (JAX's control
+# flow: their binders do not line up with the equation's operands).
+pp_fresh_names: set["Primitive"] = set()
+
 _PP_WIDTH = 80  # JAX breaks an equation's params onto lines past this width
 
 
@@ -395,9 +399,15 @@ def _eqn_params_str(eqn: "JaxprEqn", namer: "_Namer", head_width: int = 0) -> st
     params = rule(eqn.params) if rule else eqn.params
     keys = sorted(params, key=lambda k: (k != "name", k))
     items = []
+    fresh = eqn.primitive in pp_fresh_names
     for k in keys:
         v = params[k]
-        if isinstance(v, (Jaxpr, ClosedJaxpr)):
+        if isinstance(v, tuple) and v and all(isinstance(q, (Jaxpr, ClosedJaxpr)) for q in v):
+            subs = [pp_jaxpr(q.jaxpr if isinstance(q, ClosedJaxpr) else q, namer) for q in v]
+            items.append(f"{k}=(\n" + "\n".join("  " + t.replace("\n", "\n  ") for t in subs) + "\n)")
+        elif isinstance(v, (Jaxpr, ClosedJaxpr)) and fresh:
+            items.append(f"{k}={pp_jaxpr(v.jaxpr if isinstance(v, ClosedJaxpr) else v, namer)}")
+        elif isinstance(v, (Jaxpr, ClosedJaxpr)):
             sub = v.jaxpr if isinstance(v, ClosedJaxpr) else v
             for inner, outer in zip(sub.invars, eqn.invars):
                 if not isinstance(outer, Literal):

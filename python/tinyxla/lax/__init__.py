@@ -35,6 +35,8 @@ from tinyxla._src.lax.special import (  # noqa: F401
     igamma_grad_a_p, igamma_p, igammac, igammac_p, polygamma, polygamma_p, random_gamma_grad,
     regularized_incomplete_beta_p, zeta, zeta_p)
 from tinyxla.lax import linalg  # noqa: F401,E402
+from tinyxla._src.lax.control_flow import (  # noqa: F401,E402
+    associative_scan, cond, cond_p, fori_loop, map, scan, scan_p, switch, while_loop, while_p)
 from tinyxla._src.lax.convolution import (  # noqa: F401,E402
     ConvDimensionNumbers, ConvGeneralDilatedDimensionNumbers, PaddingType, conv,
     conv_dimension_numbers, conv_general_dilated, conv_general_dilated_p,
