@@ -140,7 +140,8 @@ def test_gradients_numerical(init, fn, x64):
     x = rng.permutation(60).reshape(3, 4, 5).astype(np.float64) / 7  # no ties
     for window, strides, padding, bd, wd in (((2, 2, 3), (1, 2, 1), "SAME", None, None),
                                              ((1, 3, 2), (1, 1, 2), ((0, 0), (1, 2), (-1, 1)),
-                                              (1, 2, 1), (1, 1, 2))):
+                                              (1, 2, 1), (1, 1, 2)),
+                                             ((1, 2, 2), (1, 2, 2), "VALID", None, None)):
         check_grads(lambda a: lax.reduce_window(a, init, fn, window, strides, padding, bd, wd),
                     (x,), order=2, modes=("fwd", "rev"), eps=1e-3)
 
@@ -218,3 +219,31 @@ def test_errors_match_jax():
     _raises(ValueError, "Operands must have the same tree structure as init_values: "
             "PyTreeDef((*, *)) vs. PyTreeDef((*,))",
             lambda: rw((x, x), (0.,), lax.add, (1, 1, 2, 2), (1, 1, 1, 1), "VALID"))
+
+
+def test_pooling_gradient_picks_first_maximum():
+    """Max and min pooling route each window's gradient to its first extreme element in
+    row-major order (JAX 0.10.2's values), as numpy's argmax."""
+    x = np.array([[1., 1., 2., 2., 0.], [1., 1., 2., 3., 0.], [5, 5, 5, 5, 5.]], np.float32)
+    pool = lambda init, fn: lambda a: lax.reduce_window(a, init, fn, (2, 2), (2, 2),
+                                                        "VALID").sum()
+    np.testing.assert_array_equal(np.asarray(jax.grad(pool(-np.inf, lax.max))(x)),
+                                  [[1, 0, 0, 0, 0], [0, 0, 0, 1, 0], [0, 0, 0, 0, 0]])
+    np.testing.assert_array_equal(np.asarray(jax.jit(jax.grad(pool(np.inf, lax.min)))(x)),
+                                  [[1, 0, 1, 0, 0], [0, 0, 0, 0, 0], [0, 0, 0, 0, 0]])
+    rng = np.random.default_rng(6)
+    y = rng.standard_normal((2, 6, 9, 3)).astype(np.float32)
+    ct = rng.standard_normal((2, 3, 3, 3)).astype(np.float32)
+    tiled = lambda a: jnp.sum(lax.reduce_window(a, -np.inf, lax.max, (1, 2, 3, 1),
+                                                (1, 2, 3, 1), "VALID") * ct)
+    np.testing.assert_array_equal(np.asarray(jax.grad(tiled)(y)), _first_max_grad(y, ct))
+
+
+def _first_max_grad(y, ct):
+    """Max pooling's gradient by hand: each window's first maximum gets its cotangent."""
+    g = np.zeros_like(y)
+    for n, i, j, c in itertools.product(*map(range, ct.shape)):
+        win = y[n, 2 * i:2 * i + 2, 3 * j:3 * j + 3, c]
+        a, b = np.unravel_index(np.argmax(win), win.shape)
+        g[n, 2 * i + a, 3 * j + b, c] += ct[n, i, j, c]
+    return g

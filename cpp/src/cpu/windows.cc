@@ -4,6 +4,8 @@
 // vectorises; the other dimensions are walked tap by tap, skipping taps on padding or
 // dilation holes (they read as the identity).
 #include <algorithm>
+#include <memory>
+#include <type_traits>
 #include <vector>
 
 #include "../core/element_semantics.h"
@@ -22,6 +24,9 @@ using semantics::widen;
 template <typename Op, typename T>
 void reduce_window_typed(const Array& x, const WindowGeometry& g, const Array& out) {
   using Acc = AccOf<Op, T>;
+  constexpr bool kNoNanForm =
+      (std::is_same_v<Op, semantics::MaxOp> || std::is_same_v<Op, semantics::MinOp>) &&
+      (std::is_same_v<Acc, float> || std::is_same_v<Acc, double>);
   const Shape& in = x.shape();
   const Shape& os = out.shape();
   int nd = x.ndim();
@@ -43,16 +48,20 @@ void reduce_window_typed(const Array& x, const WindowGeometry& g, const Array& o
   T* dst = reinterpret_cast<T*>(out.mutable_data());
   const int64_t grain = std::max<int64_t>(1, (1 << 14) / std::max<int64_t>(1, inner * taps));
   parallel_for(outer, grain, [&](int64_t lo, int64_t hi) {
-    std::vector<Acc> acc(static_cast<size_t>(inner));
+    auto acc = std::make_unique<Acc[]>(static_cast<size_t>(inner));
     std::vector<int64_t> o(static_cast<size_t>(nd)), k(static_cast<size_t>(nd));
     int64_t rem = lo;
     for (int d = nd - 1; d >= 0; --d) {
       o[size_t(d)] = rem % os[size_t(d)];
       rem /= os[size_t(d)];
     }
-    for (int64_t i = lo; i < hi; ++i) {
-      std::fill(acc.begin(), acc.end(), Op::template identity<Acc>());
+    // One output position's taps into acc; with `exact` false, max and min of floats use the
+    // compare-and-select form that vectorises and report whether a NaN was read (the
+    // position is then redone exactly).
+    auto reduce_taps = [&](bool exact) {
+      std::fill(acc.get(), acc.get() + inner, Op::template identity<Acc>());
       std::fill(k.begin(), k.end(), 0);
+      bool nan = false;
       for (int64_t tap = 0; tap < taps; ++tap) {
         int64_t off = 0;
         bool inside = true;
@@ -70,16 +79,35 @@ void reduce_window_typed(const Array& x, const WindowGeometry& g, const Array& o
         }
         if (inside) {
           const T* row = src + off * inner;
-          for (int64_t j = 0; j < inner; ++j)
-            acc[size_t(j)] = Op::template apply<Acc>(acc[size_t(j)], Acc(widen(row[j])));
+          Acc* a = acc.get();
+          bool fast = false;
+          if constexpr (kNoNanForm) fast = !exact;
+          if (fast) {
+            if constexpr (kNoNanForm) {
+              int seen = 0;
+              for (int64_t j = 0; j < inner; ++j) {
+                const Acc v = Acc(widen(row[j]));
+                seen |= v != v;
+                a[j] = Op::no_nan(a[j], v);
+              }
+              nan = nan || seen;
+            }
+          } else {
+            for (int64_t j = 0; j < inner; ++j)
+              a[j] = Op::template apply<Acc>(a[j], Acc(widen(row[j])));
+          }
         }
         for (int d = nd - 1; d >= 0; --d) {
           if (++k[size_t(d)] < g.window[size_t(d)]) break;
           k[size_t(d)] = 0;
         }
       }
+      return nan;
+    };
+    for (int64_t i = lo; i < hi; ++i) {
+      if (reduce_taps(false)) reduce_taps(true);
       T* orow = dst + i * inner;
-      for (int64_t j = 0; j < inner; ++j) orow[j] = narrow<T>(acc[size_t(j)]);
+      for (int64_t j = 0; j < inner; ++j) orow[j] = narrow<T>(acc[j]);
       for (int d = nd - 1; d >= 0; --d) {
         if (++o[size_t(d)] < os[size_t(d)]) break;
         o[size_t(d)] = 0;
