@@ -44,26 +44,38 @@ def Dense(out_dim: int, W_init: Callable = glorot_normal(), b_init: Callable = n
     return init_fun, apply_fun
 
 
+def _conv_init(dimension_numbers: tuple[str, str, str], out_chan: int,
+               filter_shape: tuple[int, ...], W_init: Callable, b_init: Callable,
+               output_shape_of: Callable) -> Callable:
+    """The init_fun of a (transposed) conv layer: the kernel laid out as the rhs spec says,
+    a bias broadcasting over the output's channel axis."""
+    lhs_spec, rhs_spec, out_spec = dimension_numbers
+
+    def init_fun(rng, input_shape):
+        sizes = iter(filter_shape)
+        kernel_shape = [out_chan if c == "O" else input_shape[lhs_spec.index("C")]
+                        if c == "I" else next(sizes) for c in rhs_spec]
+        bias_shape = [out_chan if c == "C" else 1 for c in out_spec]
+        k1, k2 = _random().split(rng)
+        return (output_shape_of(input_shape, kernel_shape),
+                (W_init(k1, kernel_shape), b_init(k2, bias_shape)))
+    return init_fun
+
+
 def GeneralConv(dimension_numbers: tuple[str, str, str], out_chan: int,
                 filter_shape: tuple[int, ...], strides: tuple[int, ...] | None = None,
                 padding: Any = "VALID", W_init: Callable | None = None,
                 b_init: Callable = normal(1e-6)) -> Layer:
     """Mirrors ``stax.GeneralConv``: ``conv_general_dilated(inputs, W) + b`` in the layout
     ``dimension_numbers``; W glorot-normal over its I and O axes."""
-    lhs_spec, rhs_spec, out_spec = dimension_numbers
+    rhs_spec = dimension_numbers[1]
     one = (1,) * len(filter_shape)
     strides = strides or one
     W_init = W_init or glorot_normal(rhs_spec.index("I"), rhs_spec.index("O"))
 
-    def init_fun(rng, input_shape):
-        sizes = iter(filter_shape)
-        kernel_shape = [out_chan if c == "O" else input_shape[lhs_spec.index("C")]
-                        if c == "I" else next(sizes) for c in rhs_spec]
-        output_shape = lax.conv_general_shape_tuple(input_shape, kernel_shape, strides,
-                                                    padding, dimension_numbers)
-        bias_shape = [out_chan if c == "C" else 1 for c in out_spec]
-        k1, k2 = _random().split(rng)
-        return output_shape, (W_init(k1, kernel_shape), b_init(k2, bias_shape))
+    init_fun = _conv_init(dimension_numbers, out_chan, filter_shape, W_init, b_init,
+                          lambda shape, kernel: lax.conv_general_shape_tuple(
+                              shape, kernel, strides, padding, dimension_numbers))
 
     def apply_fun(params, inputs, **kwargs):
         W, b = params
@@ -80,19 +92,13 @@ def GeneralConvTranspose(dimension_numbers: tuple[str, str, str], out_chan: int,
                          padding: Any = "VALID", W_init: Callable | None = None,
                          b_init: Callable = normal(1e-6)) -> Layer:
     """Mirrors ``stax.GeneralConvTranspose``: ``conv_transpose(inputs, W) + b``."""
-    lhs_spec, rhs_spec, out_spec = dimension_numbers
+    rhs_spec = dimension_numbers[1]
     strides = strides or (1,) * len(filter_shape)
     W_init = W_init or glorot_normal(rhs_spec.index("I"), rhs_spec.index("O"))
 
-    def init_fun(rng, input_shape):
-        sizes = iter(filter_shape)
-        kernel_shape = [out_chan if c == "O" else input_shape[lhs_spec.index("C")]
-                        if c == "I" else next(sizes) for c in rhs_spec]
-        output_shape = lax.conv_transpose_shape_tuple(input_shape, kernel_shape, strides,
-                                                      padding, dimension_numbers)
-        bias_shape = [out_chan if c == "C" else 1 for c in out_spec]
-        k1, k2 = _random().split(rng)
-        return output_shape, (W_init(k1, kernel_shape), b_init(k2, bias_shape))
+    init_fun = _conv_init(dimension_numbers, out_chan, filter_shape, W_init, b_init,
+                          lambda shape, kernel: lax.conv_transpose_shape_tuple(
+                              shape, kernel, strides, padding, dimension_numbers))
 
     def apply_fun(params, inputs, **kwargs):
         W, b = params
