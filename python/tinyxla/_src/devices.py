@@ -9,6 +9,7 @@ by the C++ side).
 """
 from __future__ import annotations
 
+import atexit
 from typing import Any
 
 import numpy as np
@@ -327,3 +328,12 @@ def gather_shards(sharded: ShardedBuffers) -> Any:
     return exe.run(list(sharded.handles), sharded.devices[0])[0]
 
 
+def _drain_at_exit() -> None:
+    """Waits for every device's queued work when the interpreter exits. Device threads are
+    never joined, and one still running a kernel while the process tears down its static
+    state and unloads generated modules crashes it."""
+    for i in range(_core.num_devices()):
+        _core.synchronize(i)
+
+
+atexit.register(_drain_at_exit)
