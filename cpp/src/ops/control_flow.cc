@@ -6,8 +6,6 @@
 namespace tinyxla::ops {
 namespace {
 
-using Types = std::vector<infer::TypeRef>;
-
 class WhileLoopDef final : public TypedOpDef<WhileLoopAttrs> {
  public:
   WhileLoopDef() : TypedOpDef(OpKind::while_loop) {}

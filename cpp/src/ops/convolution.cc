@@ -6,9 +6,6 @@
 namespace tinyxla::ops {
 namespace {
 
-using Types = std::vector<infer::TypeRef>;
-using Arrays = std::vector<Array>;
-
 class ConvDef final : public TypedOpDef<ConvAttrs> {
  public:
   ConvDef() : TypedOpDef(OpKind::conv) {}

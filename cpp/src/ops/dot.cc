@@ -60,9 +60,6 @@ Shape dot_general(const TypeRef& lhs, const TypeRef& rhs, const DotDims& dims, d
 namespace tinyxla::ops {
 namespace {
 
-using Types = std::vector<infer::TypeRef>;
-using Arrays = std::vector<Array>;
-
 class DotGeneralDef final : public TypedOpDef<DotGeneralAttrs> {
  public:
   DotGeneralDef() : TypedOpDef(OpKind::dot_general) {}

@@ -91,9 +91,6 @@ int64_t iota(const Shape& shape, int64_t dimension) {
 namespace tinyxla::ops {
 namespace {
 
-using Types = std::vector<infer::TypeRef>;
-using Arrays = std::vector<Array>;
-
 double elements(const std::vector<ValueType>& outs) { return double(num_elements(outs[0].shape)); }
 
 class UnaryDef final : public TypedOpDef<UnaryAttrs> {

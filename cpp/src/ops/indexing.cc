@@ -216,9 +216,6 @@ void scatter(ScatterOp op, const TypeRef& x, const TypeRef& indices, const TypeR
 namespace tinyxla::ops {
 namespace {
 
-using Types = std::vector<infer::TypeRef>;
-using Arrays = std::vector<Array>;
-
 class DynamicSliceDef final : public TypedOpDef<DynamicSliceAttrs> {
  public:
   DynamicSliceDef() : TypedOpDef(OpKind::dynamic_slice) {}

@@ -145,9 +145,6 @@ Shape concatenate(const std::vector<TypeRef>& xs, int64_t* dimension) {
 namespace tinyxla::ops {
 namespace {
 
-using Types = std::vector<infer::TypeRef>;
-using Arrays = std::vector<Array>;
-
 class ReshapeDef final : public TypedOpDef<ReshapeAttrs> {
  public:
   ReshapeDef() : TypedOpDef(OpKind::reshape) {}

@@ -36,9 +36,6 @@ DType eig(const char* op, const TypeRef& x) {
 namespace tinyxla::ops {
 namespace {
 
-using Types = std::vector<infer::TypeRef>;
-using Arrays = std::vector<Array>;
-
 // About 10 n^3 flops a matrix for either decomposition.
 double decomposition_cost(const Array& x) {
   const double n = x.ndim() ? double(x.shape().back()) : 0.0;

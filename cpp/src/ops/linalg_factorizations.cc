@@ -10,9 +10,6 @@
 namespace tinyxla::ops {
 namespace {
 
-using Types = std::vector<infer::TypeRef>;
-using Arrays = std::vector<Array>;
-
 bool is_lapack_dtype(DType t) {
   return t == DType::F32 || t == DType::F64 || t == DType::C64 || t == DType::C128;
 }

@@ -45,6 +45,10 @@ std::string ints_str(const std::vector<int64_t>& v);
 void check_same_dtypes(const std::string& op, const std::vector<DType>& dtypes);
 }  // namespace infer
 
+// Operand types and operand/result arrays, as every definition's infer and run take them.
+using Types = std::vector<infer::TypeRef>;
+using Arrays = std::vector<Array>;
+
 // How a field appears in the text form.
 enum AttrFlags : int {
   kText = 0,          // "{name=value}"

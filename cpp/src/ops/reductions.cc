@@ -58,9 +58,6 @@ void cumulative(CumulativeOp op, const TypeRef& x, int64_t* axis) {
 namespace tinyxla::ops {
 namespace {
 
-using Types = std::vector<infer::TypeRef>;
-using Arrays = std::vector<Array>;
-
 double operand_elements(const Arrays& ins) { return double(ins[0].size()); }
 
 class ReduceDef final : public TypedOpDef<ReduceAttrs> {

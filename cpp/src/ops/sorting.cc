@@ -32,9 +32,6 @@ void sort(const std::vector<TypeRef>& xs, int64_t* dimension, int num_keys) {
 namespace tinyxla::ops {
 namespace {
 
-using Types = std::vector<infer::TypeRef>;
-using Arrays = std::vector<Array>;
-
 class SortDef final : public TypedOpDef<SortAttrs> {
  public:
   SortDef() : TypedOpDef(OpKind::sort) {}

@@ -18,8 +18,6 @@ void full(const Shape& shape) {
 namespace tinyxla::ops {
 namespace {
 
-using Types = std::vector<infer::TypeRef>;
-
 class ParameterDef final : public TypedOpDef<ParameterAttrs> {
  public:
   ParameterDef() : TypedOpDef(OpKind::parameter) {}

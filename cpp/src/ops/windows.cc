@@ -6,9 +6,6 @@
 namespace tinyxla::ops {
 namespace {
 
-using Types = std::vector<infer::TypeRef>;
-using Arrays = std::vector<Array>;
-
 cpu::WindowGeometry geometry_of(const ReduceWindowAttrs& a) {
   return {a.window_dimensions, a.window_strides, a.padding_lo, a.padding_hi, a.base_dilation,
           a.window_dilation};
