@@ -2,6 +2,7 @@
 
     python bench/run.py [--quick] [--only NAME[,NAME...]] [--json FILE] [--plot out.png]
     python bench/run.py --only sharding    (bench_sharding.py: meshes and processes)
+    python bench/run.py --only profiler    (bench_profiler.py: the profiler off and on)
 
 Each cell is the median over repeats of a timeit-style loop (warmed up, calibrated to a
 minimum duration); asynchronous results are waited for (block_until_ready) inside the
@@ -410,6 +411,10 @@ def main(argv=None):
         # Multi-device and multi-process figures run in their own processes.
         import bench_sharding
         bench_sharding.main(["--repeats", "3" if args.quick else "7"])
+        return
+    if args.only and args.only.strip() == "profiler":
+        import bench_profiler
+        bench_profiler.main(["--quick"] if args.quick else [])
         return
     ms = metrics()
     if args.only:

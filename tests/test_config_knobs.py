@@ -199,3 +199,110 @@ def test_explain_cache_miss_static_argument_and_config(caplog):
         x64 = _explain(caplog, [lambda: f(jnp.ones(3, jnp.float32))])
     assert x64.endswith("  Tracing context doesn't match, e.g. due to config or context "
                         "manager.\n  * jax_enable_x64 differs: now True and before False")
+
+
+_leaked = []
+
+
+def test_check_tracer_leaks_under_jit():
+    @jax.jit
+    def leaky(x):
+        _leaked.append(x)
+        return x * 2
+
+    try:
+        with jax.checking_leaks():
+            with pytest.raises(Exception) as e:
+                leaky(1.0)
+    finally:
+        _leaked.clear()
+    lines = str(e.value).splitlines()
+    # JAX 0.10.2 (its tracer prints as JitTracer(~float32[])):
+    assert lines[0] == "Leaked trace DynamicJaxprTrace. Leaked tracer(s):"
+    assert lines[2] == "JitTracer(f32[])"
+    assert lines[3].startswith("The error occurred while tracing the function leaky at ")
+    assert lines[3].endswith(" for jit. This concrete value was not available in Python "
+                             "because it depends on the value of the argument x.")
+    assert lines[4].startswith("<DynamicJaxprTracer ") and " is referred to by <list " in lines[4]
+    assert lines[5].endswith(" is referred to by test_config_knobs._leaked")
+    assert type(e.value) is Exception
+
+
+def test_check_tracer_leaks_under_vmap():
+    def leaky(x):
+        _leaked.append(x)
+        return x * 2
+
+    try:
+        with jax.checking_leaks():
+            with pytest.raises(Exception, match=r"^Leaked trace BatchTrace\. Leaked tracer\(s\):"
+                                                r"\n\nVmapTracer\(aval=float32\[\], "
+                                                r"batched=float32\[3\]\)\n"):
+                jax.vmap(leaky)(jnp.ones(3))
+    finally:
+        _leaked.clear()
+
+
+def test_check_tracer_leaks_passes_clean_functions():
+    assert not jax.config.jax_check_tracer_leaks
+    with jax.checking_leaks():
+        assert jax.config.jax_check_tracer_leaks
+        assert float(jax.jit(lambda x: x + 1)(1.0)) == 2.0
+        np.testing.assert_allclose(jax.vmap(lambda x: x * 2)(jnp.ones(2)), [2.0, 2.0])
+        assert float(jax.grad(lambda x: x * x)(3.0)) == 6.0
+    assert not jax.config.jax_check_tracer_leaks
+
+
+_H2D = ("INVALID_ARGUMENT: Disallowed host-to-device transfer: aval=ShapedArray({}), "
+        "dst_sharding=SingleDeviceSharding(device=CpuDevice(id=0), memory_kind=device)")
+
+
+def test_transfer_guard_disallow():
+    # JAX 0.10.2's messages; device_put is explicit, so "disallow" lets it through.
+    x = np.ones(3, np.float32)
+    with jax.transfer_guard("disallow"):
+        for fn, aval in [(lambda: jnp.asarray(x), "float32[3]"),
+                         (lambda: jnp.array(x), "float32[3]"),
+                         (lambda: jnp.add(x, jnp.ones(3)), "float32[3]"),
+                         (lambda: jax.jit(lambda a: a + 1)(x), "float32[3]"),
+                         (lambda: jax.jit(lambda a: a + 1)(1.0), "float32[], weak_type=True"),
+                         (lambda: jax.random.PRNGKey(0), "int32[]")]:
+            with pytest.raises(jax.errors.JaxRuntimeError) as e:
+                fn()
+            assert str(e.value) == _H2D.format(aval)
+        assert jax.device_put(x).shape == (3,)
+        y = jnp.ones(3) * 2  # made on the device: no transfer
+        np.testing.assert_allclose(np.asarray(y), [2.0, 2.0, 2.0])  # reading is no transfer
+        assert float(jax.jit(lambda a: a.sum())(y)) == 6.0
+
+
+def test_transfer_guard_disallow_explicit_and_per_direction():
+    x = np.ones(2, np.float32)
+    with jax.transfer_guard("disallow_explicit"):
+        with pytest.raises(jax.errors.JaxRuntimeError, match="Disallowed host-to-device"):
+            jax.device_put(x)
+    with jax.transfer_guard_host_to_device("disallow"):
+        assert jax.config.jax_transfer_guard_host_to_device == "disallow"
+        with pytest.raises(jax.errors.JaxRuntimeError):
+            jnp.asarray(x)
+    with jax.transfer_guard_device_to_host("disallow"):
+        jnp.asarray(x)
+    assert jnp.asarray(x).shape == (2,)
+    with pytest.raises(ValueError, match=r"^new enum value must be None or in \['allow', "
+                                         r"'log', 'disallow', 'log_explicit', "
+                                         r"'disallow_explicit'\], got bogus of type "
+                                         r"<class 'str'>\.$"):
+        jax.config.update("jax_transfer_guard", "bogus")
+
+
+def test_transfer_guard_log(caplog):
+    x = np.ones(2, np.float32)
+    with caplog.at_level(logging.WARNING, logger="tinyxla"):
+        with jax.transfer_guard("log"):
+            jnp.asarray(x)
+            jax.device_put(x)  # explicit: not logged at "log"
+        with jax.transfer_guard("log_explicit"):
+            jax.device_put(x)
+    messages = [r.getMessage() for r in caplog.records]
+    want = _H2D.format("float32[2]").removeprefix("INVALID_ARGUMENT: Disallowed ")
+    assert messages == [want, want]

@@ -81,3 +81,30 @@ def test_run_exported_reports_bad_input(cpp_examples, clean_env, tmp_path):
                            tmp_path / "x.npy"], capture_output=True, text=True, env=clean_env)
     assert proc.returncode == 1
     assert proc.stderr.startswith("run_exported: ") and "line 2" in proc.stderr
+
+
+def test_serialized_export_runs_from_cpp(cpp_examples, clean_env, tmp_path):
+    from tinyxla import export
+    fn, args = CASES["two_outputs_int"]
+    exported = export.export(jax.jit(fn))(*args)
+    (tmp_path / "f.exported").write_bytes(exported.serialize())
+    paths = []
+    for i, a in enumerate(args):
+        paths.append(tmp_path / f"in{i}.npy")
+        np.save(paths[-1], a)
+    out_dir = tmp_path / "out"
+    out_dir.mkdir()
+    clean_env["TINYXLA_CACHE_DIR"] = str(tmp_path / "cache")
+    run_checked([cpp_examples / "run_exported", tmp_path / "f.exported", *paths,
+                 "--out", out_dir], env=clean_env)
+    for i, w in enumerate(jax.tree_util.tree_leaves(fn(*args))):
+        np.testing.assert_array_equal(np.load(out_dir / f"out{i}.npy"), np.asarray(w))
+    # A corrupted file is refused with the reason.
+    data = bytearray(exported.serialize())
+    data[-2] ^= 1
+    (tmp_path / "bad.exported").write_bytes(bytes(data))
+    import subprocess
+    proc = subprocess.run([cpp_examples / "run_exported", tmp_path / "bad.exported", *paths],
+                          capture_output=True, text=True, env=clean_env)
+    assert proc.returncode == 1
+    assert "[export] the exported function is truncated or corrupt: its checksum" in proc.stderr

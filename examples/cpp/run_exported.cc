@@ -6,6 +6,9 @@
 //   # C++: parse, compile, run, write the outputs as out0.npy, out1.npy, ...
 //   run_exported f.graph x.npy y.npy --out results/
 //
+// GRAPH may also be a file that jax.export wrote (`exported.serialize()`): its versioned
+// header is checked and its graph run.
+//
 // Reads and writes .npy files (format versions 1-3, little-endian, C order) of bool,
 // int8-64, uint8-64, float16/32/64 and complex64/128. Exits 1 with a message on bad input.
 #include <cstdint>
@@ -18,6 +21,7 @@
 #include <vector>
 
 #include "tinyxla/compiler.h"
+#include "tinyxla/export.h"
 #include "tinyxla/graph.h"
 #include "tinyxla/tinyxla.h"
 
@@ -126,11 +130,13 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
-    std::ifstream f(graph_path);
+    std::ifstream f(graph_path, std::ios::binary);
     if (!f) throw std::runtime_error("cannot open " + graph_path);
     std::stringstream text;
     text << f.rdbuf();
-    const tx::Graph graph = tx::parse_graph(text.str());
+    const std::string bytes = text.str();
+    const tx::Graph graph = tx::is_exported(bytes) ? tx::deserialize_exported(bytes).graph
+                                                   : tx::parse_graph(bytes);
     std::vector<tx::Array> args;
     for (const std::string& p : inputs) args.push_back(read_npy(p));
     auto exe = tx::compile(graph);

@@ -25,9 +25,10 @@ from tinyxla import _core  # noqa: E402
 from tinyxla._src import dtypes  # noqa: E402
 from tinyxla._src.array import Array  # noqa: E402
 from tinyxla._src.config import (  # noqa: E402
-    config, debug_infs, debug_nans, default_matmul_precision, enable_checks, enable_x64,
-    explain_cache_misses, log_compiles, numpy_dtype_promotion, numpy_rank_promotion,
-    threefry_partitionable)
+    check_tracer_leaks, checking_leaks, config, debug_infs, debug_nans, default_matmul_precision,
+    enable_checks, enable_x64, explain_cache_misses, log_compiles, numpy_dtype_promotion,
+    numpy_rank_promotion, threefry_partitionable, transfer_guard, transfer_guard_device_to_device,
+    transfer_guard_device_to_host, transfer_guard_host_to_device)
 from tinyxla._src.devices import (  # noqa: E402
     CpuDevice as Device, default_backend, device_count, devices, local_device_count,
     local_devices, process_count, process_index, process_indices)
@@ -54,6 +55,7 @@ from tinyxla._src.sharded_array import (  # noqa: E402
     make_array_from_single_device_arrays, reshard)
 from tinyxla import core, errors, lax, numpy, random, tree, tree_util, typing  # noqa: E402
 from tinyxla import custom_derivatives, dlpack, flatten_util, nn, ops, scipy, stages  # noqa: E402
+from tinyxla import export, profiler, tools  # noqa: E402
 from tinyxla import image  # noqa: E402
 from tinyxla import distributed, experimental, sharding  # noqa: E402
 from tinyxla.experimental import shard_map as _experimental_shard_map  # noqa: E402,F401

@@ -1,6 +1,7 @@
 // compile: turns a Graph into an Executable after the optimisation passes.
 #pragma once
 #include <memory>
+#include <string>
 
 #include "tinyxla/executable.h"
 #include "tinyxla/graph.h"
@@ -10,6 +11,7 @@ namespace tinyxla {
 struct CompileOptions {
   bool simplify = true;  // algebraic simplification, constant folding, CSE, DCE
   bool fuse = true;      // fused elementwise kernels and reduction prologues
+  std::string name;      // the function's name, for profiler traces ("jit(f)")
 };
 
 // Verifies `graph` (throwing its Error when malformed), optimises and plans it.

@@ -32,6 +32,19 @@ class Executable : public std::enable_shared_from_this<Executable> {
   // Nodes that run a kernel (not parameters, constants or views).
   int num_kernels() const;
 
+  // Bytes from the memory plan (as XLA's CompiledMemoryStats): of the parameters, of the
+  // results (a parameter or constant returned counts too), of the results that may take
+  // the buffer of a parameter in `donated`, and the peak of the intermediates alive at
+  // once while the plan runs (a result written into a dead operand's buffer takes none).
+  struct MemoryAnalysis {
+    int64_t argument_bytes = 0, output_bytes = 0, alias_bytes = 0, temp_bytes = 0;
+  };
+  MemoryAnalysis memory_analysis(const std::vector<char>& donated = {}) const;
+  // Per value of graph(): the intermediate buffer it lives in under the memory plan
+  // (values with one id share memory: a view, or a result written over a dead operand),
+  // -1 for parameters, constants and outputs.
+  std::vector<int> buffer_ids() const;
+
   // The CPU compiler's tiers (TINYXLA_CODEGEN=0|1|auto): "upper" once generated C for the
   // fused kernels is compiled and loaded, else "base" (the tiled interpreter).
   std::string tier() const;

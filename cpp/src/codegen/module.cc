@@ -15,6 +15,7 @@
 
 #include "../cpu/kernels.h"
 #include "../ops/layout.h"
+#include "../core/profiler.h"
 #include "../core/thread_pool.h"
 #include "toolchain.h"
 
@@ -117,6 +118,7 @@ class Builder {
 
  private:
   void loop() {
+    profiler::set_thread_name("codegen builder");
     for (;;) {
       std::weak_ptr<Module> next;
       {
@@ -217,6 +219,7 @@ void Module::build() {
     std::lock_guard<std::mutex> lock(m_);
     if (state_ == State::Done) return;  // queued twice across a fork
   }
+  profiler::Span span("codegen: build C module", "compile");
   std::string outcome;
   const std::string compiler = find_compiler();
   if (compiler.empty()) {

@@ -1,4 +1,5 @@
 // compile_program (see program.h): the pass pipeline, then one step per node.
+#include "../core/profiler.h"
 #include "../ir/fused_body.h"
 #include "../ops/op_def.h"
 #include "../ops/structural.h"
@@ -23,6 +24,30 @@ std::unique_ptr<cpu::FusedKernel> single_op_kernel(const Graph& g, const Node& n
   return std::make_unique<cpu::FusedKernel>(body);
 }
 
+// The profiler's name of kernel node `n`: its op, or a fused node's ops in order.
+const char* kernel_label(const Node& n) {
+  if (n.kind != OpKind::fused) return profiler::intern(ops::op_def(n.kind).spelling(n.attrs));
+  std::string label = "fusion:";
+  int shown = 0, more = 0;
+  for (const Node& b : n.body->nodes()) {
+    if (b.kind == OpKind::parameter || b.kind == OpKind::constant) continue;
+    if (shown == 8) {
+      ++more;
+      continue;
+    }
+    label += (shown++ ? "," : " ") + ops::op_def(b.kind).spelling(b.attrs);
+  }
+  if (more) label += ",+" + std::to_string(more);
+  return profiler::intern(label);
+}
+
+const char* result_types(const Graph& g, const Node& n) {
+  std::string types;
+  for (int r = 0; r < n.num_results; ++r)
+    types += (r ? ", " : "") + type_str(g.type(n.first_result + r));
+  return profiler::intern(types);
+}
+
 // A loop's trips are unknown: it always runs on the device's stream, never on the caller.
 constexpr double kLoopCost = 1e12;
 
@@ -32,10 +57,18 @@ Program compile_program(const Graph& graph, const CompileOptions& options) {
   const CpuFusionTarget target;
   graph.verify();
   Graph g = graph;
-  if (options.simplify) g = passes::dce(passes::cse(passes::simplify(g)));
-  if (options.fuse) g = passes::dce(passes::fuse(g, target));
+  if (options.simplify) {
+    profiler::Span span("passes: simplify, cse, dce", "compile");
+    g = passes::dce(passes::cse(passes::simplify(g)));
+  }
+  if (options.fuse) {
+    profiler::Span span("passes: fusion", "compile");
+    g = passes::dce(passes::fuse(g, target));
+  }
   g.verify();
+  profiler::Span span("passes: memory plan and steps", "compile");
   Program p;
+  p.name = profiler::intern(options.name.empty() ? "jit" : options.name);
   const passes::MemoryPlan plan = passes::plan_memory(g);
   p.is_output.assign(size_t(g.num_values()), 0);
   p.output_donors = plan.output_donors;
@@ -54,12 +87,16 @@ Program compile_program(const Graph& graph, const CompileOptions& options) {
       step.kind = StepKind::View;
     } else if (n.kind == OpKind::while_loop) {
       step.kind = StepKind::Loop;
+      step.label = kernel_label(n);
+      step.detail = result_types(g, n);
       p.num_kernels += 1;
       p.cost += kLoopCost;
       for (const Node& b : n.body->nodes())
         if (b.kind == OpKind::constant) p.constants.push_back(b.constant);
     } else {
       p.num_kernels += 1;
+      step.label = kernel_label(n);
+      step.detail = result_types(g, n);
       if (passes::is_update(n.kind)) {
         // Mostly written in place: the work is the update (its operand is copied only
         // when it is still live, which then runs wherever the graph runs).

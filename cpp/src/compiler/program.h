@@ -21,6 +21,10 @@ struct Step {
   std::unique_ptr<cpu::FusedKernel> kernel;  // Interpreted steps
   std::vector<ValueId> release;              // values dropped after the step
   std::vector<std::pair<int, int>> inplace;  // (input, result) that may share a buffer
+  // The profiler's name of a kernel step ("fusion: tanh,add", "dot_general") and its
+  // result types; interned, so spans may point at them after the Program is gone.
+  const char* label = nullptr;
+  const char* detail = nullptr;
 };
 
 struct Program {
@@ -31,6 +35,7 @@ struct Program {
   std::vector<Array> constants;
   double cost = 0;  // element-operations, for running small graphs on the caller
   int num_kernels = 0;
+  const char* name = "jit";  // interned (see CompileOptions::name)
 };
 
 // Verifies `graph` (throwing its Error when malformed), optimises and plans it.

@@ -5,6 +5,7 @@
 
 #include "tinyxla/device.h"
 #include "tinyxla/ops.h"
+#include "profiler.h"
 
 namespace tinyxla {
 
@@ -23,6 +24,7 @@ Array::Array(Shape shape, Strides strides, int64_t offset, DType dtype, int devi
 }
 
 Array Array::from_host(const void* data, const Shape& shape, DType dtype, int device) {
+  profiler::Span span("host to device copy", "transfer");
   Array a(shape, dtype, device, Event::ready());
   if (a.nbytes()) std::memcpy(a.buffer_->data(), data, a.nbytes());
   return a;
@@ -38,13 +40,16 @@ bool Array::is_contiguous() const {
 }
 
 void Array::wait() const {
-  if (!event_->is_ready()) tinyxla::device(device_).help(*event_);
+  if (event_->is_ready()) return event_->wait();  // rethrows a stored error
+  profiler::Span span("wait for device", "wait");
+  tinyxla::device(device_).help(*event_);
   event_->wait();
 }
 
 void Array::copy_to_host(void* dst) const {
   wait();
   if (nbytes() == 0) return;
+  profiler::Span span("device to host copy", "transfer");
   if (is_contiguous()) {
     std::memcpy(dst, data(), nbytes());
     return;

@@ -16,6 +16,8 @@
 #include <memory>
 #include <mutex>
 #include <thread>
+
+#include "profiler.h"
 #include <vector>
 
 namespace tinyxla {
@@ -86,7 +88,7 @@ class Pool {
  public:
   Pool() {
     unsigned hw = std::max(1u, usable_cores());
-    for (unsigned i = 1; i < hw; ++i) workers_.emplace_back([this] { loop(); });
+    for (unsigned i = 1; i < hw; ++i) workers_.emplace_back([this, i] { loop(int(i)); });
     size_ = int(hw);
   }
   ~Pool() {
@@ -131,8 +133,9 @@ class Pool {
   }
 
  private:
-  void loop() {
+  void loop(int index) {
     set_flush_denormals_for_thread();
+    profiler::set_thread_name("pool worker " + std::to_string(index));
     for (;;) {
       std::shared_ptr<Job> job;
       spinning_workers.fetch_add(1, std::memory_order_relaxed);
@@ -155,7 +158,12 @@ class Pool {
           continue;
         }
       }
-      if (job->work(size_)) {
+      bool left;
+      {
+        profiler::Span span("parallel_for chunks", "pool");
+        left = job->work(size_);
+      }
+      if (left) {
         // Left to the devices: sleep until the caller has finished the job and dropped it.
         std::unique_lock<std::mutex> lock(mu_);
         ++parked_;

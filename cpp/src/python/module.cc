@@ -8,6 +8,8 @@
 
 #include "python/graph_bindings.h"
 #include "python/op_bindings.h"
+#include "python/profiler_bindings.h"
+#include "python/stages_bindings.h"
 #include "core/thread_pool.h"
 #include "tinyxla/graph.h"
 #include "tinyxla/tinyxla.h"
@@ -465,4 +467,6 @@ PYBIND11_MODULE(_core, m) {
   m.def("pool_size", &pool_size);
   bind_graph(m);
   bind_ops(m);
+  bind_profiler(m);
+  bind_stages(m);
 }

@@ -7,6 +7,7 @@
 #include <string>
 #include <thread>
 
+#include "../core/profiler.h"
 #include "../core/thread_pool.h"
 #include "tinyxla/error.h"
 
@@ -19,7 +20,7 @@ struct Task {
 
 class Stream {
  public:
-  Stream() : thread_([this] { loop(); }) {}
+  explicit Stream(int id) : id_(id), thread_([this] { loop(); }) {}
   ~Stream() {
     {
       std::lock_guard<std::mutex> lock(mu_);
@@ -57,6 +58,7 @@ class Stream {
       {
         ScopedFlushDenormals ftz;
         ScopedDeviceBusy busy;  // this thread is the stream's for now
+        profiler::Span span("stream task (run by the waiting thread)", "stream");
         task.fn();
       }
       task = Task{};
@@ -68,6 +70,7 @@ class Stream {
  private:
   void loop() {
     set_flush_denormals_for_thread();
+    profiler::set_thread_name("device " + std::to_string(id_) + " stream");
     add_awake_stream(1);
     for (;;) {
       Task task;
@@ -94,6 +97,7 @@ class Stream {
       // Dependencies come from earlier submissions, so waiting here cannot deadlock.
       for (auto& d : task.deps) {
         if (!d->is_ready()) {
+          profiler::Span span("wait for inputs", "wait");
           std::mutex m;
           std::condition_variable cv;
           bool done = false;
@@ -109,6 +113,7 @@ class Stream {
       {
         ScopedDeviceBusy busy;
         add_awake_stream(-1);  // busy, not idle-awake, while it runs
+        profiler::Span span("stream task", "stream");
         task.fn();
         add_awake_stream(1);
       }
@@ -133,6 +138,7 @@ class Stream {
     cv_.notify_one();
   }
 
+  int id_;
   std::mutex mu_;
   std::condition_variable cv_, idle_cv_;
   std::deque<Task> queue_;
@@ -142,7 +148,7 @@ class Stream {
   std::thread thread_;
 };
 
-Device::Device(int id) : id_(id), stream_(std::make_unique<Stream>()) {}
+Device::Device(int id) : id_(id), stream_(std::make_unique<Stream>(id)) {}
 Device::~Device() = default;
 
 void Device::submit(std::vector<EventPtr> deps, std::function<void()> task, bool small) {

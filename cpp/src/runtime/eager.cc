@@ -1,6 +1,7 @@
 // The eager runner (see eager.h).
 #include "eager.h"
 
+#include "../core/profiler.h"
 #include "../ops/op_def.h"
 #include "tinyxla/device.h"
 
@@ -51,7 +52,17 @@ std::vector<Array> run_op(OpKind kind, const std::any& attrs, const std::vector<
   std::vector<EventPtr> deps;
   for (const Array& x : ins)
     if (!x.is_ready()) deps.push_back(x.event());
-  auto task = [&def, attrs = std::move(canonical), ins, outs]() {
+  // The profiler's names, made only while a trace runs (interning takes a lock).
+  const char* label = nullptr;
+  const char* detail = nullptr;
+  if (profiler::on()) {
+    label = profiler::intern(def.spelling(canonical));
+    std::string types;
+    for (const Array& o : outs) types += (types.empty() ? "" : ", ") + type_str({o.shape(), o.dtype()});
+    detail = profiler::intern(types);
+  }
+  auto task = [&def, attrs = std::move(canonical), ins, outs, label, detail]() {
+    profiler::Span span(label ? label : def.name(), "kernel", detail);
     const EventPtr& ev = outs[0].event();
     for (const Array& x : ins) {
       if (x.event()->has_error()) {

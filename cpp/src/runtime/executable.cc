@@ -9,6 +9,7 @@
 
 #include "../codegen/module.h"
 #include "../compiler/program.h"
+#include "../core/profiler.h"
 #include "../cpu/kernels.h"
 #include "../ops/control_flow.h"
 #include "../ops/structural.h"
@@ -70,6 +71,7 @@ struct Executable::Impl {
   const std::shared_ptr<codegen::Module>& ensure_module() const {
     std::lock_guard<std::mutex> lock(codegen_m);
     if (!generated) {
+      profiler::Span span("codegen: generate C", "compile", program.name);
       module = codegen::Module::generate(graph);
       generated = true;
       module_ptr.store(module.get(), std::memory_order_release);
@@ -87,13 +89,17 @@ struct Executable::Impl {
     for (const Array& c : program.constants)
       if (c.event()->has_error()) return ev->set_error(c.event()->error());
     try {
-      std::vector<Array> vals(size_t(graph.num_values()));
-      for (size_t k = 0; k < outs.size(); ++k)
-        if (outs[k].event() == ev) vals[size_t(graph.outputs()[k])] = outs[k];
-      const int dev = outs.empty() ? 0 : outs[0].device();
-      for (size_t i = 0; i < program.steps.size(); ++i) {
-        run_step(int(i), args, vals, dev);
-        for (ValueId v : program.steps[i].release) vals[size_t(v)] = Array();
+      {
+        // Recorded before the results are ready: whoever waited for them sees the span.
+        profiler::Span span(program.name, "executable");
+        std::vector<Array> vals(size_t(graph.num_values()));
+        for (size_t k = 0; k < outs.size(); ++k)
+          if (outs[k].event() == ev) vals[size_t(graph.outputs()[k])] = outs[k];
+        const int dev = outs.empty() ? 0 : outs[0].device();
+        for (size_t i = 0; i < program.steps.size(); ++i) {
+          run_step(int(i), args, vals, dev);
+          for (ValueId v : program.steps[i].release) vals[size_t(v)] = Array();
+        }
       }
       ev->set_ready();
     } catch (...) {
@@ -158,6 +164,7 @@ struct Executable::Impl {
     const ValueId v0 = n.first_result;
     switch (step.kind) {
       case compiler::StepKind::Loop: {
+        profiler::Span span(step.label, "kernel", step.detail);
         std::vector<Array> results(size_t(n.num_results));
         for (int r = 0; r < n.num_results; ++r) results[size_t(r)] = vals[size_t(v0 + r)];
         run_loop(i, vals, results, dev);
@@ -216,6 +223,7 @@ struct Executable::Impl {
     std::vector<Array> ins;
     ins.reserve(n.inputs.size());
     for (ValueId v : n.inputs) ins.push_back(vals[size_t(v)]);
+    profiler::Span span(step.label, "kernel", step.detail);
     switch (step.kind) {
       case compiler::StepKind::Interpreted: {
         const codegen::Module* m = module_ptr.load(std::memory_order_acquire);
@@ -235,6 +243,97 @@ Executable::~Executable() = default;
 std::string Executable::text() const { return impl_->graph.to_text(); }
 const Graph& Executable::graph() const { return impl_->graph; }
 int Executable::num_kernels() const { return impl_->program.num_kernels; }
+
+namespace {
+
+// The memory plan run on paper: which intermediate buffer each value lives in (-1 for
+// parameters, constants and outputs; a view shares its operand's buffer, a result written
+// into a dead operand's buffer takes that buffer), and the peak bytes alive at once.
+struct BufferPlan {
+  std::vector<int> owner;
+  int64_t peak = 0;
+};
+
+int64_t value_bytes(const Graph& g, ValueId v) {
+  const ValueType& t = g.type(v);
+  return num_elements(t.shape) * int64_t(itemsize(t.dtype));
+}
+
+BufferPlan plan_buffers(const compiler::Program& p) {
+  const Graph& g = p.graph;
+  struct Held {
+    int64_t bytes;
+    int refs;
+  };
+  std::vector<Held> buffers;
+  BufferPlan plan;
+  plan.owner.assign(size_t(g.num_values()), -1);
+  std::vector<int>& owner = plan.owner;
+  int64_t live = 0;
+  for (int i = 0; i < g.num_nodes(); ++i) {
+    const compiler::Step& step = p.steps[size_t(i)];
+    const Node& n = g.node(i);
+    if (step.kind == compiler::StepKind::View) {
+      const int b = owner[size_t(n.inputs[0])];
+      if (b >= 0 && !p.is_output[size_t(n.first_result)]) {
+        owner[size_t(n.first_result)] = b;
+        ++buffers[size_t(b)].refs;
+      }
+    } else if (step.kind != compiler::StepKind::Parameter &&
+               step.kind != compiler::StepKind::Constant) {
+      // As Impl::run_step: only the interpreter and updates write into an operand.
+      const bool may_reuse =
+          step.kind == compiler::StepKind::Interpreted || passes::is_update(n.kind);
+      std::vector<char> taken(n.inputs.size(), 0);
+      for (int r = 0; r < n.num_results; ++r) {
+        const ValueId v = n.first_result + r;
+        if (p.is_output[size_t(v)]) continue;
+        for (const auto& [j, rr] : step.inplace) {
+          const int b = owner[size_t(n.inputs[size_t(j)])];
+          if (!may_reuse || rr != r || taken[size_t(j)] || b < 0 || buffers[size_t(b)].refs != 1 ||
+              buffers[size_t(b)].bytes != value_bytes(g, v))
+            continue;
+          taken[size_t(j)] = 1;
+          owner[size_t(v)] = b;
+          ++buffers[size_t(b)].refs;
+          break;
+        }
+        if (owner[size_t(v)] < 0) {
+          owner[size_t(v)] = int(buffers.size());
+          buffers.push_back(Held{value_bytes(g, v), 1});
+          live += value_bytes(g, v);
+        }
+      }
+      plan.peak = std::max(plan.peak, live);
+    }
+    for (ValueId v : step.release) {
+      const int b = owner[size_t(v)];
+      if (b >= 0 && --buffers[size_t(b)].refs == 0) live -= buffers[size_t(b)].bytes;
+    }
+  }
+  return plan;
+}
+
+}  // namespace
+
+Executable::MemoryAnalysis Executable::memory_analysis(const std::vector<char>& donated) const {
+  const compiler::Program& p = impl_->program;
+  const Graph& g = p.graph;
+  MemoryAnalysis m;
+  for (ValueId v : g.parameters()) m.argument_bytes += value_bytes(g, v);
+  for (size_t k = 0; k < g.outputs().size(); ++k) {
+    m.output_bytes += value_bytes(g, g.outputs()[k]);
+    for (int donor : p.output_donors[k])
+      if (size_t(donor) < donated.size() && donated[size_t(donor)]) {
+        m.alias_bytes += value_bytes(g, g.outputs()[k]);
+        break;
+      }
+  }
+  m.temp_bytes = plan_buffers(p).peak;
+  return m;
+}
+
+std::vector<int> Executable::buffer_ids() const { return plan_buffers(impl_->program).owner; }
 
 std::string Executable::tier() const {
   const codegen::Module* m = impl_->module_ptr.load(std::memory_order_acquire);
@@ -343,6 +442,7 @@ std::vector<Array> Executable::run(std::vector<Array> args, int dev,
 }
 
 std::shared_ptr<Executable> compile(const Graph& graph, const CompileOptions& options) {
+  profiler::Span span("compile", "compile", options.name.empty() ? nullptr : profiler::intern(options.name));
   auto impl = std::make_unique<Executable::Impl>();
   impl->program = compiler::compile_program(graph, options);
   impl->codegen_mode = codegen::mode_from_env();

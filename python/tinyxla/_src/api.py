@@ -11,7 +11,7 @@ import numpy as np
 
 from tinyxla import _core
 from tinyxla._src import (
-    array, compile_log, core, debug_nans, devices, dtypes, errors, tree_util)
+    array, compile_log, core, debug_nans, devices, dtypes, errors, profiler, tree_util)
 from tinyxla._src.config import config
 from tinyxla._src.stages import ArgInfo, Lowered, Traced
 from tinyxla._src.devices import PmapSharding, SingleDeviceSharding
@@ -397,7 +397,8 @@ class JitWrapped:
         names = _flat_arg_names(self._fun, args, kwargs, self._static_argnums, len(avals))
         info = errors.DebugInfo("jit", self._fun, names)
         flat = _flat_fun(self._fun, in_tree, static, static_kw, out_store)
-        with compile_log.timed("Finished tracing %s for jit", self._name):
+        with compile_log.timed("Finished tracing %s for jit", self._name), \
+                profiler.phase("trace", f"jit({self._name})"):
             closed, tracer_consts = _lift_tracer_consts(pe.trace_to_jaxpr(flat, avals, info))
         return _CacheEntry(closed, out_store[0], tracer_consts)
 

@@ -21,7 +21,7 @@ from typing import Any, Callable
 import numpy as np
 
 from tinyxla import _core
-from tinyxla._src import core, devices, dtypes
+from tinyxla._src import core, devices, dtypes, transfer_guard
 
 # The runtime's dtype codes: _DTYPES[code] is the numpy dtype, _CODE[dtype] the code.
 _DTYPES: tuple[np.dtype, ...] = (
@@ -383,12 +383,16 @@ def _from_numpy(x: Any, device: int = 0, weak_type: bool = False) -> Array:
                         "numeric types are supported by JAX.")
     if arr.dtype != dt:
         arr = arr.astype(dt)
+    if transfer_guard.host_to_device:
+        transfer_guard.check_host_to_device(arr.shape, dt.name, weak_type, device)
     return _wrap(_core.from_numpy(arr, code, device), weak_type, _DTYPES[code])
 
 
 def _from_python_scalar(x: bool | int | float | complex, device: int = 0) -> Array:
     """A 0-d Array of a Python scalar's default dtype; weak unless it is a bool."""
     code = _CODE[dtypes.scalar_type_to_dtype(type(x), x)]
+    if transfer_guard.host_to_device:
+        transfer_guard.check_host_to_device((), _DTYPES[code].name, type(x) is not bool, device)
     return _wrap(_core.scalar(x, code, device), type(x) is not bool, _DTYPES[code])
 
 
@@ -422,7 +426,8 @@ def _device_put_leaf(x: Any, device: int | None) -> Any:
             h = _core.from_numpy(np.ascontiguousarray(x._value), _CODE[x.dtype], device)
         out = _wrap(h, x.weak_type, x.dtype)
     else:
-        out = _to_array(x, device or 0)
+        with transfer_guard.explicit():
+            out = _to_array(x, device or 0)
     out._committed = device is not None
     return out
 

@@ -9,12 +9,13 @@ option that affects them.
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import functools
 import os
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 
@@ -42,6 +43,10 @@ _MATMUL_PRECISIONS = (
     'BF16_BF16_F32_X6', 'BF16_BF16_F32_X9', 'TF32_TF32_F32',
     'TF32_TF32_F32_X3', 'F32_F32_F32', 'F64_F64_F64',
 )
+
+
+# Levels of the jax_transfer_guard options, as in JAX.
+_TRANSFER_GUARDS = ('allow', 'log', 'disallow', 'log_explicit', 'disallow_explicit')
 
 
 def _bool_env(varname: str, default: bool) -> bool:
@@ -153,6 +158,14 @@ def _default_options() -> dict[str, _Option]:
       'jax_debug_infs': _bool_option('jax_debug_infs', False),
       'jax_enable_checks': _bool_option('jax_enable_checks', False),
       'jax_disable_jit': _bool_option('jax_disable_jit', False),
+      'jax_check_tracer_leaks': _bool_option('jax_check_tracer_leaks', False),
+      'jax_transfer_guard': _optional_enum_option('jax_transfer_guard', _TRANSFER_GUARDS),
+      'jax_transfer_guard_host_to_device': _optional_enum_option(
+          'jax_transfer_guard_host_to_device', _TRANSFER_GUARDS),
+      'jax_transfer_guard_device_to_device': _optional_enum_option(
+          'jax_transfer_guard_device_to_device', _TRANSFER_GUARDS),
+      'jax_transfer_guard_device_to_host': _optional_enum_option(
+          'jax_transfer_guard_device_to_host', _TRANSFER_GUARDS),
   }
 
 
@@ -354,6 +367,38 @@ enable_checks = State('jax_enable_checks', True,
                       'Turn on invariant checking for JAX internals. Makes things slower. '
                       '(tinyxla: every jaxpr that jit, make_jaxpr and eval_shape trace goes '
                       'through the type checker, ``core.check_jaxpr``.)')
+check_tracer_leaks = State(
+    'jax_check_tracer_leaks', True,
+    'Turn on checking for leaked tracers as soon as a trace completes. Enabling leak '
+    'checking may have performance impacts: some caching is disabled, and other overheads '
+    'may be added. Additionally, be aware that some Python debuggers can cause false '
+    'positives, so it is recommended to disable any debuggers while leak checking is '
+    'enabled.')
+checking_leaks = check_tracer_leaks
+_TRANSFER_GUARD_HELP = ('Select the transfer guard level for {} transfers. Default is '
+                        '"allow".')
+transfer_guard_host_to_device = State('jax_transfer_guard_host_to_device',
+                                      help=_TRANSFER_GUARD_HELP.format('host-to-device'))
+transfer_guard_device_to_device = State('jax_transfer_guard_device_to_device',
+                                        help=_TRANSFER_GUARD_HELP.format('device-to-device'))
+transfer_guard_device_to_host = State('jax_transfer_guard_device_to_host',
+                                      help=_TRANSFER_GUARD_HELP.format('device-to-host'))
+_transfer_guard = State('jax_transfer_guard',
+                        help=_TRANSFER_GUARD_HELP.format('all'))
+
+
+@contextlib.contextmanager
+def transfer_guard(new_val: str) -> Iterator[None]:
+  """Sets the transfer guard level of every kind of transfer for the block
+  (``jax.transfer_guard``)."""
+  with contextlib.ExitStack() as stack:
+    stack.enter_context(transfer_guard_host_to_device(new_val))
+    stack.enter_context(transfer_guard_device_to_device(new_val))
+    stack.enter_context(transfer_guard_device_to_host(new_val))
+    stack.enter_context(_transfer_guard(new_val))
+    yield
+
+
 threefry_partitionable = State('jax_threefry_partitionable', True,
                                'Enables internal threefry PRNG implementation changes that '
                                'render it automatically partitionable.')

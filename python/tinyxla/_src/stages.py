@@ -12,7 +12,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from tinyxla._src import core, devices
+from tinyxla import _core
+from tinyxla._src import core, devices, graph_picture
 from tinyxla._src.interpreters import lowering
 from tinyxla._src.tree_util import tree_flatten, tree_unflatten
 
@@ -60,6 +61,41 @@ def cost_of(closed: core.ClosedJaxpr) -> dict[str, float]:
     if transcendentals:
         cost["transcendentals"] = float(transcendentals)
     return cost
+
+
+class CompiledMemoryStats:
+    """Sizes in bytes from the memory plan (``Compiled.memory_analysis()``, as XLA's
+    ``CompiledMemoryStats``): arguments, outputs, outputs that take a donated argument's
+    buffer (alias), and the peak of intermediates alive at once (temp). Differences: the
+    output size has no tuple index table (XLA adds 8 bytes per output of a tuple), and
+    generated code and host sizes are 0."""
+
+    __slots__ = ("argument_size_in_bytes", "output_size_in_bytes", "alias_size_in_bytes",
+                 "temp_size_in_bytes", "generated_code_size_in_bytes",
+                 "host_argument_size_in_bytes", "host_output_size_in_bytes",
+                 "host_alias_size_in_bytes", "host_temp_size_in_bytes",
+                 "host_generated_code_size_in_bytes")
+
+    def __init__(self, argument: int, output: int, alias: int, temp: int):
+        self.argument_size_in_bytes = argument
+        self.output_size_in_bytes = output
+        self.alias_size_in_bytes = alias
+        self.temp_size_in_bytes = temp
+        self.generated_code_size_in_bytes = 0
+        self.host_argument_size_in_bytes = self.host_output_size_in_bytes = 0
+        self.host_alias_size_in_bytes = self.host_temp_size_in_bytes = 0
+        self.host_generated_code_size_in_bytes = 0
+
+    @property
+    def peak_memory_in_bytes(self) -> int:
+        return (self.argument_size_in_bytes + self.output_size_in_bytes
+                + self.temp_size_in_bytes - self.alias_size_in_bytes)
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{k}={getattr(self, k)}" for k in (
+            "generated_code_size_in_bytes", "argument_size_in_bytes", "output_size_in_bytes",
+            "alias_size_in_bytes", "temp_size_in_bytes"))
+        return f"CompiledMemoryStats({fields})"
 
 
 class ArgInfo:
@@ -111,8 +147,8 @@ class Lowered:
         return lowering.executable_for(self.jaxpr).text()
 
     def compile(self) -> "Compiled":
-        return Compiled(lowering.executable_for(self.jaxpr), self.out_tree, self.jaxpr,
-                        self.args_info)
+        return Compiled(lowering.executable_for(self.jaxpr, self.name), self.out_tree,
+                        self.jaxpr, self.args_info, f"jit({self.name})")
 
     def cost_analysis(self) -> dict[str, float]:
         """As ``Compiled.cost_analysis`` (``Lowered.cost_analysis``)."""
@@ -123,14 +159,42 @@ class Compiled:
     """A compiled function of flat arrays (``jax.stages.Compiled``)."""
 
     def __init__(self, executable: Any, out_tree: Any, jaxpr: core.ClosedJaxpr,
-                 args_info: Any = None):
+                 args_info: Any = None, name: str = "jit"):
         self._executable = executable
+        self._name = name
         self._out_tree = out_tree
         self.jaxpr = jaxpr
         self.args_info = args_info
 
     def as_text(self) -> str:
+        """The graph after simplification, CSE, DCE and fusion (``fused`` nodes hold their
+        bodies), in tinyxla's text form (JAX prints optimised HLO here)."""
         return self._executable.text()
+
+    def as_svg(self, layout: str = "auto") -> str:
+        """tinyxla only: a picture of the optimised graph as SVG (see ``tools.graph_svg``);
+        ``layout`` is "auto", "dot" (Graphviz) or "builtin"."""
+        graph = getattr(self._executable, "executable", None)
+        if graph is None:
+            raise ValueError(f"{self._executable.reason}: this function runs op by op and "
+                             "has no graph to draw")
+        return graph_picture.svg(graph_picture.describe(graph, self._name), layout)
+
+    def memory_analysis(self) -> CompiledMemoryStats:
+        """Argument, output, alias and temporary sizes from the memory plan
+        (``Compiled.memory_analysis``)."""
+        donated = [False] * len(self.jaxpr.jaxpr.invars)
+        if self.args_info is not None:
+            infos = tree_flatten(self.args_info, is_leaf=lambda x: isinstance(x, ArgInfo))[0]
+            donated = [i.donated for i in infos]
+        graph = getattr(self._executable, "executable", None)
+        if graph is None:  # runs op by op: no plan, intermediates counted by nobody
+            size = lambda avals: sum(_nbytes(a) for a in avals)  # noqa: E731
+            return CompiledMemoryStats(size(self.jaxpr.in_avals), size(self.jaxpr.out_avals),
+                                       0, 0)
+        m = _core.memory_analysis(graph, donated)
+        return CompiledMemoryStats(m["argument_size_in_bytes"], m["output_size_in_bytes"],
+                                   m["alias_size_in_bytes"], m["temp_size_in_bytes"])
 
     def cost_analysis(self) -> dict[str, float]:
         """``flops``, ``bytes accessed`` and (when nonzero) ``transcendentals``, as XLA's

@@ -19,12 +19,14 @@ import difflib
 import functools
 import inspect
 import textwrap
+import weakref
 from collections import Counter
 from typing import Any, Callable, Hashable
 
 import numpy as np
 
-from tinyxla._src import core, tree_util
+from tinyxla._src import core, leak_checker, tree_util
+from tinyxla._src.config import config
 from tinyxla._src.array import Array
 from tinyxla._src.core import Jaxpr
 from tinyxla._src.interpreters import batching, caches, keyed_staging
@@ -119,9 +121,14 @@ class _Vmapped:
             size = dims.pop()
         axis_data = AxisData(self._axis_name, size, self._spmd_axis_name)
         trace = core.current_trace()
+        trace_ref: list | None = [] if config.jax_check_tracer_leaks else None
         if trace is core.EVAL_TRACE:
-            return self._call_staged(leaves, in_tree, dims, axis_data)
-        return self._call_traced(trace, leaves, in_tree, dims, axis_data)
+            out = self._call_staged(leaves, in_tree, dims, axis_data, trace_ref)
+        else:
+            out = self._call_traced(trace, leaves, in_tree, dims, axis_data, trace_ref)
+        if trace_ref:
+            leak_checker.check(trace_ref[0])
+        return out
 
     def _out_axes_for(self, out_tree, outs) -> tuple:
         axes = self._out_axes_flat.get(out_tree)
@@ -158,9 +165,12 @@ class _Vmapped:
             raise ValueError(f"at vmap out_axes{_leaf_paths(outs)[i]}, got axis spec {e.dst} "
                              f"but output was batched on axis {e.src}") from None
 
-    def _call_traced(self, parent: core.Trace, leaves, in_tree, dims, axis_data):
+    def _call_traced(self, parent: core.Trace, leaves, in_tree, dims, axis_data,
+                     trace_ref: list | None = None):
         """Under another trace: JAX's own process, a BatchTrace over the current trace."""
         btrace = BatchTrace(parent, axis_data)
+        if trace_ref is not None:
+            trace_ref.append(weakref.ref(btrace))
         in_vals = [x if d is None else BatchTracer(btrace, x, d) for x, d in zip(leaves, dims)]
         try:
             out_leaves, out_tree, outs = self._trace_fun(btrace, in_vals, in_tree)
@@ -173,10 +183,12 @@ class _Vmapped:
             btrace.valid = False
         return tree_unflatten(out_tree, results)
 
-    def _call_staged(self, leaves, in_tree, dims, axis_data):
+    def _call_staged(self, leaves, in_tree, dims, axis_data, trace_ref: list | None = None):
         """Eagerly: trace into a batched jaxpr, then run its cached executable."""
         stage = keyed_staging.KeyedJaxprTrace()
         btrace = keyed_staging.StagingBatchTrace(stage, axis_data)
+        if trace_ref is not None:
+            trace_ref.append(weakref.ref(btrace))
         in_vals, mapped = [], []
         for x, d in zip(leaves, dims):
             if d is None:

@@ -21,7 +21,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from tinyxla import _core
-from tinyxla._src import compile_log, core
+from tinyxla._src import compile_log, core, profiler
 from tinyxla._src.array import _CODE, _DTYPES, Array, _new_array, _to_array, _wrap
 
 LoweringRule = Callable[..., Any]
@@ -345,12 +345,13 @@ def compile_jaxpr(closed: core.ClosedJaxpr, name: str = "jit") -> GraphExecutabl
     compile_log.log_compile(name, closed.in_avals)
     with compile_log.timed("Finished tinyxla compilation of jit(%s)", name):
         try:
-            builder = lower_jaxpr(closed)
+            with profiler.phase("lower", f"jit({name})"):
+                builder = lower_jaxpr(closed)
         except LoweringUnsupported as e:
             exe: Any = JaxprExecutable(closed, f"no lowering for {e.args[0]}")
             _dump(name, closed, None, None)
             return exe
-        exe = GraphExecutable(closed, _core.compile(builder))
+        exe = GraphExecutable(closed, _core.compile(builder, name=f"jit({name})"))
     _dump(name, closed, builder, exe.executable)
     return exe
 

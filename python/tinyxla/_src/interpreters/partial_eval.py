@@ -6,11 +6,12 @@ the function closes over become constvars; Python and numpy scalars become liter
 """
 from __future__ import annotations
 
+import weakref
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from tinyxla._src import core, dtypes, errors
+from tinyxla._src import core, dtypes, errors, leak_checker
 from tinyxla._src.array import _from_numpy
 from tinyxla._src.config import config
 from tinyxla._src.core import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, ShapedArray, Var
@@ -123,8 +124,22 @@ def _cast(val: Any, aval: ShapedArray) -> Any:
 
 def trace_to_jaxpr(fun: Callable[..., Sequence[Any]], in_avals: Sequence[ShapedArray],
                    debug_info: "errors.DebugInfo | None" = None) -> ClosedJaxpr:
-    """Stages ``fun`` (flat arrays in, a flat list out) into a closed jaxpr."""
+    """Stages ``fun`` (flat arrays in, a flat list out) into a closed jaxpr; with
+    ``jax_check_tracer_leaks`` on, a tracer that outlives the trace raises JAX's error."""
+    if not config.jax_check_tracer_leaks:
+        return _trace_to_jaxpr(fun, in_avals, debug_info)
+    trace_ref: list = []
+    closed = _trace_to_jaxpr(fun, in_avals, debug_info, trace_ref)
+    leak_checker.check(trace_ref[0])
+    return closed
+
+
+def _trace_to_jaxpr(fun: Callable[..., Sequence[Any]], in_avals: Sequence[ShapedArray],
+                    debug_info: "errors.DebugInfo | None" = None,
+                    trace_ref: list | None = None) -> ClosedJaxpr:
     trace = DynamicJaxprTrace(debug_info)
+    if trace_ref is not None:
+        trace_ref.append(weakref.ref(trace))
     args = [trace.new_arg(a) for a in in_avals]
     try:
         with core.set_current_trace(trace):

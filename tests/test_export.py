@@ -1,0 +1,122 @@
+"""jax.export: export, Exported, serialize / deserialize in tinyxla's versioned format,
+the errors for incompatible or damaged files, and JAX's call-time checks (messages pinned
+from JAX 0.10.2)."""
+import numpy as np
+import pytest
+
+import tinyxla as jax
+import tinyxla.numpy as jnp
+from tinyxla import export
+
+
+def f(x, d):
+    return {"a": jnp.sin(x) + d["y"], "b": [x * 2]}
+
+
+@pytest.fixture
+def exported():
+    return export.export(jax.jit(f))(jnp.ones((3,), jnp.float32), {"y": jnp.float32(1)})
+
+
+def _args():
+    return np.arange(3, dtype=np.float32), {"y": np.float32(2)}
+
+
+def test_exported_fields(exported):
+    # As JAX 0.10.2 prints them.
+    assert str(exported) == "Exported(fun_name=f, ...)"
+    assert str(exported.in_tree) == "PyTreeDef(((*, {'y': *}), {}))"
+    assert str(exported.out_tree) == "PyTreeDef({'a': *, 'b': [*]})"
+    assert [repr(a) for a in exported.in_avals] == ["ShapedArray(float32[3])",
+                                                    "ShapedArray(float32[])"]
+    assert [repr(a) for a in exported.out_avals] == ["ShapedArray(float32[3])"] * 2
+    assert exported.platforms == ("cpu",) and exported.nr_devices == 1
+    assert exported.module_kept_var_idx == (0, 1) and not exported.uses_global_constants
+    assert "sin(" in exported.mlir_module()
+
+
+def test_call_matches_the_function(exported):
+    want = f(*_args())
+    got = exported.call(*_args())
+    np.testing.assert_allclose(got["a"], want["a"], rtol=1e-6)
+    np.testing.assert_allclose(got["b"][0], want["b"][0])
+    got = jax.jit(exported.call)(*_args())  # inside jit too
+    np.testing.assert_allclose(got["a"], want["a"], rtol=1e-6)
+
+
+def test_serialize_round_trip(exported):
+    blob = exported.serialize()
+    assert isinstance(blob, bytearray) and blob.startswith(b"tinyxla-export\nversion 1\n")
+    back = export.deserialize(blob)
+    assert back.fun_name == "f" and back.in_tree == exported.in_tree
+    assert back.out_tree == exported.out_tree
+    assert back.in_avals == exported.in_avals and back.out_avals == exported.out_avals
+    np.testing.assert_allclose(back.call(*_args())["a"], exported.call(*_args())["a"])
+    assert export.deserialize(bytes(blob)).serialize() == blob
+
+
+def test_serialize_keeps_weak_types_and_dtypes():
+    e = export.export(jax.jit(lambda x, n: (x * n).astype(jnp.bfloat16)))(
+        jnp.ones(2, jnp.int8), 3)
+    back = export.deserialize(e.serialize())
+    assert back.in_avals[1].weak_type and back.in_avals[0].dtype == np.int8
+    assert back.out_avals[0].dtype == jnp.bfloat16
+    np.testing.assert_array_equal(np.asarray(back.call(jnp.ones(2, jnp.int8), 3), np.float32),
+                                  [3.0, 3.0])
+
+
+def test_damaged_files_give_clear_errors(exported):
+    blob = bytes(exported.serialize())
+    with pytest.raises(ValueError, match=r"^not a tinyxla exported function: it does not "
+                                         r"start with 'tinyxla-export'$"):
+        export.deserialize(b"\x00garbage")
+    with pytest.raises(ValueError, match=r"^the exported function is truncated or corrupt: its "
+                                         r"header says \d+ bytes follow, the file has \d+$"):
+        export.deserialize(blob[:len(blob) // 2])
+    flipped = bytearray(blob)
+    flipped[-5] ^= 0x20
+    with pytest.raises(ValueError, match=r"^the exported function is truncated or corrupt: its "
+                                         r"checksum does not match its contents$"):
+        export.deserialize(flipped)
+    with pytest.raises(ValueError, match=r"^the exported function has format version 7, but "
+                                         r"this tinyxla reads versions 1 to 1; export it "
+                                         r"again"):
+        export.deserialize(blob.replace(b"version 1\n", b"version 7\n", 1))
+    with pytest.raises(ValueError, match=r"'version' is not a number: 'one'"):
+        export.deserialize(blob.replace(b"version 1\n", b"version one\n", 1))
+
+
+def test_call_errors_as_jax(exported):
+    y = {"y": np.float32(2)}
+    with pytest.raises(ValueError, match=r"^Shape mismatch for args\[0\]\.shape\[0\] \(expected "
+                                         r"same constant\): expected \(3,\) and called with "
+                                         r"\(4,\)$"):
+        exported.call(np.ones(4, np.float32), y)
+    with pytest.raises(ValueError, match=r"^Rank mismatch for args\[0\]: expected \(3,\) and "
+                                         r"called with \(3, 1\)$"):
+        exported.call(np.ones((3, 1), np.float32), y)
+    with pytest.raises(ValueError, match=r"^Dtype mismatch for args\[0\]: expected float32 and "
+                                         r"called with int32$"):
+        exported.call(np.ones(3, np.int32), y)
+    with pytest.raises(ValueError) as e:
+        exported.call(np.ones(3, np.float32))
+    assert str(e.value) == (
+        "The invocation args and kwargs must have the same pytree structure as when the "
+        "function 'f' was exported, but they have the following structural differences:\n"
+        "   - args is a tuple of length 1 in the invocation and a tuple of length 2 when "
+        "exported, so the lengths do not match.\n")
+
+
+def test_export_needs_jit():
+    def g(x):
+        return x
+    with pytest.raises(ValueError, match=r"^Function to be exported must be the result of "
+                                         r"`jit` but is: <function "):
+        export.export(g)
+
+
+def test_unserializable_trees():
+    e = export.export(jax.jit(lambda d: d[1]))({1: jnp.ones(2)})
+    with pytest.raises(TypeError, match=r"^Serialization is supported only for dictionaries "
+                                        r"with string keys\. Found key 1 of type <class 'int'>\.$"):
+        e.serialize()
