@@ -120,3 +120,20 @@ def test_unserializable_trees():
     with pytest.raises(TypeError, match=r"^Serialization is supported only for dictionaries "
                                         r"with string keys\. Found key 1 of type <class 'int'>\.$"):
         e.serialize()
+
+
+def test_grad_in_the_exporting_process_only(exported):
+    g = jax.grad(lambda x: exported.call(x, {"y": 1.0})["a"].sum())(jnp.arange(3.0))
+    np.testing.assert_allclose(g, np.cos(np.arange(3.0)), rtol=1e-6)
+    back = export.deserialize(exported.serialize())
+    assert exported.has_vjp() and not back.has_vjp()
+    with pytest.raises(ValueError, match=r"^No VJP is available$"):
+        jax.grad(lambda x: back.call(x, {"y": 1.0})["a"].sum())(jnp.arange(3.0))
+
+
+def test_call_under_jit_is_one_graph(exported):
+    back = export.deserialize(exported.serialize())
+    fn = jax.jit(lambda x, y: back.call(x, {"y": y})["b"][0] + 1)
+    c = fn.lower(jnp.ones(3), jnp.float32(2)).compile()
+    assert "parameter" in c.as_text() and c.tier in ("base", "upper")
+    np.testing.assert_allclose(fn(jnp.arange(3.0), jnp.float32(2)), [1.0, 3.0, 5.0])

@@ -170,6 +170,8 @@ class GraphBuilder {
   // Appends any node after validating it (the parser's and the generic binding's entry
   // point).
   ValueId add(Node node);
+  // Appends `g`'s nodes with its parameters taking `args`; returns its outputs' values.
+  std::vector<ValueId> inline_graph(const Graph& g, const std::vector<ValueId>& args);
 
   void set_outputs(const std::vector<ValueId>& outputs);
   const ValueType& type(ValueId v) const;

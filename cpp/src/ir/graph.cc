@@ -185,6 +185,32 @@ ValueId GraphBuilder::add(Node node) {
   return graph_.add_node(std::move(node), std::move(types));
 }
 
+std::vector<ValueId> GraphBuilder::inline_graph(const Graph& g, const std::vector<ValueId>& args) {
+  if (args.size() != g.parameters().size())
+    throw_error(ErrorKind::InvalidArgument, "inline_graph",
+                "the graph takes " + std::to_string(g.parameters().size()) + " arguments, got " +
+                    std::to_string(args.size()));
+  std::vector<ValueId> value(size_t(g.num_values()), -1);
+  for (const Node& n : g.nodes()) {
+    if (n.kind == OpKind::parameter) {
+      const ValueId arg = args[size_t(n.attr<ParameterAttrs>().index)];
+      if (type(arg) != g.type(n.first_result))
+        throw_error(ErrorKind::InvalidArgument, "inline_graph",
+                    "argument " + std::to_string(n.attr<ParameterAttrs>().index) + " has type " +
+                        type_str(type(arg)) + ", the graph takes " + type_str(g.type(n.first_result)));
+      value[size_t(n.first_result)] = arg;
+      continue;
+    }
+    Node copy = n;
+    for (ValueId& in : copy.inputs) in = value[size_t(in)];
+    const ValueId first = add(std::move(copy));
+    for (int r = 0; r < n.num_results; ++r) value[size_t(n.first_result + r)] = first + r;
+  }
+  std::vector<ValueId> outs;
+  for (ValueId v : g.outputs()) outs.push_back(value[size_t(v)]);
+  return outs;
+}
+
 ValueId GraphBuilder::parameter(const Shape& shape, DType dtype) {
   return add(make_node(OpKind::parameter, ParameterAttrs{0, shape, dtype}));
 }

@@ -56,6 +56,9 @@ void bind_stages(py::module_& m) {
     out["buffers"] = e.buffer_ids();
     return out;
   });
+  m.def("inline_graph", [](GraphBuilder& b, const Graph& g, const std::vector<ValueId>& args) {
+    return b.inline_graph(g, args);
+  });
   m.attr("EXPORT_VERSION") = kExportVersion;
   m.def("serialize_exported", [](const py::bytes& metadata, const std::string& graph_text) {
     return py::bytes(serialize_exported(std::string(metadata), graph_text));

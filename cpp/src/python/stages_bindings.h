@@ -4,7 +4,8 @@
 
 namespace tinyxla {
 
-// Adds memory_analysis, serialize_exported, deserialize_exported and EXPORT_VERSION to `m`.
+// Adds memory_analysis, graph_description, inline_graph, serialize_exported,
+// deserialize_exported and EXPORT_VERSION to `m`.
 void bind_stages(pybind11::module_& m);
 
 }  // namespace tinyxla

@@ -9,8 +9,8 @@ corrupted one gives a ValueError naming the reason.
 
 Differences from JAX: the module is tinyxla's graph text, not StableHLO (``mlir_module``
 returns it); no shape polymorphism, multi-platform lowering or serialized VJPs
-(``vjp_order`` must be 0); an exported call runs eagerly under transformations (it
-works under ``jit`` but is not differentiable).
+(``vjp_order`` must be 0): an exported function is differentiable in the process that
+exported it, not once deserialized; no vmap of a call.
 """
 from __future__ import annotations
 
@@ -18,9 +18,9 @@ import json
 from typing import Any, Callable, Sequence
 
 from tinyxla import _core
-from tinyxla._src import compile_log, core, tree_util
+from tinyxla._src import api, compile_log, core, tree_util
 from tinyxla._src.array import _DTYPES, _to_array, _wrap
-from tinyxla._src.interpreters import lowering
+from tinyxla._src.interpreters import ad, lowering
 from tinyxla._src.tree_keys import SequenceKey, keystr
 from tinyxla._src.tree_util import PyTreeDef, tree_flatten, tree_unflatten
 
@@ -71,7 +71,8 @@ class Exported:
 
     def __init__(self, fun_name: str, in_tree: PyTreeDef, in_avals: Sequence[core.ShapedArray],
                  out_tree: PyTreeDef, out_avals: Sequence[core.ShapedArray], graph_text: str,
-                 calling_convention_version: int = _core.EXPORT_VERSION):
+                 calling_convention_version: int = _core.EXPORT_VERSION,
+                 jaxpr: core.ClosedJaxpr | None = None):
         self.fun_name = fun_name
         self.in_tree = in_tree
         self.in_avals = tuple(in_avals)
@@ -88,7 +89,9 @@ class Exported:
         self.module_kept_var_idx = tuple(range(len(self.in_avals)))
         self.uses_global_constants = False
         self._graph_text = graph_text
+        self._graph: Any = None
         self._executable: Any = None
+        self._jaxpr = jaxpr  # the traced function, in the exporting process only
 
     def __str__(self) -> str:
         return f"Exported(fun_name={self.fun_name}, ...)"
@@ -100,7 +103,14 @@ class Exported:
         return self._graph_text
 
     def has_vjp(self) -> bool:
-        return False
+        """Whether calls can be differentiated: in the process that exported it."""
+        return self._jaxpr is not None
+
+    def graph(self) -> Any:
+        """The parsed graph (a ``_core.Graph``), parsed once."""
+        if self._graph is None:
+            self._graph = _core.parse_graph(self._graph_text)
+        return self._graph
 
     def serialize(self, vjp_order: int = 0) -> bytearray:
         """The exported function as bytes, in tinyxla's versioned format."""
@@ -151,8 +161,7 @@ class Exported:
 
     def _run(self, arrays: Sequence[Any]) -> list[Any]:
         if self._executable is None:
-            self._executable = _core.compile(_core.parse_graph(self._graph_text),
-                                             name=f"exported({self.fun_name})")
+            self._executable = _core.compile(self.graph(), name=f"exported({self.fun_name})")
         handles = [_to_array(a)._h for a in arrays]
         outs = self._executable.run(handles, 0)
         return [_wrap(h, a.weak_type, _DTYPES[lowering.code(a.dtype)])
@@ -178,6 +187,23 @@ def _call_exported_impl(*args: Any, exported: Exported) -> list[Any]:
     return exported._run(args)
 
 
+def _call_exported_lowering(ctx: Any, *args: int, exported: Exported) -> list[int]:
+    return _core.inline_graph(ctx.builder, exported.graph(), list(args))
+
+
+def _call_exported_jvp(primals, tangents, *, exported: Exported):
+    """Differentiates through the exported function's jaxpr, which only the exporting
+    process has (JAX's error otherwise)."""
+    if exported._jaxpr is None:
+        raise ValueError("No VJP is available")
+    return ad.primitive_jvps[api.jit_p](primals, tangents, jaxpr=exported._jaxpr,
+                                        name=exported.fun_name)
+
+
+lowering.register_lowering(call_exported_p, _call_exported_lowering)
+ad.primitive_jvps[call_exported_p] = _call_exported_jvp
+
+
 def export(fun_jit: Any, *, platforms: Sequence[str] | None = None,
            disabled_checks: Sequence[Any] = ()) -> Callable[..., Exported]:
     """Exports a jitted function (``jax.export.export``): returns a function that traces
@@ -199,7 +225,7 @@ def export(fun_jit: Any, *, platforms: Sequence[str] | None = None,
                                           is_leaf=lambda x: hasattr(x, "donated"))
         in_avals = [core.ShapedArray(a.shape, a.dtype, a._aval.weak_type) for a in in_leaves]
         return Exported(traced.name, in_tree, in_avals, traced.out_tree,
-                        traced.jaxpr.out_avals, executable.text())
+                        traced.jaxpr.out_avals, executable.text(), jaxpr=traced.jaxpr)
 
     return do_export
 
