@@ -305,7 +305,13 @@ std::vector<Array> array_list(const py::sequence& seq) {
 PYBIND11_MODULE(_core, m) {
   m.doc() = "tinyxla's C++ runtime: arrays, devices and eager ops.";
 
-  static py::exception<Error> resource_exhausted(m, "ResourceExhaustedError", PyExc_MemoryError);
+  // JAX's classes: runtime failures are JaxRuntimeError; running out of memory is also a
+  // MemoryError, as issue 19 asks.
+  static py::exception<Error> runtime_error(m, "JaxRuntimeError", PyExc_RuntimeError);
+  static py::object resource_exhausted = py::reinterpret_steal<py::object>(PyErr_NewException(
+      "tinyxla._core.ResourceExhaustedError",
+      py::make_tuple(runtime_error, py::handle(PyExc_MemoryError)).ptr(), nullptr));
+  m.attr("ResourceExhaustedError") = resource_exhausted;
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);
@@ -314,7 +320,7 @@ PYBIND11_MODULE(_core, m) {
         case ErrorKind::TypeError: PyErr_SetString(PyExc_TypeError, e.what()); return;
         case ErrorKind::IndexError: PyErr_SetString(PyExc_IndexError, e.what()); return;
         case ErrorKind::ResourceExhausted: PyErr_SetString(resource_exhausted.ptr(), e.what()); return;
-        case ErrorKind::Internal: PyErr_SetString(PyExc_RuntimeError, e.what()); return;
+        case ErrorKind::Internal: PyErr_SetString(runtime_error.ptr(), e.what()); return;
         case ErrorKind::InvalidArgument: PyErr_SetString(PyExc_ValueError, e.what()); return;
       }
     }
