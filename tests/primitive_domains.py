@@ -465,6 +465,14 @@ def _replicated_sharding() -> Any:
     return jax.sharding.NamedSharding(mesh, jax.sharding.PartitionSpec())
 
 
+def _call_exported_cases(dt: np.dtype) -> list[Case]:
+    """A call of an exported function (it reverses its operand) at the edge values."""
+    (col,) = value_columns(dt, 1, seed_of("call_exported", dt.name))
+    exported = jax.export.export(jax.jit(lambda x: lax.rev(x, (0,))))(
+        jax.ShapeDtypeStruct(col.shape, dt))
+    return [Case((col,), {"exported": exported})]
+
+
 _COLLECTIVE = "needs a named axis: tests/test_pmap.py and tests/multidevice"
 _CALL = "a call of a sub-jaxpr, lowered by inlining: tests/test_jit.py, test_autodiff.py"
 
@@ -480,6 +488,7 @@ SPECS: dict[str, Spec] = {
     "stop_gradient": Spec(lambda dt: elementwise_cases("stop_gradient", dt, 1, {})),
     "copy": Spec(lambda dt: elementwise_cases("copy", dt, 1, {})),
     # The identity on values; its layouts are tested in tests/test_sharding.py.
+    "call_exported": Spec(_call_exported_cases),
     "sharding_constraint": Spec(lambda dt: elementwise_cases(
         "sharding_constraint", dt, 1, {"sharding": _replicated_sharding()})),
     # bool excluded: as in JAX, add_any's abstract eval takes any dtype but its eager impl
