@@ -36,6 +36,7 @@ struct KernelInfo {
   int cost = 1;      // cost units per element, as the base tier counts them
   std::vector<Array> runtime_constants;  // inputs after the parameters
   std::vector<Strides> param_strides;    // the element strides the kernel reads inputs with
+  bool loop = false;  // a whole while_loop (emit_loop), not a fused kernel
 };
 
 // The table of functions the generated code calls; index 0 is the streaming copy.
@@ -52,6 +53,14 @@ struct FunctionTable {
 bool emit_kernel(const Graph& body, const std::vector<Strides>& param_strides,
                  const std::string& symbol, int max_ops, FunctionTable& table, std::string& source,
                  KernelInfo& info);
+
+// Appends the C definition of a function `void symbol(const char* const* in, char* const*
+// out)` that runs a whole while_loop whose body (see ops/control_flow.h) holds only
+// one-element values and elementwise ops: `in` are the loop's operands (the predicate,
+// the constants, the carry), `out` its results; the carry lives in locals. False (nothing
+// appended) for other bodies or more than `max_ops` nodes.
+bool emit_loop(const Graph& body, int64_t num_consts, const std::string& symbol, int max_ops,
+               FunctionTable& table, std::string& source);
 
 // The declarations every generated module starts with; the module then defines
 // `static void* tx_fn[]` of the table's size and `void tx_init(void* const* fns)` that
