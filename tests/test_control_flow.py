@@ -79,6 +79,31 @@ def test_scan_length_zero():
     assert float(c) == 1.0 and ys.shape == (0,)
 
 
+def _types(tree):
+    return [(str(x.dtype), x.shape, x.weak_type) for x in jax.tree_util.tree_leaves(tree)]
+
+
+def test_empty_loops_give_jaxs_types():
+    # Pinned from JAX 0.10.2: the carry takes the body's output types (a weak 1.0 carried
+    # through strong float32 arithmetic comes out strong), even when no trip runs.
+    f32 = ("float32", (), False)
+    scan = lambda xs: lax.scan(lambda c, x: (c + x.sum(), c * x), 1.0, xs)
+    for n in (0, 2):
+        xs = jnp.zeros((n, 3))
+        assert _types(scan(xs)) == [f32, ("float32", (n, 3), False)]
+        assert _types(jax.jit(scan)(xs)) == [f32, ("float32", (n, 3), False)]
+    pair = lambda: lax.scan(lambda c, x: ((c[0] + x, c[1] + 1), x.astype(jnp.int32)), (1.0, 2),
+                            jnp.zeros((0,)))
+    want = [f32, ("int32", (), True), ("int32", (0,), False)]
+    assert _types(pair()) == want and _types(jax.jit(pair)()) == want
+    assert _types(lax.scan(lambda c, _: (c + 1, c), 1.0, None, length=0)) == [
+        ("float32", (), True), ("float32", (0,), True)]
+    one = lambda i, c: c + jnp.float32(1)
+    assert _types(lax.while_loop(lambda c: c < 0, lambda c: one(0, c), 1.0)) == [f32]
+    assert _types(lax.fori_loop(0, 0, one, 1.0)) == [f32]
+    assert _types(lax.fori_loop(0, jnp.int32(0), one, 1.0)) == [f32]
+
+
 def test_fori_loop_static_and_traced_bounds():
     body = lambda i, x: x * 0.5 + i
     ref = 1.0
