@@ -334,6 +334,15 @@ def test_reductions_close_on_both_tiers(dtype, shape, axes, monkeypatch):
                                rtol=1e-4, atol=1e-3 * np.sqrt(h.size))
 
 
+def test_bool_any_all_same_on_both_tiers(monkeypatch):
+    x = jnp.asarray(np.random.default_rng(6).standard_normal((300, 70)).astype(np.float32))
+    f = lambda x: (jnp.any(x > 2.5, axis=1), jnp.all(x > -3, axis=0), jnp.any(x > 9),
+                   jnp.all(jnp.abs(x) < 5))
+    base, upper = _both_tiers(f, (x,), monkeypatch)
+    _assert_same(base, upper)
+    np.testing.assert_array_equal(upper[0], np.any(np.asarray(x) > 2.5, axis=1))
+
+
 def test_reductions_nan_and_norm(monkeypatch):
     x = np.random.default_rng(7).standard_normal((1000, 10)).astype(np.float32)
     x[3, 4] = np.nan
@@ -453,6 +462,19 @@ def test_ten_million_trip_loop(monkeypatch):
     assert int(count) == 10_000_000
     # The fixed point 1 / (1 - 0.9999999) = 1e7, approached as 1 - exp(-1) of the way.
     assert float(value) == pytest.approx(1e7 * (1 - np.exp(-1.0)), rel=1e-4)
+
+
+def test_a_long_first_run_switches_to_the_generated_loop(monkeypatch):
+    # Auto mode: the first call asks for the upper tier after some trips and finishes the
+    # loop there, with the base tier's bits.
+    f = lambda x: jax.lax.fori_loop(0, 3_000_000, lambda i, c: (c[0] + 1, c[1] * 0.999 + 1.0), (0, x))
+    auto = _compile(f, (2.0,), "auto", monkeypatch)
+    count, value = auto(2.0)
+    assert int(count) == 3_000_000
+    assert auto._executable.codegen_kernel_runs == 1
+    short = lambda x: jax.lax.fori_loop(0, 5000, lambda i, c: c * 0.999 + 1.0, x)
+    _assert_same(_compile(short, (2.0,), "0", monkeypatch)(2.0), _compile(short, (2.0,), "auto", monkeypatch)(2.0))
+    assert float(value) == pytest.approx(1000.0, rel=1e-5)
 
 
 def test_loops_with_arrays_stay_on_the_base_tier(monkeypatch):

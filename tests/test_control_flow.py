@@ -159,6 +159,34 @@ def test_associative_scan_matches_cumsum(reverse):
                                np.cumsum(x, -1), rtol=1e-5, atol=1e-5)
 
 
+@pytest.mark.parametrize("fn,ref", [(jnp.multiply, np.multiply), (jnp.maximum, np.maximum),
+                                    (lax.min, np.minimum), (lambda a, b: b + a, np.add)])
+def test_associative_scan_of_one_op_is_its_cumulative(fn, ref):
+    x = np.random.RandomState(4).uniform(0.5, 1.5, (5, 6)).astype(np.float32)
+    for axis, reverse in ((0, False), (1, True)):
+        want = np.flip(ref.accumulate(np.flip(x, axis), axis), axis) if reverse else ref.accumulate(x, axis)
+        scan = lambda x: lax.associative_scan(fn, x, reverse=reverse, axis=axis)
+        np.testing.assert_allclose(scan(x), want, rtol=1e-6)
+        np.testing.assert_allclose(jax.jit(scan)(x), want, rtol=1e-6)
+        assert "cum" in str(jax.make_jaxpr(scan)(x))
+    np.testing.assert_allclose(jax.vmap(lambda r: lax.associative_scan(fn, r))(x),
+                               ref.accumulate(x, 1), rtol=1e-6)
+    # Gradients as the tree of ops would give (numerically).
+    g = jax.grad(lambda x: jnp.sum(lax.associative_scan(fn, x) ** 2))(x)
+    eps, k = 1e-3, (2, 3)
+    f = lambda x: float(np.sum(ref.accumulate(x.astype(np.float64), 0) ** 2))
+    dx = np.zeros_like(x, np.float64)
+    dx[k] = eps
+    assert float(g[k]) == pytest.approx((f(x + dx) - f(x - dx)) / (2 * eps), rel=1e-3)
+
+
+def test_associative_scan_of_other_functions_combines_pairs():
+    x = np.random.RandomState(5).randn(13).astype(np.float32)
+    out = lax.associative_scan(jnp.logaddexp, x)
+    np.testing.assert_allclose(out, np.logaddexp.accumulate(x), rtol=1e-5)
+    assert "cum" not in str(jax.make_jaxpr(lambda x: lax.associative_scan(jnp.logaddexp, x))(x))
+
+
 def test_associative_scan_pytree_linear_recurrence():
     a = np.random.RandomState(2).uniform(0.5, 1.0, 9).astype(np.float32)
     b = np.random.RandomState(3).randn(9).astype(np.float32)

@@ -239,8 +239,9 @@ bool emit_kernel(const Graph& body, const std::vector<Strides>& param_strides,
       if (n.kind != OpKind::reduce) continue;
       const DType t = body.type(n.first_result).dtype;
       const auto op = n.attr<ops::ReduceAttrs>().op;
-      if (!is_real_float(t) || (op != ReduceOp::sum && op != ReduceOp::max && op != ReduceOp::min))
-        return false;
+      const bool real = is_real_float(t) && (op == ReduceOp::sum || op == ReduceOp::max || op == ReduceOp::min);
+      const bool logical = t == DType::Bool && (op == ReduceOp::or_ || op == ReduceOp::and_);
+      if (!real && !logical) return false;
       reduces.push_back(&n);
     }
     // One accumulator per output, in output order.
@@ -572,11 +573,15 @@ bool emit_kernel(const Graph& body, const std::vector<Strides>& param_strides,
     const char* t = ctype(ri.dtype);
     const std::string p = reduce_load[q] >= 0 ? pointer_of_load(reduce_load[q])
                                               : "t" + std::to_string(alias[size_t(reduces[q]->inputs[0])]);
-    const std::string id = ri.op == ReduceOp::sum ? "0" : ri.op == ReduceOp::max ? "-__builtin_inf()" : "__builtin_inf()";
+    const std::string id = ri.op == ReduceOp::sum || ri.op == ReduceOp::or_ ? "0"
+                         : ri.op == ReduceOp::and_ ? "1"
+                         : ri.op == ReduceOp::max ? "-__builtin_inf()" : "__builtin_inf()";
     // x = op(x, y) with the combiners of core/element_semantics.h.
     const std::string suffix = ri.dtype == DType::F32 ? "f" : "";
     auto fold = [&](const std::string& x, const std::string& y) {
       if (ri.op == ReduceOp::sum) return x + " = " + x + " + " + y + ";";
+      if (ri.op == ReduceOp::or_) return x + " = " + x + " | " + y + ";";
+      if (ri.op == ReduceOp::and_) return x + " = " + x + " & " + y + ";";
       return x + " = tx_" + (ri.op == ReduceOp::max ? "max" : "min") + suffix + "(" + x + ", " + y + ");";
     };
     c << "    { " << t << "* const A = (" << t << "*)acc[" << q << "];\n"
@@ -657,7 +662,7 @@ bool emit_loop(const Graph& body, int64_t num_consts, const std::string& symbol,
   auto var = [](ValueId v) { return "v" + std::to_string(v); };
   std::ostringstream pre, trip;
   pre << "void " << symbol << "(const char* const* in, char* const* out) {\n"
-      << "  uint8_t go;\n  memcpy(&go, in[0], 1);\n";
+      << "  uint8_t go = 1;\n";
   for (const Node& n : body.nodes()) {
     const ValueId v = n.first_result;
     const DType t = body.type(v).dtype;
@@ -665,7 +670,7 @@ bool emit_loop(const Graph& body, int64_t num_consts, const std::string& symbol,
     if (n.body || n.num_results != 1) return false;
     if (n.kind == OpKind::parameter) {
       pre << "  " << ct << " " << var(v) << ";\n  memcpy(&" << var(v) << ", in["
-          << n.attr<ops::ParameterAttrs>().index + 1 << "], sizeof " << var(v) << ");\n";
+          << n.attr<ops::ParameterAttrs>().index << "], sizeof " << var(v) << ");\n";
     } else if (n.kind == OpKind::constant) {
       const Array& c = n.constant;
       if (!c.is_ready() || c.event()->has_error()) return false;

@@ -12,6 +12,7 @@
 #include <deque>
 #include <limits>
 #include <thread>
+#include <type_traits>
 
 #include "../cpu/kernels.h"
 #include "../ops/control_flow.h"
@@ -36,12 +37,14 @@ using ReduceFn = void (*)(const char* const*, char* const*, void* const*, int64_
 
 template <typename T>
 T reduce_identity(ReduceOp op) {
-  if (op == ReduceOp::sum) return T(0);
+  if (op == ReduceOp::sum || op == ReduceOp::or_) return T(0);
+  if (op == ReduceOp::and_) return T(1);
   const T inf = std::numeric_limits<T>::infinity();
   return op == ReduceOp::max ? -inf : inf;
 }
 template <typename T>
 T reduce_fold(ReduceOp op, T x, T y) {  // a NaN wins, as in the base tier
+  if constexpr (std::is_integral_v<T>) return op == ReduceOp::or_ ? T(x | y) : T(x & y);  // bools
   if (op == ReduceOp::sum) return x + y;
   if (op == ReduceOp::max) return (y > x || y != y) ? y : x;
   return (y < x || y != y) ? y : x;
@@ -271,12 +274,15 @@ void Module::build() {
   cv_.notify_all();
 }
 
-bool Module::run_loop(int node, const std::vector<Array>& inputs, const std::vector<Array>& outputs) const {
+bool Module::has_loop(int node) const {
   if (size_t(node) >= kernel_of_node_.size()) return false;
   const int k = kernel_of_node_[size_t(node)];
-  if (k < 0 || !kernels_[size_t(k)].loop) return false;
-  void* const sym = fns_[size_t(k)].load(std::memory_order_acquire);
-  if (!sym) return false;
+  return k >= 0 && kernels_[size_t(k)].loop && fns_[size_t(k)].load(std::memory_order_acquire);
+}
+
+bool Module::run_loop(int node, const std::vector<Array>& inputs, const std::vector<Array>& outputs) const {
+  if (!has_loop(node)) return false;
+  void* const sym = fns_[size_t(kernel_of_node_[size_t(node)])].load(std::memory_order_acquire);
   std::vector<const char*> in;
   in.reserve(inputs.size());
   for (const Array& a : inputs) in.push_back(a.data());  // one element each
@@ -310,8 +316,11 @@ bool Module::run(int node, const std::vector<Array>& inputs, const std::vector<A
   if (!info.reduces.empty()) {
     // The reduces of a kernel share one dtype (emit_kernel checks).
     const auto rfn = reinterpret_cast<ReduceFn>(sym);
-    if (info.reduces[0].dtype == DType::F32) run_reduce_typed<float>(info, rfn, in, outputs);
-    else run_reduce_typed<double>(info, rfn, in, outputs);
+    switch (info.reduces[0].dtype) {
+      case DType::F32: run_reduce_typed<float>(info, rfn, in, outputs); break;
+      case DType::F64: run_reduce_typed<double>(info, rfn, in, outputs); break;
+      default: run_reduce_typed<uint8_t>(info, rfn, in, outputs); break;  // bool and/or
+    }
     runs_.fetch_add(1, std::memory_order_relaxed);
     return true;
   }

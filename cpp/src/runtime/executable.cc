@@ -23,6 +23,10 @@ namespace {
 // Graphs cheaper than this (element-ops, some tens of microseconds) run on the caller when
 // the stream is idle: waking the stream thread would cost as much.
 constexpr double kInlineCost = 1 << 17;
+// A loop the upper tier can run whole asks for it after this many trips on the base tier,
+// and looks for it every kNativeCheck trips.
+constexpr int64_t kNativeAfter = 1000;
+constexpr int64_t kNativeCheck = 256;
 
 // Runs a fused body node by node with the eager kernels (for bodies the interpreter
 // does not take).
@@ -161,30 +165,25 @@ struct Executable::Impl {
   // body's dead buffers are reused by the next trip, and the loop constants are shared.
   void run_loop(int i, const std::vector<Array>& vals, std::vector<Array>& results, int dev) const {
     const Node& n = graph.node(i);
-    const Executable& body_exe = *bodies[size_t(i)];
-    const Impl& body = *body_exe.impl_;
-    if (const codegen::Module* m = module_ptr.load(std::memory_order_acquire)) {
-      std::vector<Array> ins;
-      for (ValueId v : n.inputs) ins.push_back(vals[size_t(v)]);
-      for (size_t r = 0; r < results.size(); ++r)
-        if (!results[r].buffer()) {
-          const ValueType& t = graph.type(n.first_result + int(r));
-          results[r] = Array(t.shape, t.dtype, dev, Event::ready());
-        }
-      if (m->run_loop(i, ins, results)) return;
-    }
+    const Impl& body = *bodies[size_t(i)]->impl_;
     const size_t nc = size_t(n.attr<ops::WhileLoopAttrs>().num_consts);
     auto truth = [](const Array& pred) { return *reinterpret_cast<const bool*>(pred.data()); };
     bool go = truth(vals[size_t(n.inputs[0])]);
     std::vector<Array> carry;
     for (size_t k = 1 + nc; k < n.inputs.size(); ++k) carry.push_back(vals[size_t(n.inputs[k])]);
-    if (go && body.codegen_mode == codegen::Mode::Auto && body.runs.fetch_add(1) == 1)
-      body.start_codegen();
     Frame f;
     f.vals.resize(size_t(body.graph.num_values()));
     f.spare.resize(size_t(body.graph.num_values()));
     std::vector<Array> args;
-    while (go) {
+    for (int64_t trip = 0;; ++trip) {
+      // The upper tier runs a loop it generated whole from the current carry on: from the
+      // start when built, else once a long loop has asked for it (a run of many trips
+      // need not wait for the graph's second run).
+      if (go && (trip == 0 || trip % kNativeCheck == 0) && run_native(i, vals, carry, results, dev))
+        return;
+      if (trip == kNativeAfter && codegen_mode == codegen::Mode::Auto) start_codegen();
+      if (!go) break;
+      if (trip == 1 && body.codegen_mode == codegen::Mode::Auto) body.start_codegen();
       args.clear();
       for (size_t k = 1; k <= nc; ++k) args.push_back(vals[size_t(n.inputs[k])]);
       for (Array& c : carry) args.push_back(std::move(c));
@@ -199,6 +198,25 @@ struct Executable::Impl {
         results[r] = std::move(carry[r]);
       }
     }
+  }
+
+  // Runs loop node i to its end with the upper tier's function for it, from `carry` (the
+  // predicate is true); false when there is none (yet).
+  bool run_native(int i, const std::vector<Array>& vals, const std::vector<Array>& carry,
+                  std::vector<Array>& results, int dev) const {
+    const codegen::Module* m = module_ptr.load(std::memory_order_acquire);
+    if (!m || !m->has_loop(i)) return false;
+    const Node& n = graph.node(i);
+    const size_t nc = size_t(n.attr<ops::WhileLoopAttrs>().num_consts);
+    std::vector<Array> ins;
+    for (size_t k = 1; k <= nc; ++k) ins.push_back(vals[size_t(n.inputs[k])]);
+    ins.insert(ins.end(), carry.begin(), carry.end());
+    for (size_t r = 0; r < results.size(); ++r)
+      if (!results[r].buffer()) {
+        const ValueType& t = graph.type(n.first_result + int(r));
+        results[r] = Array(t.shape, t.dtype, dev, Event::ready());
+      }
+    return m->run_loop(i, ins, results);
   }
 
   void run_step(int i, std::vector<Array>& args, std::vector<Array>& vals, int dev,
