@@ -316,7 +316,7 @@ std::vector<Array> Executable::run(std::vector<Array> args, int dev,
       computes = true;
     }
   }
-  if (!computes) return outs;
+  if (!computes && !impl_->program.graph.has_side_effects()) return outs;
   if (impl_->codegen_mode == codegen::Mode::Auto && impl_->runs.fetch_add(1) == 1)
     impl_->start_codegen();
   std::vector<EventPtr> deps;
