@@ -16,6 +16,7 @@
 #include "tinyxla/compiler.h"
 #include "tinyxla/device.h"
 #include "tinyxla/error.h"
+#include "fault_injection.h"
 
 namespace tinyxla {
 namespace {
@@ -96,7 +97,7 @@ struct Executable::Impl {
         if (outs[k].event() == ev) vals[size_t(graph.outputs()[k])] = outs[k];
       const int dev = outs.empty() ? 0 : outs[0].device();
       for (size_t i = 0; i < program.steps.size(); ++i) {
-        run_step(int(i), args, vals, dev);
+        run_named_step(int(i), args, vals, dev);
         for (ValueId v : program.steps[i].release) vals[size_t(v)] = Array();
       }
       ev->set_ready();
@@ -146,7 +147,7 @@ struct Executable::Impl {
   // returns its outputs; throws the error of a failing kernel.
   std::vector<Array> run_trip(std::vector<Array>& args, Frame& f, int dev) const {
     for (size_t i = 0; i < program.steps.size(); ++i) {
-      run_step(int(i), args, f.vals, dev, &f);
+      run_named_step(int(i), args, f.vals, dev, &f);
       for (ValueId v : program.steps[i].release) release(v, f.vals, &f);
     }
     const std::vector<ValueId>& outputs = graph.outputs();
@@ -217,6 +218,20 @@ struct Executable::Impl {
         results[r] = Array(t.shape, t.dtype, dev, Event::ready());
       }
     return m->run_loop(i, ins, results);
+  }
+
+  // run_step, with an error that does not name the failing op (an allocation failure)
+  // told which op it stopped.
+  void run_named_step(int i, std::vector<Array>& args, std::vector<Array>& vals, int dev,
+                      Frame* frame = nullptr) const {
+    try {
+      run_step(i, args, vals, dev, frame);
+    } catch (const Error& e) {
+      const std::string op = op_kind_name(graph.node(i).kind);
+      const std::string msg = e.what();
+      if (msg.rfind("[" + op + "]", 0) == 0) throw;
+      throw Error(e.kind(), msg + " (while running " + op + ")");
+    }
   }
 
   void run_step(int i, std::vector<Array>& args, std::vector<Array>& vals, int dev,
@@ -301,6 +316,7 @@ struct Executable::Impl {
     std::vector<Array> ins;
     ins.reserve(n.inputs.size());
     for (ValueId v : n.inputs) ins.push_back(vals[size_t(v)]);
+    runtime::check_fault(op_kind_name(n.kind));
     switch (step.kind) {
       case compiler::StepKind::Interpreted: {
         const codegen::Module* m = module_ptr.load(std::memory_order_acquire);
@@ -401,7 +417,7 @@ std::vector<Array> Executable::run(std::vector<Array> args, int dev,
       computes = true;
     }
   }
-  if (!computes) return outs;
+  if (!computes && !impl_->program.graph.has_side_effects()) return outs;
   if (impl_->codegen_mode == codegen::Mode::Auto && impl_->runs.fetch_add(1) == 1)
     impl_->start_codegen();
   std::vector<EventPtr> deps;
