@@ -7,10 +7,12 @@
 #include <optional>
 
 #include "python/graph_bindings.h"
+#include "python/host_callback_bindings.h"
 #include "python/op_bindings.h"
 #include "python/profiler_bindings.h"
 #include "python/stages_bindings.h"
 #include "core/thread_pool.h"
+#include "runtime/fault_injection.h"
 #include "tinyxla/graph.h"
 #include "tinyxla/tinyxla.h"
 
@@ -347,6 +349,8 @@ PYBIND11_MODULE(_core, m) {
         return reinterpret_cast<uintptr_t>(a.data());
       });
 
+  m.def("_arm_fault", &runtime::arm_fault, py::arg("op"), py::arg("count"),
+        "Test hook: the next `count` kernels of `op` (eager or compiled) throw.");
   m.def("from_numpy", &from_numpy);
   m.def("from_dlpack", &from_dlpack, py::arg("capsule"), py::arg("copy") = py::none(),
         py::arg("device") = 0);
@@ -473,6 +477,7 @@ PYBIND11_MODULE(_core, m) {
   m.def("pool_size", &pool_size);
   bind_graph(m);
   bind_ops(m);
+  bind_host_callbacks(m);
   bind_profiler(m);
   bind_stages(m);
 }

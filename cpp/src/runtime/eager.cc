@@ -3,6 +3,7 @@
 
 #include "../core/profiler.h"
 #include "../ops/op_def.h"
+#include "fault_injection.h"
 #include "tinyxla/device.h"
 
 namespace tinyxla::runtime {
@@ -71,6 +72,7 @@ std::vector<Array> run_op(OpKind kind, const std::any& attrs, const std::vector<
       }
     }
     try {
+      check_fault(def.name());
       def.run(attrs, ins, outs);
       ev->set_ready();
     } catch (...) {
