@@ -252,6 +252,7 @@ void Module::build() {
       }
     }
   }
+  if (outcome[0] == 'f') warn_fallback_once(outcome.substr(std::strlen("failed: ")));
   std::lock_guard<std::mutex> lock(m_);
   state_ = State::Done;
   status_ = outcome;

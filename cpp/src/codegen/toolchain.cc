@@ -234,6 +234,17 @@ std::string cache_dir() {
   return resolved.emplace(wanted, dir).first->second;
 }
 
+void warn_fallback_once(const std::string& why) {
+  static std::atomic<bool> warned{false};
+  if (warned.exchange(true)) return;
+  const std::string first_line = why.substr(0, why.find('\n'));
+  std::fprintf(stderr,
+               "tinyxla: warning: the upper tier is unavailable (%s); fused kernels run on "
+               "the base tier (TINYXLA_CODEGEN=0 turns the upper tier off; this warning is "
+               "shown once)\n",
+               first_line.c_str());
+}
+
 bool module_matches(const std::string& so_path, const std::string& key) {
   if (!private_to_user(so_path, S_IFREG)) return false;
   std::ifstream f(so_path, std::ios::binary);
@@ -282,6 +293,8 @@ std::string build_shared_library(const std::string& compiler, const std::string&
   std::string why;
   if (status == -2) {
     why = "the compiler timed out";
+  } else if (WIFSIGNALED(status)) {
+    why = "the compiler was killed by signal " + std::to_string(WTERMSIG(status));
   } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     why = "the compiler failed: " + read_file(log_path).substr(0, 2000);
   } else if (chmod(tmp_so.c_str(), 0700) != 0 || std::rename(tmp_so.c_str(), so_path.c_str()) != 0) {
