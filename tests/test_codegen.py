@@ -176,6 +176,35 @@ def test_cache_hit(cache_dir, monkeypatch):
     assert len(list(cache_dir.glob("*.so"))) == 3
 
 
+def test_disk_cache_is_bounded_and_evicts_the_least_recently_used(cache_dir, monkeypatch):
+    x = jnp.asarray(np.linspace(-3, 3, 256, dtype=np.float32))
+    fns = [lambda x: jnp.exp(x) * 3 - x, lambda x: jnp.sin(x) * 5 + x,
+           lambda x: jnp.tanh(x) - 7 * x]
+    first = _compile(fns[0], (x,), "1", monkeypatch)
+    first.wait_codegen()
+    (module,) = cache_dir.glob("*.so")
+    # Room for two modules: the third build evicts the least recently used one.
+    monkeypatch.setenv("TINYXLA_CACHE_MAX_BYTES", str(int(module.stat().st_size * 2.5)))
+    second = _compile(fns[1], (x,), "1", monkeypatch)
+    second.wait_codegen()
+    time.sleep(0.05)  # mtimes of distinct uses differ
+    again = _compile(fns[0], (x,), "1", monkeypatch)  # a cache hit marks the first as used
+    again.wait_codegen()
+    assert again.codegen_status == "cached"
+    time.sleep(0.05)
+    third = _compile(fns[2], (x,), "1", monkeypatch)
+    third.wait_codegen()
+    assert third.codegen_status == "loaded"
+    left = set(cache_dir.glob("*.so"))
+    assert len(left) == 2 and module in left  # the second one went
+    # An evicted module is rebuilt on its next use, and computes the same.
+    rebuilt = _compile(fns[1], (x,), "1", monkeypatch)
+    rebuilt.wait_codegen()
+    assert rebuilt.codegen_status == "loaded"
+    _assert_same(second(x), rebuilt(x))
+    assert len(list(cache_dir.glob("*.so"))) == 2
+
+
 def test_cache_directory_and_modules_are_private(cache_dir, monkeypatch):
     x = jnp.asarray(np.linspace(-3, 3, 64, dtype=np.float32))
     c = _compile(lambda x: jnp.sin(x) * 2, (x,), "1", monkeypatch)
