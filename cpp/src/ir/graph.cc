@@ -181,6 +181,23 @@ void Graph::verify() const {
     if (v < 0 || v >= num_values()) invalid("verify", "output %" + std::to_string(v) + " is undefined");
 }
 
+bool has_side_effects(const Node& n) {
+  return ops::op_def(n.kind).has_side_effects() || (n.body && n.body->has_side_effects());
+}
+
+bool Graph::has_side_effects() const {
+  std::vector<const Graph*> todo{this};  // bodies of regions, nested
+  while (!todo.empty()) {
+    const Graph* g = todo.back();
+    todo.pop_back();
+    for (const Node& n : g->nodes_) {
+      if (ops::op_def(n.kind).has_side_effects()) return true;
+      if (n.body) todo.push_back(n.body.get());
+    }
+  }
+  return false;
+}
+
 bool Graph::identical_to(const Graph& o) const {
   if (nodes_.size() != o.nodes_.size() || types_ != o.types_ || outputs_ != o.outputs_ ||
       params_ != o.params_)
