@@ -71,8 +71,8 @@ def _nested_loops(depth: int) -> str:
 
 def test_region_nesting_is_bounded():
     assert _core.parse_graph(_nested_loops(5)).text().count("while_loop") == 5
-    with pytest.raises(ValueError, match="regions nest deeper than 64"):
-        _core.parse_graph(_nested_loops(200))
+    with pytest.raises(ValueError, match="regions nest deeper than 1000"):
+        _core.parse_graph(_nested_loops(1001))
 
 
 def test_huge_result_from_the_builder_is_refused():
