@@ -10,6 +10,7 @@
 #include "../core/thread_pool.h"
 #include "kernels.h"
 #include "lapack.h"
+#include "small_matrices.h"
 
 namespace tinyxla::cpu {
 namespace {
@@ -276,8 +277,19 @@ void lu_typed(const Array& x, const std::vector<Array>& outs) {
   int32_t* piv_out = data_of<int32_t>(outs[1]);
   int32_t* perm_out = data_of<int32_t>(outs[2]);
   const bool small = m <= kSmall && n <= kSmall;
+  // Square matrices up to kMaxSmallN are factored many at a time (batch-major).
+  const bool batch_major = !is_complex_v<T> && m == n && m <= small::kMaxSmallN;
   const double flops = double(m * n * k);
   lapack::for_matrices(batch, grain_for(flops), flops, [&](int64_t begin, int64_t end) {
+    if constexpr (!is_complex_v<T>) {
+      if (batch_major) {
+        small::lu(src + begin * m * n, end - begin, n, lu_out + begin * m * n,
+                  piv_out + begin * k);
+        for (int64_t b = begin; b < end; ++b)
+          permutation_of(piv_out + b * k, k, perm_out + b * m, m);
+        return;
+      }
+    }
     std::vector<T> a(small ? 0 : size_t(m * n));
     std::vector<int> ipiv(small ? 0 : size_t(k));
     for (int64_t b = begin; b < end; ++b) {
@@ -359,9 +371,19 @@ void triangular_solve_typed(const Array& a, const Array& b, const TriangularSolv
   const T* b_data = reinterpret_cast<const T*>(b.data());
   T* x_out = data_of<T>(out);
   const bool small = m <= kSmall;
+  // Up to kMaxSmallN x kMaxSmallCols: many matrices at a time (batch-major).
+  const bool batch_major = !is_complex_v<T> && m <= small::kMaxSmallN && rows > 0 && cols > 0 &&
+                           (f.left_side ? cols : rows) <= small::kMaxSmallCols;
   const double flops = double(m * m * (f.left_side ? cols : rows));
   lapack::for_matrices(batch, grain_for(flops), flops,
                [&](int64_t begin, int64_t end) {
+    if constexpr (!is_complex_v<T>) {
+      if (batch_major) {
+        small::triangular_solve(a_data + begin * m * m, b_data + begin * rows * cols,
+                                end - begin, m, rows, cols, f, x_out + begin * rows * cols);
+        return;
+      }
+    }
     std::vector<T> t(small || (f.conjugate_a && !f.transpose_a) ? size_t(m * m) : 0);
     for (int64_t bi = begin; bi < end; ++bi) {
       const T* am = a_data + bi * m * m;
