@@ -166,6 +166,11 @@ def _default_options() -> dict[str, _Option]:
           'jax_transfer_guard_device_to_device', _TRANSFER_GUARDS),
       'jax_transfer_guard_device_to_host': _optional_enum_option(
           'jax_transfer_guard_device_to_host', _TRANSFER_GUARDS),
+      # tinyxla's: the bound on compiled executables held (interpreters/executable_budget).
+      'tinyxla_executable_cache_max_entries': _int_option(
+          'tinyxla_executable_cache_max_entries', 4096),
+      'tinyxla_executable_cache_max_bytes': _int_option(
+          'tinyxla_executable_cache_max_bytes', 1 << 30),
   }
 
 
