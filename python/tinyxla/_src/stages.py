@@ -171,10 +171,18 @@ class Compiled:
         bodies), in tinyxla's text form (JAX prints optimised HLO here)."""
         return self._executable.text()
 
+    def _graph_executable(self) -> Any:
+        """The compiled graph (compiled again if the executable budget released it), or
+        None for a function that runs op by op."""
+        graph = getattr(self._executable, "executable", None)
+        if graph is not None and not isinstance(graph, _core.Executable):
+            graph = self._executable.recompile()
+        return graph
+
     def as_svg(self, layout: str = "auto") -> str:
         """tinyxla only: a picture of the optimised graph as SVG (see ``tools.graph_svg``);
         ``layout`` is "auto", "dot" (Graphviz) or "builtin"."""
-        graph = getattr(self._executable, "executable", None)
+        graph = self._graph_executable()
         if graph is None:
             raise ValueError(f"{self._executable.reason}: this function runs op by op and "
                              "has no graph to draw")
@@ -187,7 +195,7 @@ class Compiled:
         if self.args_info is not None:
             infos = tree_flatten(self.args_info, is_leaf=lambda x: isinstance(x, ArgInfo))[0]
             donated = [i.donated for i in infos]
-        graph = getattr(self._executable, "executable", None)
+        graph = self._graph_executable()
         if graph is None:  # runs op by op: no plan, intermediates counted by nobody
             size = lambda avals: sum(_nbytes(a) for a in avals)  # noqa: E731
             return CompiledMemoryStats(size(self.jaxpr.in_avals), size(self.jaxpr.out_avals),
