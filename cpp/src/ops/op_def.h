@@ -17,6 +17,7 @@
 #pragma once
 #include <any>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <typeinfo>
@@ -138,6 +139,13 @@ class OpDef {
   // Runs the kernel on ready `ins` into `outs`, dense arrays of the result types.
   virtual void run(const std::any& attrs, const std::vector<Array>& ins,
                    const std::vector<Array>& outs) const;
+  // As run() for an op of one result, calling `epilogue(begin, end)` once elements
+  // [begin, end) of the result are written, on disjoint ranges that cover it, from any
+  // thread. An anchor op (ir/fused_body.h is_anchor) calls it part by part while each part
+  // is still in cache; by default it runs over everything once the kernel is done.
+  virtual void run_with_epilogue(const std::any& attrs, const std::vector<Array>& ins,
+                                 const std::vector<Array>& outs,
+                                 const std::function<void(int64_t, int64_t)>& epilogue) const;
   // Element-operations, for the choice of running small work on the caller.
   virtual double cost(const std::any& attrs, const std::vector<Array>& ins,
                       const std::vector<ValueType>& outs) const;
@@ -213,6 +221,13 @@ struct Printer {
   }
 };
 
+// An optional dtype's printed code: -1 for none.
+inline std::optional<DType> dtype_or_none(int64_t code) {
+  if (code < -1 || code >= kNumDTypes)
+    throw_error(ErrorKind::InvalidArgument, "parse_graph", "dtype code " + std::to_string(code) + " is out of range");
+  return code < 0 ? std::nullopt : std::optional<DType>(DType(code));
+}
+
 struct TextReader {
   const std::string& key;
   AttrReader& in;
@@ -224,7 +239,7 @@ struct TextReader {
     if constexpr (std::is_same_v<T, std::vector<int64_t>>) v = in.int_list();
     else if constexpr (std::is_same_v<T, bool>) v = in.integer() != 0;
     else if constexpr (std::is_enum_v<T>) v = static_cast<T>(in.integer());
-    else if constexpr (is_optional<T>::value) v = DType(in.integer());
+    else if constexpr (is_optional<T>::value) v = dtype_or_none(in.integer());
     else v = in.integer();
   }
 };
