@@ -854,8 +854,8 @@ def test_vjp_cotangent_errors():
     _, vjp_fun = jax.vjp(lambda x: x * 2, jnp.ones(2))
     assert _error(vjp_fun, jnp.ones(3)) == (
         "ValueError", "unexpected JAX type (e.g. shape/dtype) for argument to VJP function: "
-        "got f32[3], but expected f32[2] because the corresponding output of the "
-        "differentiated function had JAX type f32[2]")
+        "got float32[3], but expected float32[2] because the corresponding output of the "
+        "differentiated function had JAX type float32[2]")
 
 
 def test_closure_convert_with_custom_vjp():

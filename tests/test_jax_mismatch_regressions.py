@@ -5,6 +5,7 @@ import pytest
 
 import tinyxla as jax
 import tinyxla.numpy as jnp
+from tinyxla import lax
 
 I8 = np.array([100, 100, 100], np.int8)
 
@@ -241,3 +242,36 @@ def test_searchsorted_and_digitize_of_complex_match_jax():
     np.testing.assert_array_equal(np.asarray(jax.jit(jnp.searchsorted)(sc, c)), [0, 2, 1])
     np.testing.assert_array_equal(
         np.asarray(jax.vmap(lambda v: jnp.digitize(v, sc))(c)), [1, 3, 2])
+
+
+def test_cumlogsumexp_of_complex_matches_jax():
+    c = jnp.array([1 + 2j, 0.5 - 1j, 3 + 0j], jnp.complex64)
+    want = [1 + 2j, 0.10499308 + 1.7889591j, 2.9894497 + 0.05458759j]  # jax 0.10.2
+    for f in (lax.cumlogsumexp, jax.jit(lax.cumlogsumexp)):
+        np.testing.assert_allclose(np.asarray(f(c)), want, rtol=2e-6)
+    np.testing.assert_allclose(  # jax 0.10.2, reverse
+        np.asarray(lax.cumlogsumexp(c, reverse=True)),
+        [2.9894497 + 0.0545876j, 3.0455778 - 0.06604266j, 3 + 0j], rtol=2e-6)
+    np.testing.assert_allclose(np.asarray(jax.vmap(lax.cumlogsumexp)(jnp.stack([c, c]))),
+                               [want, want], rtol=2e-6)
+    with pytest.raises(TypeError, match="cumlogsumexp does not accept dtype int32"):
+        lax.cumlogsumexp(jnp.ones(3, jnp.int32))
+
+
+def test_advanced_index_with_no_values_gives_an_empty_array():
+    # JAX skips the gather, whose slices would not fit an empty axis.
+    x = jnp.zeros((0, 3))
+    for f in (lambda x, i: x[i, i], jax.jit(lambda x, i: x[i, i])):
+        out = f(x, jnp.arange(0))
+        assert out.shape == (0,) and out.dtype == np.float32
+    assert x[jnp.arange(0)].shape == (0, 3)
+
+
+def test_bfloat16_denormals_read_as_zero_in_every_path():
+    # XLA:CPU flushes bf16 denormals in compares (JAX's eager flatnonzero gives [0 2 3]); its
+    # jit of the same function gives [0 1 2]. tinyxla answers [0 2 3] on every path.
+    x = jnp.array(np.array([-8.5e37, -2.76e-40, np.nan, -0.5]), dtype=jnp.bfloat16)
+    f = lambda x: jnp.flatnonzero(x, size=3, fill_value=-1)
+    for g in (f, jax.jit(f)):
+        np.testing.assert_array_equal(np.asarray(g(x)), [0, 2, 3])
+    np.testing.assert_array_equal(np.asarray(jax.vmap(f)(jnp.stack([x, x]))), [[0, 2, 3]] * 2)

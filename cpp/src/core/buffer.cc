@@ -114,7 +114,7 @@ class Allocator {
   }
   [[noreturn]] static void throw_oom(size_t nbytes) {
     throw Error(ErrorKind::ResourceExhausted,
-                "[allocate] RESOURCE_EXHAUSTED: Out of memory while trying to allocate " +
+                "[allocate] RESOURCE_EXHAUSTED: Out of memory allocating " +
                     std::to_string(nbytes) + " bytes.");
   }
 

@@ -20,6 +20,13 @@ using semantics::widen;
 template <typename W>
 W combine(CumulativeOp op, W acc, W x) {
   if constexpr (std::is_same_v<W, complex64> || std::is_same_v<W, complex128>) {
+    if (op == CumulativeOp::logsumexp) {
+      // log(exp(acc) + exp(x)) around the operand of larger real part, as JAX's logaddexp.
+      const W& hi = acc.real() >= x.real() ? acc : x;
+      const W& lo = acc.real() >= x.real() ? x : acc;
+      if (std::isinf(hi.real()) && hi.real() < 0) return hi;
+      return hi + std::log(W(1) + std::exp(lo - hi));
+    }
     return op == CumulativeOp::prod ? acc * x : acc + x;
   } else if constexpr (std::is_same_v<W, bool>) {
     switch (op) {

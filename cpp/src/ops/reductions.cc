@@ -46,7 +46,7 @@ Shape argreduce(bool is_max, const Shape& x, int64_t* axis, DType index_dtype) {
 void cumulative(CumulativeOp op, const TypeRef& x, int64_t* axis) {
   const std::string name = std::string("cum") + op_name(op);
   *axis = canonical_axis(*axis, int64_t(x.shape->size()), name.c_str());
-  if (op == CumulativeOp::logsumexp && !is_floating(x.dtype))
+  if (op == CumulativeOp::logsumexp && !is_inexact(x.dtype))
     throw_error(ErrorKind::TypeError, name, name + " requires a floating-point operand");
   if ((op == CumulativeOp::max || op == CumulativeOp::min) && is_complex(x.dtype))
     throw_error(ErrorKind::TypeError, name, name + " does not accept complex operands");

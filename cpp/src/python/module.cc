@@ -9,6 +9,7 @@
 #include "python/graph_bindings.h"
 #include "python/op_bindings.h"
 #include "core/thread_pool.h"
+#include "runtime/fault_injection.h"
 #include "tinyxla/graph.h"
 #include "tinyxla/tinyxla.h"
 
@@ -303,7 +304,13 @@ std::vector<Array> array_list(const py::sequence& seq) {
 PYBIND11_MODULE(_core, m) {
   m.doc() = "tinyxla's C++ runtime: arrays, devices and eager ops.";
 
-  static py::exception<Error> resource_exhausted(m, "ResourceExhaustedError", PyExc_MemoryError);
+  // JAX's classes: runtime failures are JaxRuntimeError; running out of memory is also a
+  // MemoryError, as issue 19 asks.
+  static py::exception<Error> runtime_error(m, "JaxRuntimeError", PyExc_RuntimeError);
+  static py::object resource_exhausted = py::reinterpret_steal<py::object>(PyErr_NewException(
+      "tinyxla._core.ResourceExhaustedError",
+      py::make_tuple(runtime_error, py::handle(PyExc_MemoryError)).ptr(), nullptr));
+  m.attr("ResourceExhaustedError") = resource_exhausted;
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);
@@ -312,7 +319,7 @@ PYBIND11_MODULE(_core, m) {
         case ErrorKind::TypeError: PyErr_SetString(PyExc_TypeError, e.what()); return;
         case ErrorKind::IndexError: PyErr_SetString(PyExc_IndexError, e.what()); return;
         case ErrorKind::ResourceExhausted: PyErr_SetString(resource_exhausted.ptr(), e.what()); return;
-        case ErrorKind::Internal: PyErr_SetString(PyExc_RuntimeError, e.what()); return;
+        case ErrorKind::Internal: PyErr_SetString(runtime_error.ptr(), e.what()); return;
         case ErrorKind::InvalidArgument: PyErr_SetString(PyExc_ValueError, e.what()); return;
       }
     }
@@ -339,6 +346,8 @@ PYBIND11_MODULE(_core, m) {
         return reinterpret_cast<uintptr_t>(a.data());
       });
 
+  m.def("_arm_fault", &runtime::arm_fault, py::arg("op"), py::arg("count"),
+        "Test hook: the next `count` kernels of `op` (eager or compiled) throw.");
   m.def("from_numpy", &from_numpy);
   m.def("from_dlpack", &from_dlpack, py::arg("capsule"), py::arg("copy") = py::none(),
         py::arg("device") = 0);

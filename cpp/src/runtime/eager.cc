@@ -2,6 +2,7 @@
 #include "eager.h"
 
 #include "../ops/op_def.h"
+#include "fault_injection.h"
 #include "tinyxla/device.h"
 
 namespace tinyxla::runtime {
@@ -60,6 +61,7 @@ std::vector<Array> run_op(OpKind kind, const std::any& attrs, const std::vector<
       }
     }
     try {
+      check_fault(def.name());
       def.run(attrs, ins, outs);
       ev->set_ready();
     } catch (...) {

@@ -16,6 +16,7 @@
 #include "tinyxla/compiler.h"
 #include "tinyxla/device.h"
 #include "tinyxla/error.h"
+#include "fault_injection.h"
 
 namespace tinyxla {
 namespace {
@@ -115,7 +116,7 @@ struct Executable::Impl {
         if (outs[k].event() == ev) vals[size_t(graph.outputs()[k])] = outs[k];
       const int dev = outs.empty() ? 0 : outs[0].device();
       for (size_t i = 0; i < program.steps.size(); ++i) {
-        run_step(int(i), args, vals, dev);
+        run_named_step(int(i), args, vals, dev);
         for (ValueId v : program.steps[i].release) vals[size_t(v)] = Array();
       }
       ev->set_ready();
@@ -172,6 +173,19 @@ struct Executable::Impl {
       } else {
         results[r] = std::move(carry[r]);
       }
+    }
+  }
+
+  // run_step, with an error that does not name the failing op (an allocation failure)
+  // told which op it stopped.
+  void run_named_step(int i, std::vector<Array>& args, std::vector<Array>& vals, int dev) const {
+    try {
+      run_step(i, args, vals, dev);
+    } catch (const Error& e) {
+      const std::string op = op_kind_name(graph.node(i).kind);
+      const std::string msg = e.what();
+      if (msg.rfind("[" + op + "]", 0) == 0) throw;
+      throw Error(e.kind(), msg + " (while running " + op + ")");
     }
   }
 
@@ -239,6 +253,7 @@ struct Executable::Impl {
     std::vector<Array> ins;
     ins.reserve(n.inputs.size());
     for (ValueId v : n.inputs) ins.push_back(vals[size_t(v)]);
+    runtime::check_fault(op_kind_name(n.kind));
     switch (step.kind) {
       case compiler::StepKind::Interpreted: {
         const codegen::Module* m = module_ptr.load(std::memory_order_acquire);

@@ -126,6 +126,22 @@ def _leaf_aval(x: Any) -> core.ShapedArray:
     return aval
 
 
+def _invalid_argument(fun: Callable, args, kwargs, static_argnums, leaves) -> TypeError:
+    """JAX's error for a leaf that is not an array, naming its path."""
+    names = _flat_arg_names(fun, args, kwargs, static_argnums, len(leaves))
+    for name, x in zip(names, leaves):
+        try:
+            _leaf_aval(x)
+        except TypeError:
+            return TypeError(
+                f"Error interpreting argument to {fun} as an abstract array. The "
+                f"problematic value is of type {type(x)} and was passed to the function "
+                f"at path {name}.\nThis typically means that a jit-wrapped function was "
+                "called with a non-array argument, and this argument was not marked as "
+                "static using the static_argnums or static_argnames parameters of jax.jit.")
+    raise AssertionError("no invalid leaf")
+
+
 def _flat_fun(fun: Callable, in_tree, static: dict[int, Any], static_kw: dict[str, Any],
               out_store: list) -> Callable:
     """``fun`` as a function of flat dynamic leaves returning flat outputs."""
@@ -153,7 +169,10 @@ def make_jaxpr(fun: Callable, static_argnums: int | Iterable[int] = (),
         static = {i: args[i] for i in static_argnums}
         dyn = tuple(a for i, a in enumerate(args) if i not in static)
         leaves, in_tree = tree_flatten((dyn, kwargs))
-        avals = [_leaf_aval(x) for x in leaves]
+        try:
+            avals = [_leaf_aval(x) for x in leaves]
+        except TypeError:
+            raise _invalid_argument(fun, args, kwargs, static_argnums, leaves) from None
         out_store: list = []
         names = _flat_arg_names(fun, args, kwargs, static_argnums, len(leaves))
         info = errors.DebugInfo("make_jaxpr", fun, names)
@@ -309,10 +328,17 @@ class JitWrapped:
         sig = _signature_or_none(fun)
         static_argnums, static_argnames = _resolve_names(sig, _as_tuple(static_argnums),
                                                          _as_tuple(static_argnames))
-        donate_argnums, _ = _resolve_names(sig, _as_tuple(donate_argnums), _as_tuple(donate_argnames))
+        donate_argnums, donate_argnames = _resolve_names(sig, _as_tuple(donate_argnums),
+                                                         _as_tuple(donate_argnames))
         self._static_argnums = tuple(sorted(static_argnums))
-        _check_argnums(sig, self._static_argnums, "static_argnums")
         self._static_argnames = frozenset(static_argnames)
+        _check_argnums(sig, self._static_argnums, "static_argnums")
+        _check_argnames(sig, self._static_argnames, "static_argnames")
+        _check_argnums(sig, tuple(sorted(donate_argnums)), "donate_argnums")
+        _check_argnames(sig, frozenset(donate_argnames), "donate_argnames")
+        if both := self._static_argnames & set(donate_argnames):
+            raise ValueError("static_argnames and donate_argnames cannot intersect. Argument "
+                             f"names {set(both)} appear in both static_argnames and donate_argnames")
         self._donate_argnums = frozenset(donate_argnums)
         self._device = device
         shared = caches.jit_caches(
@@ -359,7 +385,7 @@ class JitWrapped:
         try:
             avals = tuple(_leaf_aval(x) for x in leaves)
         except TypeError:
-            raise self._invalid_argument(args, kwargs, leaves) from None
+            raise _invalid_argument(self._fun, args, kwargs, self._static_argnums, leaves) from None
         key = (in_tree, avals,
                tuple((type(v), v) for v in static.values()),
                tuple((k, type(v), v) for k, v in sorted(static_kw.items())),
@@ -376,21 +402,6 @@ class JitWrapped:
                 return entry, [*entry.tracer_consts, *leaves]
             self._cache.put(key, entry)
         return entry, leaves
-
-    def _invalid_argument(self, args, kwargs, leaves) -> TypeError:
-        """JAX's error for a leaf that is not an array, naming its path."""
-        names = _flat_arg_names(self._fun, args, kwargs, self._static_argnums, len(leaves))
-        for name, x in zip(names, leaves):
-            try:
-                _leaf_aval(x)
-            except TypeError:
-                return TypeError(
-                    f"Error interpreting argument to {self._fun} as an abstract array. The "
-                    f"problematic value is of type {type(x)} and was passed to the function "
-                    f"at path {name}.\nThis typically means that a jit-wrapped function was "
-                    "called with a non-array argument, and this argument was not marked as "
-                    "static using the static_argnums or static_argnames parameters of jax.jit.")
-        raise AssertionError("no invalid leaf")
 
     def _trace(self, args, kwargs, static, static_kw, in_tree, avals) -> _CacheEntry:
         out_store: list = []
@@ -509,9 +520,26 @@ def _check_argnums(sig, argnums: tuple[int, ...], what: str) -> None:
     if any(p.kind == p.VAR_POSITIONAL for p in params):
         return
     n = sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params)
-    if max(argnums) >= n:
+    if -min(argnums) > n or max(argnums) >= n:
         raise ValueError(f"Jitted function has {what}={argnums}, but only accepts {n} "
                          "positional arguments.")
+
+
+def _check_argnames(sig, argnames: frozenset[str], what: str) -> None:
+    """``jax.jit``'s check that the argnames name keyword-passable parameters."""
+    if sig is None or not argnames:
+        return
+    params = sig.parameters.values()
+    positional_only = {p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.VAR_POSITIONAL)}
+    if bad := positional_only & argnames:
+        raise ValueError(f"Jitted function has invalid argnames {set(bad)} in {what}. These are "
+                         "positional-only")
+    if any(p.kind == p.VAR_KEYWORD for p in params):
+        return
+    if bad := argnames - {p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD,
+                                                                p.KEYWORD_ONLY)}:
+        raise ValueError(f"Jitted function has invalid argnames {set(bad)} in {what}. Function "
+                         "does not take these args.")
 
 
 def _resolve_names(sig, nums: tuple, names: tuple) -> tuple[set[int], set[str]]:

@@ -17,7 +17,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from tinyxla._src import core, dtypes
+from tinyxla._src import core, dtypes, errors
 from tinyxla._src.array import Array, _to_array
 from tinyxla._src.interpreters import ad
 from tinyxla._src.lax import lax
@@ -237,8 +237,11 @@ class _VJPFunction:
         ct_leaves, ct_tree = tree_flatten(out_ct)
         if ct_tree != self._flat.out_tree:
             raise ValueError(
-                "unexpected tree structure of argument to vjp function: got "
-                f"{ct_tree}, but expected to match {self._flat.out_tree}")
+                "unexpected tree structure.\n\nThe argument to a VJP function returned by "
+                "`jax.vjp` must match the pytree\nstructure of the differentiated function "
+                f"{errors._fun_source_info(self._flat.fun)}.\n\nBut the tree structures "
+                f"differ:\n  * the original output was {self._flat.out_tree}, but the "
+                f"argument here is {ct_tree}.")
         cts = []
         for ct, aval in zip(ct_leaves, self._out_avals):
             expected = ad.tangent_aval(aval)

@@ -160,7 +160,7 @@ def _difference(key: tuple, old: tuple, arg_names: Sequence[str],
     weak_hint = False
     for name, a, b in zip(arg_names, key[1], old[1]):
         if a != b:
-            now, before = a.str_short(), b.str_short()
+            now, before = a.str_short(True), b.str_short(True)
             if a.weak_type != b.weak_type:
                 weak_hint = True
                 now += f"{{weak_type={a.weak_type}}}"

@@ -42,9 +42,10 @@ class ShapedArray:
                            self.dtype if dtype is None else dtype,
                            self.weak_type if weak_type is None else weak_type)
 
-    def str_short(self) -> str:
-        """JAX's short form, e.g. ``f32[3,4]``."""
-        return f"{dtypes.short_dtype_name(self.dtype)}[{','.join(map(str, self.shape))}]"
+    def str_short(self, short_dtypes: bool = False) -> str:
+        """JAX's short form: ``float32[3,4]``, or ``f32[3,4]`` with ``short_dtypes``."""
+        name = dtypes.short_dtype_name(self.dtype) if short_dtypes else self.dtype.name
+        return f"{name}[{','.join(map(str, self.shape))}]"
 
     def __eq__(self, other):
         return (isinstance(other, ShapedArray) and self.shape == other.shape
@@ -184,7 +185,7 @@ class Literal:
         self.aval = aval
 
     def __repr__(self):
-        return f"{_literal_str(self.val, self.aval)}:{self.aval.str_short()}"
+        return f"{_literal_str(self.val, self.aval)}:{self.aval.str_short(True)}"
 
 
 def _literal_str(val: Any, aval: ShapedArray) -> str:
@@ -309,15 +310,15 @@ def check_jaxpr(jaxpr: Jaxpr) -> None:
         except Exception as e:
             raise errors.JaxprTypeError(
                 f"{eqn.primitive} rejects its operands "
-                f"({', '.join(a.str_short() for a in in_avals)}): {e}") from e
+                f"({', '.join(a.str_short(True) for a in in_avals)}): {e}") from e
         outs = list(out) if eqn.primitive.multiple_results else [out]
         if len(outs) != len(eqn.outvars):
             raise errors.JaxprTypeError(f"{eqn.primitive} has {len(eqn.outvars)} outputs; "
                                         f"its rule makes {len(outs)}")
         for v, a in zip(eqn.outvars, outs):
             if (v.aval.shape, v.aval.dtype) != (a.shape, a.dtype):
-                raise errors.JaxprTypeError(f"{eqn.primitive} output {v.aval.str_short()} does "
-                                            f"not match its rule's {a.str_short()}")
+                raise errors.JaxprTypeError(f"{eqn.primitive} output {v.aval.str_short(True)} does "
+                                            f"not match its rule's {a.str_short(True)}")
             define(v)
     for v in jaxpr.outvars:
         read(v)
@@ -427,7 +428,7 @@ def _eqn_params_str(eqn: "JaxprEqn", namer: "_Namer", head_width: int = 0) -> st
 def pp_jaxpr(jaxpr: Jaxpr, namer: _Namer | None = None) -> str:
     """JAX's text form: one line when short, else one equation per line."""
     namer = namer or _Namer()
-    decl = lambda v: f"{namer(v)}:{v.aval.str_short()}"
+    decl = lambda v: f"{namer(v)}:{v.aval.str_short(True)}"
     consts = " ".join(decl(v) for v in jaxpr.constvars)
     invars = " ".join(decl(v) for v in jaxpr.invars)
     eqn_strs = []

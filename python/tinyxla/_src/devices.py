@@ -294,7 +294,9 @@ def _device_index(device: Any) -> int:
             raise ValueError(f"{device!r} belongs to process {device.process_index}, not to "
                              f"this process ({distributed.state.process_id})")
         return device.local_hardware_id
-    raise TypeError(f"device_put: expected a Device or Sharding, got {device!r}")
+    raise ValueError("`jax.device_put` only accepts `None`, `jax.sharding.Sharding`, "
+                     "`jax.Device`, `Format`, `jax.memory.Space` or a pytree of these values. "
+                     f"Received invalid value: {device!r}")
 
 
 # --------------------------------------------------------------------------------------

@@ -4,6 +4,8 @@ from __future__ import annotations
 import inspect
 from typing import Any, Callable, Sequence
 
+from tinyxla import _core
+
 _DOCS = "https://docs.jax.dev/en/latest/errors.html#jax.errors."
 
 
@@ -74,10 +76,11 @@ class JaxprTypeError(TypeError):
     """A jaxpr that fails the type checker (``jax.errors.JaxprTypeError``)."""
 
 
-class JaxRuntimeError(RuntimeError):
-    """An error of the runtime while running a computation (``jax.errors.JaxRuntimeError``).
-    tinyxla's C++ runtime still raises plain ``RuntimeError`` (and ``MemoryError`` for an
-    exhausted allocator), the base class, so ``except RuntimeError`` catches both."""
+# An error of the runtime while running a computation (``jax.errors.JaxRuntimeError``), a
+# RuntimeError; the C++ runtime raises it, and its ResourceExhaustedError (also a
+# MemoryError) when the allocator is exhausted.
+JaxRuntimeError = _core.JaxRuntimeError
+ResourceExhaustedError = _core.ResourceExhaustedError
 
 
 class InconclusiveDimensionOperation(Exception):

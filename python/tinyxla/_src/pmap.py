@@ -33,6 +33,8 @@ def pmap(fun: Callable, axis_name: Hashable | None = None, *, in_axes: Any = 0,
          global_arg_shapes: Any = None) -> Callable:
     """Maps ``fun`` over the leading axis of its arguments, one device per index
     (``jax.pmap``); collectives over ``axis_name`` communicate between the devices."""
+    if not callable(fun):
+        raise TypeError(f"Expected a callable value, got {fun}")
     devices_mod._check_backend(backend)
     if isinstance(static_broadcasted_argnums, int):
         static_broadcasted_argnums = (static_broadcasted_argnums,)
@@ -107,7 +109,7 @@ class _Pmapped:
                                  f"len(args)={len(dyn)}")
             axes = self.in_axes_flat[in_tree] = tuple(
                 _flatten_axes("pmap in_axes", (dyn, kwargs), (in_axes, 0), kws=True))
-        static_key = (tuple(sorted((i, _static_key(v)) for i, v in static.items()))
+        static_key = (tuple(sorted((i, _static_key(v, i, self.fun)) for i, v in static.items()))
                       if static else ())
         if core.current_trace() is not core.EVAL_TRACE or any(
                 isinstance(x, core.Tracer) for x in leaves):
@@ -207,12 +209,14 @@ class _Pmapped:
         return list(range(size))
 
 
-def _static_key(v: Any) -> Any:
+def _static_key(v: Any, index: int, fun: Callable) -> Any:
     try:
         hash(v)
     except TypeError:
-        raise ValueError(f"Non-hashable static arguments are not supported. An error occurred "
-                         f"while trying to hash an object of type {type(v)}, {v}.") from None
+        raise ValueError("Non-hashable static arguments are not supported, as this can lead to "
+                         f"unexpected cache-misses. Static argument (index {index}) of type "
+                         f"{type(v)} for function {getattr(fun, '__name__', fun)} is "
+                         "non-hashable.") from None
     return (type(v), v)
 
 
@@ -225,6 +229,7 @@ def _leaf_array(x: Any) -> Array:
 def _mapped_size(fun: Callable, in_tree, leaves: list, axes: tuple,
                  axis_size: int | None) -> int:
     sizes: list[int | None] = []
+    rank_error = None
     for x, d in zip(leaves, axes):
         if d is None:
             sizes.append(None)
@@ -233,12 +238,17 @@ def _mapped_size(fun: Callable, in_tree, leaves: list, axes: tuple,
         shape = ((len(sharded.devices), *sharded.handles[0].shape) if sharded is not None
                  else np.shape(x))
         if not -len(shape) <= d < len(shape):
-            raise ValueError(f"pmap was requested to map its argument along axis {d}, which "
-                             f"implies that its rank should be at least "
-                             f"{d + 1 if d >= 0 else -d}, but is only {len(shape)} (its shape "
-                             f"is {tuple(shape)})")
+            rank_error = rank_error or ValueError(
+                f"pmap was requested to map its argument along axis {d}, which implies that "
+                f"its rank should be at least {d + 1 if d >= 0 else -d}, but is only "
+                f"{len(shape)} (its shape is {tuple(shape)})")
+            if shape:
+                raise rank_error
+            continue  # only scalars mapped: JAX's "at least one argument" below
         sizes.append(shape[d])
     distinct = {s for s in sizes if s is not None}
+    if distinct and rank_error is not None:
+        raise rank_error
     if len(distinct) == 1:
         return distinct.pop()
     if not distinct:

@@ -211,6 +211,12 @@ def uniform(key: Any, shape: Shape = (), dtype: Any = None, minval: Any = 0.,
 def _uniform(data: Any, minval: Any, maxval: Any, shape: tuple[int, ...], dtype: np.dtype,
              partitionable: bool) -> Any:
     _check_shape("uniform", shape)
+    for bound in (minval, maxval) if all(d >= 0 for d in shape) else ():
+        try:
+            np.broadcast_shapes(np.shape(bound), shape)
+        except ValueError:  # JAX fails in the multiply that scales the bits
+            raise TypeError(f"mul got incompatible shapes for broadcasting: {shape}, "
+                            f"{np.shape(bound)}.") from None
     minval = jnp.broadcast_to(lax.convert_element_type(minval, dtype), shape)
     maxval = jnp.broadcast_to(lax.convert_element_type(maxval, dtype), shape)
     finfo = dtypes.finfo(dtype)

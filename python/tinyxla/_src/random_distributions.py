@@ -355,6 +355,8 @@ def orthogonal(key: Any, n: int, shape: Shape = (), dtype: Any = None, m: int | 
     """Random matrices with orthonormal columns or rows, Haar distributed (mirrors
     ``jax.random.orthogonal``): the Q of the QR of a normal sample, its columns signed by
     R's diagonal (Mezzadri 2007); shape ``(*shape, n, m)``."""
+    if operator.index(n) < 0 or (m is not None and operator.index(m) < 0):
+        raise ValueError(f"negative dimensions are not allowed, got {n} and {m}")
     m = n if m is None else m
     shape = _canonical_shape(shape)
     data, _ = _check_prng_key("orthogonal", key)

@@ -266,12 +266,7 @@ def _check_divisible_message(i: int, x: Any, spec: PartitionSpec, mesh: Mesh, f:
     size = math.prod(mesh.shape[a] for a in names)
     axes = (f"mesh axis {names[0]!r} (of size {size})" if len(names) == 1 else
             f"mesh axes {names} (of total size {size})")
-    name = getattr(f, "__name__", "fun")
-    try:
-        params = list(inspect.signature(f).parameters)
-        bound = f", where args[{i}] is bound to {name}'s parameter '{params[i]}'"
-    except (TypeError, ValueError, IndexError):
-        bound = ""
+    name, bound = _arg_binding(f, i)
     shape = f"{aval.dtype.name}[{','.join(map(str, aval.shape))}]"
     return (f"shard_map applied to the function '{name}' was given argument arrays with axis "
             "sizes that are not evenly divisible by the corresponding mesh axis sizes:\n\n"
@@ -286,15 +281,36 @@ def _check_divisible_message(i: int, x: Any, spec: PartitionSpec, mesh: Mesh, f:
             f"axis sizes or else padding the input and adapting '{name}' appropriately.")
 
 
+def _arg_binding(f: Callable, i: int) -> tuple[str, str]:
+    """The function's name, and the clause naming the parameter that args[i] binds to."""
+    name = getattr(f, "__name__", "fun")
+    try:
+        params = list(inspect.signature(f).parameters)
+        return name, f", where args[{i}] is bound to {name}'s parameter '{params[i]}'"
+    except (TypeError, ValueError, IndexError):
+        return name, ""
+
+
 def _check_divisible(mesh: Mesh, f: Callable, i: int, x: Any, spec: PartitionSpec) -> None:
     shape = np.shape(x)
-    if len(spec) > len(shape):
-        raise ValueError(f"shard_map in_specs {spec} has {len(spec)} entries but args[{i}] "
-                         f"has rank {len(shape)}")
     for a in spec.mesh_axes():
         if a not in mesh.axis_names:
-            raise ValueError(f"Resource axis: {a} of {spec} is not found in mesh: "
-                             f"{mesh.axis_names}.")
+            raise ValueError("shard_map in_specs argument must refer to an axis marked as "
+                             f"manual ({frozenset(mesh.axis_names)}), but:\n\n  in_specs "
+                             f"refers to {a!r}\n\nCheck the in_specs values passed to "
+                             "shard_map.")
+    if len(spec) > len(shape):
+        name, bound = _arg_binding(f, i)
+        aval = core.get_aval(x)
+        raise ValueError(
+            f"shard_map applied to the function '{name}' was given an in_specs entry which is "
+            "too long to be compatible with the corresponding input value from the "
+            f"function:\n\nin_specs is {spec} which has length {len(spec)}, but the passed "
+            f"args[{i}]{bound}, has shape {aval.str_short()}, which has rank {len(shape)} "
+            f"(and {len(shape)} < {len(spec)})\n\nEntries in in_specs must be of length no "
+            "greater than the number of axes in the corresponding input value.\n\nEither "
+            f"revise the spec to be shorter, or modify '{name}' so that its inputs have "
+            "sufficient rank.")
     for d in range(len(shape)):
         names = spec.axes_of(d)
         if names and shape[d] % math.prod(mesh.shape[a] for a in names):

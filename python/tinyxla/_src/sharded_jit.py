@@ -63,8 +63,13 @@ class _ShardedJit:
                     args[0], (tuple, list)):
                 specs = (specs,) * len(args) if not isinstance(specs, (tuple, list)) else specs
             if len(specs) != len(args):
-                raise ValueError(f"jit in_shardings has {len(specs)} entries but the function "
-                                 f"got {len(args)} positional arguments")
+                raise ValueError(
+                    "pjit in_shardings specification must be a tree prefix of the positional "
+                    "arguments tuple. In particular, pjit in_shardings must either be a "
+                    "Sharding, a PartitionSpec, or a tuple of length equal to the number of "
+                    "positional arguments. But pjit in_shardings is the wrong length: got a "
+                    f"tuple or list of length {len(specs)} for an args tuple of length "
+                    f"{len(args)}.")
             args = tuple(_put_tree(a, s) for a, s in zip(args, specs))
         if core.current_trace() is not core.EVAL_TRACE:
             return self._inner(*args, **kwargs)

@@ -236,8 +236,10 @@ def make_mesh(axis_shapes: Sequence[int], axis_names: Sequence[Hashable],
     axis_shapes = tuple(axis_shapes)
     axis_names = tuple(axis_names)
     if len(axis_shapes) != len(axis_names):
-        raise ValueError(f"Length of axis_shapes and axis_names must be equal. Got "
-                         f"axis_shapes={axis_shapes} and axis_names={axis_names}")
+        raise ValueError("Mesh requires the ndim of its first argument (`devices`) to equal "
+                         "the length of its second argument (`axis_names`), but got "
+                         f"devices.ndim == {len(axis_shapes)} and "
+                         f"len(axis_names) == {len(axis_names)}.")
     devs = list(devices_mod.devices() if devices is None else devices)
     n = math.prod(axis_shapes)
     if n > len(devs):

@@ -53,6 +53,11 @@ def with_sharding_constraint(x: Any, shardings: Any) -> Any:
         s = resolve(s)
         if isinstance(s, NamedSharding):
             shape = core.get_aval(leaf).shape
+            if len(s.spec) > len(shape):
+                raise ValueError("One of with_sharding_constraint arguments is incompatible "
+                                 f"with its sharding annotation {s}: Sharding {s} is only valid "
+                                 f"for values of rank at least {len(s.spec)}, but was applied "
+                                 f"to a value of rank {len(shape)}.")
             s.check_shape(shape)
         out.append(sharding_constraint_p.bind(leaf, sharding=s))
     return tree_unflatten(tree, out)

@@ -230,9 +230,11 @@ class PyTreeDef:
 
     def unflatten(self, leaves: Iterable[Any]) -> Any:
         leaves = list(leaves)
-        if len(leaves) != self.num_leaves:
-            raise ValueError(f"Too {'few' if len(leaves) < self.num_leaves else 'many'} leaves "
-                             f"for PyTreeDef; expected {self.num_leaves}, got {len(leaves)}.")
+        if len(leaves) < self.num_leaves:
+            raise ValueError(f"Too few leaves for PyTreeDef; expected {self.num_leaves}, got "
+                             f"{len(leaves)}")
+        if len(leaves) > self.num_leaves:
+            raise ValueError(f"Too many leaves for PyTreeDef; expected {self.num_leaves}.")
         it = iter(leaves)
         return self._build(it)
 

@@ -93,7 +93,7 @@ class Zero:
         return zeros_like_aval(self.aval)
 
     def __repr__(self):
-        return f"Zero({self.aval.str_short()})"
+        return f"Zero({self.aval})"
 
 
 def instantiate_zeros(t: Any) -> Any:
@@ -311,7 +311,7 @@ class JVPTracer(core.Tracer):
     def __repr__(self):
         if self._trace.linearizing:
             t = self.tangent
-            typeof = t.aval.str_short() if type(t) is Zero else core.get_aval(t).str_short()
+            typeof = (t.aval if type(t) is Zero else core.get_aval(t)).str_short(True)
             return f"GradTracer(primal={self.primal!s}, typeof(tangent)={typeof})"
         return f"JVPTracer(primal={self.primal!s}, tangent={self.tangent!s})"
 
@@ -417,7 +417,7 @@ class UndefPrimal:
         self.aval = aval
 
     def __repr__(self):
-        return f"UndefPrimal({self.aval.str_short()})"
+        return f"UndefinedPrimal({self.aval})"
 
 
 def is_undefined_primal(x: Any) -> bool:

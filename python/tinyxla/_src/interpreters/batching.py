@@ -89,17 +89,22 @@ class extend_axis_env:
             _axis_env.frames.pop()
 
 
-def axis_frame(name: Hashable) -> AxisData:
-    """The innermost axis in scope called ``name``; JAX's ``NameError`` when there is none."""
+def axis_frame(name: Hashable, api_name: str | None = None) -> AxisData:
+    """The innermost axis in scope called ``name``; JAX's ``NameError`` when there is none,
+    worded as JAX's collectives word it when ``api_name`` names the collective."""
     for frame in reversed(_axis_env.frames):
         if frame.name == name:
             return frame
-    raise NameError(f"unbound axis name: {name}")
+    # With no axis bound at all, JAX's collectives (but axis_index) fail in its core.
+    if api_name is None or not _axis_env.frames and api_name != "axis_index":
+        raise NameError(f"unbound axis name: {name}")
+    raise NameError(f"Found an unbound axis name: {name}. To fix this, please call "
+                    f"{api_name} under `jax.shard_map`.")
 
 
-def axis_size(name: Hashable) -> int:
+def axis_size(name: Hashable, api_name: str | None = None) -> int:
     """The size of the named axis in scope (``jax.core.get_axis_env().axis_size``)."""
-    return axis_frame(name).size
+    return axis_frame(name, api_name).size
 
 
 def axis_names() -> tuple[Hashable, ...]:

@@ -17,7 +17,7 @@ from tinyxla._src.core import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, ShapedArray
 
 
 class DynamicJaxprTracer(core.Tracer):
-    """A value inside a function being staged; its repr is JAX's ``JitTracer(f32[3])``."""
+    """A value inside a function being staged; its repr is JAX's ``JitTracer(float32[3])``."""
 
     __slots__ = ("_aval", "var")
 
@@ -37,7 +37,7 @@ class DynamicJaxprTracer(core.Tracer):
     weak_type = property(lambda self: self._aval.weak_type)
 
     def __repr__(self):
-        return f"JitTracer({self._aval.str_short()})"
+        return f"JitTracer({self._aval})"
 
 
 _LITERAL_TYPES = (bool, int, float, complex, np.generic)
@@ -121,6 +121,21 @@ def _cast(val: Any, aval: ShapedArray) -> Any:
     return _from_numpy(v, weak_type=True)
 
 
+def _valid_output(x: Any, debug_info: "errors.DebugInfo | None") -> Any:
+    """``x`` if it is a JAX value; JAX's TypeError naming the traced function otherwise."""
+    if isinstance(x, core.Tracer):
+        return x
+    try:
+        ok = core.get_aval(x).dtype in dtypes._SUPPORTED_SET
+    except Exception:  # noqa: BLE001 - whatever numpy makes of an arbitrary object
+        ok = False
+    if ok:
+        return x
+    fun = (f"function {debug_info.func_src_info} traced for {debug_info.traced_for}"
+           if debug_info is not None else "traced function")
+    raise TypeError(f"{fun} returned a value of type {type(x)}, which is not a valid JAX type")
+
+
 def trace_to_jaxpr(fun: Callable[..., Sequence[Any]], in_avals: Sequence[ShapedArray],
                    debug_info: "errors.DebugInfo | None" = None) -> ClosedJaxpr:
     """Stages ``fun`` (flat arrays in, a flat list out) into a closed jaxpr."""
@@ -129,7 +144,7 @@ def trace_to_jaxpr(fun: Callable[..., Sequence[Any]], in_avals: Sequence[ShapedA
     try:
         with core.set_current_trace(trace):
             outs = fun(*args)
-            outvars = [trace.to_var(x) for x in outs]
+            outvars = [trace.to_var(_valid_output(x, debug_info)) for x in outs]
     finally:
         trace.valid = False
     jaxpr = Jaxpr(trace.constvars, trace.args, outvars, trace.eqns)

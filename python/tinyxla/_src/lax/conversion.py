@@ -168,7 +168,7 @@ def asarray(x: Any) -> Any:
         return _convert_element_type(x, weak_type=False)
     if isinstance(x, (int, float, builtins.complex)):
         return _convert_element_type(x, dtypes.dtype(x), weak_type=True)
-    raise TypeError(f"asarray: expected ArrayLike, got {x} of type {type(x)}.")
+    raise TypeError(f"Argument '{x}' of type '{type(x)}' is not a valid JAX type")
 
 
 def _bitcast_convert_type_abstract_eval(operand: Any, *, new_dtype: np.dtype) -> ShapedArray:

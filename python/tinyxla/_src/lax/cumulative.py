@@ -34,7 +34,7 @@ def _cumulative_primitive(name: str) -> Primitive:
         if not 0 <= axis < len(operand.shape):
             raise ValueError(f"axis {axis} is out of bounds for array of shape {operand.shape}")
         dtype = np.dtype(operand.dtype)
-        ok = (dtypes.issubdtype(dtype, np.floating) if name == "cumlogsumexp" else
+        ok = (dtypes.issubdtype(dtype, np.inexact) if name == "cumlogsumexp" else
               dtypes.issubdtype(dtype, np.number) and not (
                   name in ("cummax", "cummin") and dtypes.issubdtype(dtype, np.complexfloating)))
         if not ok:

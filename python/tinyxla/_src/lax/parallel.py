@@ -38,8 +38,8 @@ def _names(axis_name: Any) -> tuple:
     return tuple(axis_name) if isinstance(axis_name, (tuple, list)) else (axis_name,)
 
 
-def _axis_size(names: Sequence[Hashable]) -> int:
-    return math.prod(batching.axis_size(n) for n in names)
+def _axis_size(names: Sequence[Hashable], api_name: str | None = "psum") -> int:
+    return math.prod(batching.axis_size(n, api_name) for n in names)
 
 
 def _one_name(axis_name: Any, op: str) -> Hashable:
@@ -96,7 +96,7 @@ def _reducer(name: str, reduce_fn: Callable, binary: str) -> Primitive:
         return ShapedArray(x.shape, x.dtype, x.weak_type)
 
     def impl(x: Any, *, axes: tuple) -> Any:
-        _axis_size(axes)  # eagerly no name is bound: JAX's NameError
+        _axis_size(axes, None)  # eagerly no name is bound: JAX's core NameError
         raise AssertionError("unreachable")
 
     def batch_rule(axis_data, vals, dims, *, axes: tuple):
@@ -209,7 +209,7 @@ reduce_scatter_p = Primitive("reduce_scatter")
 
 def _all_gather_abstract_eval(x: ShapedArray, *, axis_name, all_gather_dimension: int,
                               axis_size: int, tiled: bool) -> ShapedArray:
-    batching.axis_frame(axis_name)
+    batching.axis_frame(axis_name, "all_gather")
     shape = list(x.shape)
     if tiled:
         shape[all_gather_dimension] *= axis_size
@@ -219,7 +219,7 @@ def _all_gather_abstract_eval(x: ShapedArray, *, axis_name, all_gather_dimension
 
 
 def _all_gather_impl(x: Any, *, axis_name, **params: Any) -> Any:
-    batching.axis_frame(axis_name)
+    batching.axis_frame(axis_name, "all_gather")
     raise AssertionError("unreachable")
 
 
@@ -261,7 +261,7 @@ collective_routes[all_gather_p] = _route_all
 
 def _reduce_scatter_abstract_eval(x: ShapedArray, *, axis_name, scatter_dimension: int,
                                   axis_size: int, tiled: bool) -> ShapedArray:
-    batching.axis_frame(axis_name)
+    batching.axis_frame(axis_name, "reduce_scatter")
     shape = list(x.shape)
     if tiled:
         if shape[scatter_dimension] % axis_size:
@@ -336,7 +336,7 @@ def all_gather(x: Any, axis_name: Any, *, axis_index_groups: Any = None, axis: i
     (``jax.lax.all_gather``)."""
     _no_groups(axis_index_groups)
     name = _one_name(axis_name, "all_gather")
-    size = _axis_size((name,))
+    size = _axis_size((name,), "all_gather")
 
     def bind(l):
         ndim = len(l.shape)
@@ -352,7 +352,7 @@ def psum_scatter(x: Any, axis_name: Any, *, scatter_dimension: int = 0,
     ``scatter_dimension`` (``jax.lax.psum_scatter``)."""
     _no_groups(axis_index_groups)
     name = _one_name(axis_name, "psum_scatter")
-    size = _axis_size((name,))
+    size = _axis_size((name,), "reduce_scatter")
     return _tree_collective(x, lambda l: reduce_scatter_p.bind(
         l, axis_name=name, scatter_dimension=_canonical_axis(scatter_dimension, len(l.shape)),
         axis_size=size, tiled=tiled))
@@ -365,7 +365,7 @@ ppermute_p = Primitive("ppermute")
 
 
 def _ppermute_abstract_eval(x: ShapedArray, *, axis_name, perm: tuple) -> ShapedArray:
-    batching.axis_frame(axis_name)
+    batching.axis_frame(axis_name, "ppermute")
     return ShapedArray(x.shape, x.dtype, x.weak_type)
 
 
@@ -409,7 +409,7 @@ def ppermute(x: Any, axis_name: Any, perm: Sequence[tuple[int, int]]) -> Any:
     """Sends device ``src``'s value to device ``dst`` for each pair of ``perm``; devices
     that receive nothing get zeros (``jax.lax.ppermute``)."""
     name = _one_name(axis_name, "ppermute")
-    size = _axis_size((name,))
+    size = _axis_size((name,), "ppermute")
     perm = tuple((int(s), int(d)) for s, d in perm)
     srcs, dsts = [s for s, _ in perm], [d for _, d in perm]
     if len(set(srcs)) != len(srcs) or len(set(dsts)) != len(dsts):
@@ -435,7 +435,7 @@ all_to_all_p = Primitive("all_to_all")
 
 def _all_to_all_abstract_eval(x: ShapedArray, *, axis_name, split_axis: int,
                               concat_axis: int, axis_size: int) -> ShapedArray:
-    batching.axis_frame(axis_name)
+    batching.axis_frame(axis_name, "all_to_all")
     shape = list(x.shape)
     if shape[split_axis] % axis_size:
         raise ValueError(f"all_to_all: the split axis {split_axis} of size "
@@ -502,7 +502,7 @@ def all_to_all(x: Any, axis_name: Any, split_axis: int, concat_axis: int, *,
     must have the axis size and is replaced by a new axis at ``concat_axis``."""
     _no_groups(axis_index_groups)
     name = _one_name(axis_name, "all_to_all")
-    size = _axis_size((name,))
+    size = _axis_size((name,), "all_to_all")
 
     def bind(l):
         ndim = len(l.shape)
@@ -536,12 +536,12 @@ axis_index_p = Primitive("axis_index")
 
 
 def _axis_index_abstract_eval(*, axis_name) -> ShapedArray:
-    batching.axis_frame(axis_name)
+    batching.axis_frame(axis_name, "axis_index")
     return ShapedArray((), dtypes.int32, False)
 
 
 def _axis_index_impl(*, axis_name) -> Any:
-    batching.axis_frame(axis_name)
+    batching.axis_frame(axis_name, "axis_index")
     raise AssertionError("unreachable")
 
 

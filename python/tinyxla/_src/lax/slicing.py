@@ -620,7 +620,7 @@ def _scatter_abstract_eval(operand: Any, indices: Any, updates: Any, *,
             raise TypeError("Bounds of the scatter dimensions of updates must be the same as "
                             "the bounds of the corresponding dimensions of scatter indices. "
                             f"For scatter dimension {k}, updates bound is {ushape[u]}, "
-                            f"scatter_indices bound is {ishape[k]}.")
+                            f"indices bound is {ishape[k]}.")
     return ShapedArray(operand.shape, operand.dtype, operand.weak_type)
 
 

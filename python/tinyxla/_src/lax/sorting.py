@@ -141,8 +141,8 @@ def top_k(operand: Any, k: int) -> tuple[Any, Any]:
     if k < 0:
         raise ValueError(f"k argument to top_k must be nonnegative, got {k}")
     if k > shape[-1]:
-        raise ValueError(f"k argument to top_k must be no larger than minor dimension "
-                         f"{shape[-1]}, got {k}")
+        raise ValueError(f"k argument to top_k must be no larger than size along axis; got "
+                         f"k={k} with shape={list(shape)} and axis={len(shape) - 1}")
     if not isinstance(operand, (Array, Tracer)):
         operand = _operand(sort_p, 0, operand)  # canonical dtype, for the bitcast keys
     dim = len(shape) - 1

@@ -7,6 +7,7 @@ the abstract-eval rules use JAX's abstract types and raise JAX's error class and
 """
 from __future__ import annotations
 
+import math
 import operator
 from typing import Any, Callable, NamedTuple, Sequence
 
@@ -169,16 +170,29 @@ def _check_shapelike(fun_name: str, arg_name: str, obj: Any) -> None:
 
 def canonicalize_shape(shape: Any, context: str = "") -> tuple[int, ...]:
     """A shape as a tuple of ints (JAX's ``core.canonicalize_shape``); ints are 1-d shapes."""
-    if isinstance(shape, int):
-        shape = (shape,)
-    try:
-        return tuple(map(operator.index, shape))
-    except TypeError:
-        pass
-    msg = f"Shapes must be 1D sequences of concrete values of integer type, got {shape}."
-    if context:
-        msg += f" {context}."
-    raise TypeError(msg)
+    if type(shape) is tuple and all(type(d) is int and 0 <= d < _MAX_DIM for d in shape):
+        dims = shape
+    else:
+        try:
+            shape = tuple(shape)
+        except TypeError:
+            shape = (shape,)
+        try:
+            dims = tuple(map(operator.index, shape))
+        except TypeError:
+            msg = f"Shapes must be 1D sequences of concrete values of integer type, got {shape}."
+            if context:
+                msg += f" {context}."
+            raise TypeError(msg) from None
+        if any(abs(d) >= _MAX_DIM for d in dims):
+            raise TypeError(f"Shapes must be 1D sequences of integers smaller than 2**63, got {dims}.")
+    if len(dims) > 1 and 0 not in dims and math.prod(dims) >= _MAX_DIM:
+        # XLA's status text; jax 0.10.2 aborts the process on it.
+        raise ValueError(f"overflow in static extent product: dimensions={list(dims)}.")
+    return dims
+
+
+_MAX_DIM = 2 ** 63
 
 
 def _canonicalize_axis(axis: Any, num_dims: int) -> int:

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from tinyxla._src import dtypes
+from tinyxla._src import core, dtypes, errors
 from tinyxla._src.lax import lax
 from tinyxla._src.numpy import promotion
 from tinyxla._src.numpy.array_constructors import array, asarray
@@ -168,8 +168,8 @@ def eye(N: int, M: int | None = None, k: int = 0, dtype: Any = None, *,
     offset = promotion.ensure_arraylike("eye", k)
     if not (offset.shape == () and offset.dtype.kind in "iu"):
         raise ValueError(f"k must be a scalar integer; got {k}")
-    n = _canonicalize_dim(N, "argument of 'N' jnp.eye().")
-    m = n if M is None else _canonicalize_dim(M, "argument 'M' of jnp.eye().")
+    n = _canonicalize_dim(N, "argument of 'N' jnp.eye()")
+    m = n if M is None else _canonicalize_dim(M, "argument 'M' of jnp.eye()")
     if n < 0 or m < 0:
         raise ValueError(f"negative dimensions are not allowed, got {N} and {M}")
     i = lax.broadcasted_iota(offset.dtype, (n, m), 0)
@@ -208,6 +208,9 @@ def arange(start: ArrayLike, stop: ArrayLike | None = None, step: ArrayLike | No
     for name, val in ((start_name, start), ("stop", stop), ("step", step)):
         if val is not None and np.ndim(val) != 0:
             raise ValueError(f"jax.numpy.arange: arguments must be scalars; got {name}={val}")
+        if isinstance(val, core.Tracer):
+            raise errors.ConcretizationTypeError(
+                val, f"It arose in the jnp.arange argument '{name}'")
     start, stop, step = (_concrete_scalar(v) for v in (start, stop, step))
     if dtype is None:
         dtype = dtypes.result_type(start, *(x for x in (stop, step) if x is not None))

@@ -59,6 +59,9 @@ def _classify(e: Any) -> tuple[str, Any]:
     if dt is None:
         dt = np.asarray(e).dtype
     dt = np.dtype(dt)
+    if dt.kind == "O":
+        raise IndexError("only integers, slices (`:`), ellipsis (`...`), newaxis (`None`) and "
+                         f"integer or boolean arrays are valid indices. Got {e}")
     if dt.kind not in "iub":
         raise TypeError(f"Indexer must have integer or boolean type, got indexer with type {dt}")
     if np.ndim(e) == 0 and dt.kind != "b":
@@ -83,6 +86,9 @@ def _expand(idx: Any, ndim: int) -> list[tuple[str, Any]]:
             "`arr[array(seq)]` instead of `arr[seq]`. See "
             "https://github.com/jax-ml/jax/issues/4564 for more information.")
     entries = [_classify(e) for e in (idx if type(idx) is tuple else (idx,))]
+    for i, (k, v) in enumerate(entries):
+        if k == _SLICE and any(isinstance(b, core.Tracer) for b in (v.start, v.stop, v.step)):
+            raise IndexError(f"Slice entries must be static integers. Got {v} at position {i}")
     n_ellipsis = sum(k == _ELLIPSIS for k, _ in entries)
     if n_ellipsis > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
@@ -225,7 +231,7 @@ def _masks_to_arrays(entries: list[tuple[str, Any]], shape: tuple[int, ...]
                 if shape[dim + k] != n:
                     raise IndexError(f"boolean index did not match shape of indexed array in "
                                      f"index {dim + k}: got {mask.shape}, expected "
-                                     f"{shape[dim:dim + mask.ndim]}")
+                                     f"{list(shape[dim:dim + mask.ndim])}")
             out.extend((_ARRAY, a) for a in np.nonzero(mask))
             dim += mask.ndim
             continue
@@ -377,6 +383,8 @@ def _advanced_getitem(arr: Any, entries: list[tuple[str, Any]], *, mode: Any = N
                       unique_indices: bool = False, wrap_negative_indices: bool = True) -> Any:
     entries = _masks_to_arrays(entries, arr.shape)
     indexer = _index_to_gather(arr.shape, entries, wrap_negative_indices)
+    if 0 in indexer.slice_shape:  # as JAX: no gather (whose slices may not fit) for no values
+        return lax.full(indexer.slice_shape, 0, arr.dtype)
     y = arr
     if indexer.indices.size or indexer.dnums.offset_dims != tuple(range(arr.ndim)):
         y = slicing.gather(arr, indexer.indices, indexer.dnums, indexer.gather_slice_shape,
@@ -562,7 +570,7 @@ def take(a: Any, indices: Any, axis: int | None = None, out: None = None, mode: 
         raise NotImplementedError("The 'out' argument to jnp.take is not supported.")
     a, indices = promotion.ensure_arraylike("take", a, indices)
     if not dtypes.issubdtype(indices.dtype, np.integer):
-        raise TypeError(f"take indices must be of integer type, got {indices.dtype}")
+        raise ValueError("indices must have an integer type")
     if axis is None:
         a = lax.reshape(a, (int(np.prod(a.shape)),))
         axis = 0

@@ -67,8 +67,10 @@ def nonzero(a: ArrayLike, *, size: int | None = None,
                          f"got {fill_value}")
     if isinstance(arr, core.Tracer):
         if size is None:
+            count = lax.reduce_sum(lax.convert_element_type(_nonzero_mask(arr), np.int32),
+                                   tuple(range(arr.ndim)))  # JAX's error names the count
             raise errors.ConcretizationTypeError(
-                arr, "The size argument of jnp.nonzero must be statically specified to use "
+                count, "The size argument of jnp.nonzero must be statically specified to use "
                      "jnp.nonzero within JAX transformations.")
         return _traced_nonzero(arr, int(size), fills, index_dtype)
     with core.set_current_trace(core.EVAL_TRACE):  # a concrete array made inside a trace

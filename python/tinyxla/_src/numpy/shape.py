@@ -15,27 +15,12 @@ import numpy as np
 from tinyxla._src import core
 from tinyxla._src.array import Array
 from tinyxla._src.lax import lax
+from tinyxla._src.lax.type_rules import canonicalize_shape
 from tinyxla._src.numpy import promotion
 from tinyxla._src.numpy.array_constructors import asarray
 from tinyxla._src.numpy.promotion import canonicalize_axis, ensure_arraylike
 
 ArrayLike = Any
-
-
-def canonicalize_shape(shape: Any, context: str = "") -> tuple[int, ...]:
-    """A tuple of Python ints from an int or a sequence (``jax.core.canonicalize_shape``)."""
-    if type(shape) is tuple and all(type(d) is int for d in shape):
-        return shape
-    try:
-        dims = tuple(shape)
-    except TypeError:
-        dims = (shape,)
-    try:
-        return tuple(operator.index(d) for d in dims)
-    except TypeError:
-        pass
-    msg = f"Shapes must be 1D sequences of concrete values of integer type, got {dims}."
-    raise TypeError(msg + (f" {context}" if context else ""))
 
 
 def _index_tuple(x: Any) -> tuple[int, ...]:

@@ -35,7 +35,7 @@ def sort(a: ArrayLike, axis: int | None = -1, *, kind: None = None, order: None 
          stable: bool = True, descending: bool = False) -> Any:
     """Mirrors ``jax.numpy.sort``; ``descending`` reverses the ascending sort (NaNs first)."""
     if order is not None:
-        raise ValueError("'order' argument to sort is not supported.")
+        raise TypeError("'order' argument to sort is not supported.")
     arr, dimension = _flat_or(ensure_arraylike("sort", a), axis)
     result = lax_sorting.sort(arr, dimension=dimension, is_stable=stable)
     return lax.rev(result, (dimension,)) if descending else result
@@ -160,11 +160,10 @@ def searchsorted(a: ArrayLike, v: ArrayLike, side: str = "left", sorter: ArrayLi
     """Mirrors ``jax.numpy.searchsorted``: where ``v``'s elements would go in the sorted 1-d
     ``a`` (int32 indices). Every method is the same unrolled binary search here."""
     if side not in ("left", "right"):
-        raise ValueError(f"{side!r} is an invalid value for keyword 'side'. "
-                         "Expected one of ['left', 'right'].")
+        raise ValueError(f"invalid argument side={side!r}, expected 'left' or 'right'")
     if method not in ("scan", "scan_unrolled", "sort", "compare_all"):
-        raise ValueError(f"{method!r} is an invalid value for keyword 'method'. Expected one "
-                         "of ['sort', 'scan', 'scan_unrolled', 'compare_all'].")
+        raise ValueError(f"invalid argument method={method!r}, expected one of "
+                         "['compare_all', 'scan', 'scan_unrolled', 'sort']")
     a, v = ensure_arraylike("searchsorted", a, v)
     if a.ndim != 1:
         raise ValueError("a should be 1-dimensional")

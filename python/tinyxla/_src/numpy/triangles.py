@@ -15,6 +15,7 @@ import numpy as np
 
 from tinyxla._src import core, dtypes, errors
 from tinyxla._src.lax import lax
+from tinyxla._src.lax.type_rules import _check_shapelike, canonicalize_shape
 from tinyxla._src.numpy import promotion, reductions, selection
 from tinyxla._src.numpy.creation import arange, asarray, eye, ones, zeros, zeros_like
 from tinyxla._src.numpy.promotion import canonicalize_axis, ensure_arraylike
@@ -43,7 +44,8 @@ def tri(N: int, M: int | None = None, k: int = 0, dtype: Any = None) -> Any:
     dtype = (np.dtype(np.float32) if dtype is None
              else dtypes.check_user_dtype_supported(dtype, "tri"))
     M = N if M is None else M
-    shape = zeros((N, M), dtype=bool).shape  # JAX's errors for bad sizes
+    shape = canonicalize_shape((N, M))
+    _check_shapelike("iota", "shape", shape)
     return lax.convert_element_type(_tri_mask(*shape, k), dtype)
 
 
