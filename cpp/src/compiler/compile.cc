@@ -33,7 +33,8 @@ Program compile_program(const Graph& graph, const CompileOptions& options) {
   graph.verify();
   Graph g = graph;
   if (options.simplify) g = passes::dce(passes::cse(passes::simplify(g)));
-  if (options.fuse) g = passes::fuse_epilogues(passes::dce(passes::fuse(g, target)), target);
+  if (options.fuse) g = passes::dce(passes::fuse(g, target));
+  if (options.fuse && options.fuse_epilogues) g = passes::fuse_epilogues(g, target);
   g.verify();
   Program p;
   const passes::MemoryPlan plan = passes::plan_memory(g);

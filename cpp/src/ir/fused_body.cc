@@ -94,7 +94,8 @@ Graph epilogue_body(const Graph& body, int anchor) {
     for (int r = 0; r < n.num_results; ++r) map[size_t(n.first_result + r)] = first + r;
   }
   std::vector<ValueId> outs;
-  for (ValueId v : body.outputs()) outs.push_back(map[size_t(v)]);
+  for (ValueId v : body.outputs())
+    if (v != a.first_result) outs.push_back(map[size_t(v)]);
   out.set_outputs(std::move(outs));
   return out;
 }

@@ -28,12 +28,14 @@ struct FusedBodyInfo {
 // outputs only. Parameters and constants may have any shape their consumers broadcast
 // (one of `size` elements is read in its own row-major order, as a reshape reads it).
 // Instead of reduces, a body may hold one anchor: an is_anchor op reading parameters only,
-// whose result is in the iteration space (the elementwise ops are then its epilogue).
+// whose result is in the iteration space (the elementwise ops are then its epilogue); that
+// result may also be an output, not the first.
 // Throws an InvalidArgument Error otherwise.
 FusedBodyInfo check_fused_body(const Graph& body);
 
 // The epilogue of a body with an anchor: the body with the anchor's result read from a
-// new last parameter instead (the anchor's operands stay parameters, unread).
+// new last parameter instead (the anchor's operands stay parameters, unread), without the
+// outputs that are that result.
 Graph epilogue_body(const Graph& body, int anchor);
 
 }  // namespace tinyxla

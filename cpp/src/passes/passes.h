@@ -42,9 +42,9 @@ struct FusionOptions {
 Graph fuse(const Graph& g, const FusionTarget& target, const FusionOptions& options = {});
 
 // Moves an elementwise consumer (a fused node without reduces, or a lone elementwise
-// node) into the anchor op that produces its operand, when it is that value's only reader:
-// one fused node whose body starts with the anchor (see check_fused_body), so the result
-// never makes a separate pass over memory.
+// node) into the anchor op that produces its operand, when it is that value's first reader:
+// one fused node whose body starts with the anchor (see check_fused_body), which also
+// returns the anchor's result when others read it, so the epilogue reads it from cache.
 Graph fuse_epilogues(const Graph& g, const FusionTarget& target);
 
 // Lifetimes: which values die after each node, and which inputs a node may overwrite.
