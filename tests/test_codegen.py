@@ -61,7 +61,7 @@ def _assert_same(a, b):
         x, y = np.asarray(x), np.asarray(y)
         assert x.dtype == y.dtype and x.shape == y.shape
         # Both tiers compute with the same functions and no FMA contraction: bit equality.
-        np.testing.assert_array_equal(x.view(np.uint8), y.view(np.uint8))
+        np.testing.assert_array_equal(x.reshape(-1).view(np.uint8), y.reshape(-1).view(np.uint8))
 
 
 def _special(dtype, shape, seed):
@@ -334,6 +334,15 @@ def test_reductions_close_on_both_tiers(dtype, shape, axes, monkeypatch):
                                rtol=1e-4, atol=1e-3 * np.sqrt(h.size))
 
 
+def test_bool_any_all_same_on_both_tiers(monkeypatch):
+    x = jnp.asarray(np.random.default_rng(6).standard_normal((300, 70)).astype(np.float32))
+    f = lambda x: (jnp.any(x > 2.5, axis=1), jnp.all(x > -3, axis=0), jnp.any(x > 9),
+                   jnp.all(jnp.abs(x) < 5))
+    base, upper = _both_tiers(f, (x,), monkeypatch)
+    _assert_same(base, upper)
+    np.testing.assert_array_equal(upper[0], np.any(np.asarray(x) > 2.5, axis=1))
+
+
 def test_reductions_nan_and_norm(monkeypatch):
     x = np.random.default_rng(7).standard_normal((1000, 10)).astype(np.float32)
     x[3, 4] = np.nan
@@ -409,3 +418,69 @@ def test_complex_ops_same_on_both_tiers(dtype, monkeypatch):
         return x * y + jnp.exp(x) - jnp.conj(y) / (x + 3), jnp.abs(x * 2) + jnp.real(y), x == y
 
     _assert_same(*_both_tiers(f, (x, y), monkeypatch))
+
+
+# ---- whole loops: a while_loop of one-element values runs as one generated function -----
+
+@pytest.mark.parametrize("dtype", [jnp.float32, jnp.float64, jnp.float16])
+def test_scalar_loops_run_whole_on_the_upper_tier(dtype, monkeypatch):
+    def f(x, n):
+        decay = jax.lax.fori_loop(0, 1000, lambda i, c: c * dtype(0.999) + dtype(1), x)
+        # Tile-function ops (tanh, exp), a select and a data-dependent trip count.
+        wave = jax.lax.fori_loop(0, 50, lambda i, c: jnp.tanh(c + i.astype(dtype)) * jnp.exp(-c), x)
+        halve = jax.lax.while_loop(lambda c: c[1] > 1, lambda c: (jnp.where(c[1] % 2 == 0, c[0], -c[0]) + 1,
+                                                                   c[1] // 2), (x, n))
+        return decay, wave, halve
+
+    args = (dtype(0.25), jnp.int32(1_000_003))
+    base, upper = _both_tiers(f, args, monkeypatch)
+    _assert_same(base, upper)
+    src = _compile(f, args, "1", monkeypatch).codegen_source
+    assert src.count("while (go)") == 3
+
+
+def test_integer_and_permuted_carry_loops_on_the_upper_tier(monkeypatch):
+    def fib(n):  # the carry's elements swap places each trip; int32 and uint8 wrap
+        return jax.lax.fori_loop(0, n, lambda i, c: (c[1], c[0] + c[1], c[2] * jnp.uint8(3) + jnp.uint8(1),
+                                                      c[3] ^ (c[1] > 100)),
+                                 (jnp.int32(0), jnp.int32(1), jnp.uint8(0), jnp.bool_(False)))
+
+    base, upper = _both_tiers(fib, (jnp.int32(60),), monkeypatch)
+    _assert_same(base, upper)
+    a, b = 0, 1
+    for _ in range(60):
+        a, b = b, (a + b + 2**31) % 2**32 - 2**31
+    assert int(upper[0]) == a and int(upper[1]) == b
+
+
+def test_ten_million_trip_loop(monkeypatch):
+    f = lambda x: jax.lax.fori_loop(0, 10_000_000, lambda i, c: (c[0] + 1, c[1] * 0.9999999 + 1.0), (0, x))
+    upper = _compile(f, (1.0,), "1", monkeypatch)
+    upper.wait_codegen()
+    assert upper.tier == "upper"
+    count, value = upper(1.0)
+    assert int(count) == 10_000_000
+    # The fixed point 1 / (1 - 0.9999999) = 1e7, approached as 1 - exp(-1) of the way.
+    assert float(value) == pytest.approx(1e7 * (1 - np.exp(-1.0)), rel=1e-4)
+
+
+def test_a_long_first_run_switches_to_the_generated_loop(monkeypatch):
+    # Auto mode: the first call asks for the upper tier after some trips and finishes the
+    # loop there, with the base tier's bits.
+    f = lambda x: jax.lax.fori_loop(0, 3_000_000, lambda i, c: (c[0] + 1, c[1] * 0.999 + 1.0), (0, x))
+    auto = _compile(f, (2.0,), "auto", monkeypatch)
+    count, value = auto(2.0)
+    assert int(count) == 3_000_000
+    assert auto._executable.codegen_kernel_runs == 1
+    short = lambda x: jax.lax.fori_loop(0, 5000, lambda i, c: c * 0.999 + 1.0, x)
+    _assert_same(_compile(short, (2.0,), "0", monkeypatch)(2.0), _compile(short, (2.0,), "auto", monkeypatch)(2.0))
+    assert float(value) == pytest.approx(1000.0, rel=1e-5)
+
+
+def test_loops_with_arrays_stay_on_the_base_tier(monkeypatch):
+    f = lambda x: jax.lax.fori_loop(0, 20, lambda i, c: c * 0.5 + jnp.sum(c), x)
+    x = jnp.arange(4.0)
+    upper = _compile(f, (x,), "1", monkeypatch)
+    upper.wait_codegen()
+    assert upper.codegen_status == "none"  # nothing outside the loop to generate either
+    _assert_same(_compile(f, (x,), "0", monkeypatch)(x), upper(x))

@@ -128,6 +128,8 @@ class OpDef {
   // Whether results come as a list even when there is one (sort), as JAX's
   // multiple_results.
   virtual bool multiple_results() const { return false; }
+  // Whether running it does something besides computing its results (host_callback).
+  virtual bool has_side_effects() const { return false; }
   // Whether it runs: views and kernels do; parameter, constant and fused do not.
   virtual bool runs() const { return true; }
   // Layout ops whose result is a view of their operand's buffer.
