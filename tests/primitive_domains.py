@@ -613,6 +613,10 @@ SPECS: dict[str, Spec] = {
     "cond": Spec(lambda dt: [_control_flow_case(
         "cond", lambda i, x: lax.switch(i, [lambda x: x, lambda x: lax.rev(x, (0,))], x),
         np.int32(1), _column(dt, "cond"))]),
+    "random_gamma": Spec(lambda dt: [
+        Case((np.array([0, 42], np.uint32), np.array([0.4, 2.0, 3.7, 9.0], dt)),
+             dict(log_space=log_space, partitionable=True)) for log_space in (False, True)]
+        if dt in (np.float32, np.float64) else []),
     "custom_linear_solve": Spec(kind="excluded", reason="holds the jaxprs of a linear solve, "
                                 "lowered by inlining: tests/test_lax_custom_solves.py"),
 }

@@ -176,6 +176,35 @@ def test_cache_hit(cache_dir, monkeypatch):
     assert len(list(cache_dir.glob("*.so"))) == 3
 
 
+def test_disk_cache_is_bounded_and_evicts_the_least_recently_used(cache_dir, monkeypatch):
+    x = jnp.asarray(np.linspace(-3, 3, 256, dtype=np.float32))
+    fns = [lambda x: jnp.exp(x) * 3 - x, lambda x: jnp.sin(x) * 5 + x,
+           lambda x: jnp.tanh(x) - 7 * x]
+    first = _compile(fns[0], (x,), "1", monkeypatch)
+    first.wait_codegen()
+    (module,) = cache_dir.glob("*.so")
+    # Room for two modules: the third build evicts the least recently used one.
+    monkeypatch.setenv("TINYXLA_CACHE_MAX_BYTES", str(int(module.stat().st_size * 2.5)))
+    second = _compile(fns[1], (x,), "1", monkeypatch)
+    second.wait_codegen()
+    time.sleep(0.05)  # mtimes of distinct uses differ
+    again = _compile(fns[0], (x,), "1", monkeypatch)  # a cache hit marks the first as used
+    again.wait_codegen()
+    assert again.codegen_status == "cached"
+    time.sleep(0.05)
+    third = _compile(fns[2], (x,), "1", monkeypatch)
+    third.wait_codegen()
+    assert third.codegen_status == "loaded"
+    left = set(cache_dir.glob("*.so"))
+    assert len(left) == 2 and module in left  # the second one went
+    # An evicted module is rebuilt on its next use, and computes the same.
+    rebuilt = _compile(fns[1], (x,), "1", monkeypatch)
+    rebuilt.wait_codegen()
+    assert rebuilt.codegen_status == "loaded"
+    _assert_same(second(x), rebuilt(x))
+    assert len(list(cache_dir.glob("*.so"))) == 2
+
+
 def test_cache_directory_and_modules_are_private(cache_dir, monkeypatch):
     x = jnp.asarray(np.linspace(-3, 3, 64, dtype=np.float32))
     c = _compile(lambda x: jnp.sin(x) * 2, (x,), "1", monkeypatch)
@@ -277,6 +306,43 @@ def test_failing_compiler_stays_on_base_tier(monkeypatch):
     c.wait_codegen()
     assert c.tier == "base" and c.codegen_status.startswith("failed: the compiler failed")
     np.testing.assert_allclose(np.asarray(c(x)), np.exp(np.asarray(x)) + 5, rtol=1e-6)
+
+
+def test_killed_compiler_stays_on_base_tier(tmp_path, monkeypatch):
+    script = tmp_path / "killedcc"
+    script.write_text("#!/bin/sh\nkill -9 $$\n")  # as the OOM killer would end it
+    script.chmod(0o755)
+    monkeypatch.setenv("TINYXLA_CC", str(script))
+    x = jnp.asarray(np.linspace(-3, 3, 1000, dtype=np.float32))
+    c = _compile(lambda x: jnp.exp(x) + 6, (x,), "1", monkeypatch)
+    c.wait_codegen()
+    assert c.tier == "base" and c.codegen_status == "failed: the compiler was killed by signal 9"
+    np.testing.assert_allclose(np.asarray(c(x)), np.exp(np.asarray(x)) + 6, rtol=1e-6)
+
+
+@pytest.mark.parametrize("compiler", ["/nonexistent/cc", "killed"])
+def test_fallback_warns_once(tmp_path, compiler):
+    if compiler == "killed":
+        script = tmp_path / "killedcc"
+        script.write_text("#!/bin/sh\nkill -9 $$\n")
+        script.chmod(0o755)
+        compiler = str(script)
+    program = ("import numpy as np, tinyxla as jax, tinyxla.numpy as jnp\n"
+               "x = jnp.arange(64.0)\n"
+               "for f in (jnp.sin, jnp.cos, jnp.tanh):\n"
+               "    c = jax.jit(lambda x: f(x) * 2 + 1).lower(x).compile()\n"
+               "    c.wait_codegen()\n"
+               "    assert c.tier == 'base'\n"
+               "    np.testing.assert_allclose(np.asarray(c(x)), f(np.arange(64.0)) * 2 + 1,"
+               " rtol=1e-5)\n")
+    env = dict(os.environ, TINYXLA_CC=compiler, TINYXLA_CODEGEN="1",
+               TINYXLA_CACHE_DIR=str(tmp_path / "cache"))
+    run = subprocess.run([sys.executable, "-c", program], env=env, timeout=120,
+                         capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    assert run.stderr.count("tinyxla: warning: the upper tier is unavailable") == 1, run.stderr
+    why = "no C compiler found" if compiler.startswith("/nonexistent") else "killed by signal 9"
+    assert why in run.stderr
 
 
 def test_hanging_compiler_is_killed(tmp_path, monkeypatch):

@@ -262,12 +262,14 @@ void Module::build() {
       } else {
         init(table_.fns.data());
         handle_ = h;
+        trim_cache(dir, so);
         // Running executions finish on the kernel they started with.
         for (size_t k = 0; k < fns.size(); ++k) fns_[k].store(fns[k], std::memory_order_release);
         loaded_.store(true, std::memory_order_release);
       }
     }
   }
+  if (outcome[0] == 'f') warn_fallback_once(outcome.substr(std::strlen("failed: ")));
   std::lock_guard<std::mutex> lock(m_);
   state_ = State::Done;
   status_ = outcome;

@@ -3,6 +3,7 @@
 #include "tinyxla/graph.h"
 
 #include <cstring>
+#include <limits>
 #include <string>
 
 #include "../ops/control_flow.h"
@@ -66,9 +67,21 @@ std::vector<ValueType> fused_types(const Node& n, const Graph& g) {
   return out;
 }
 
-}  // namespace
+// Every value's size must be countable: elements times item size within int64 (a larger
+// one, from attributes read off a file, would wrap the allocation size).
+void check_result_sizes(const OpDef& def, const std::vector<ValueType>& types) {
+  for (const ValueType& t : types) {
+    int64_t bytes = int64_t(itemsize(t.dtype));
+    for (int64_t d : t.shape) {
+      if (d < 0) invalid(def.name(), "the result shape " + shape_str(t.shape) + " has a negative dimension");
+      if (d && bytes > std::numeric_limits<int64_t>::max() / d)
+        invalid(def.name(), "the result " + type_str(t) + " has more than 2^63 bytes");
+      bytes = d ? bytes * d : 0;
+    }
+  }
+}
 
-std::vector<ValueType> infer_types(Node& n, const Graph& g) {
+std::vector<ValueType> infer_unchecked(Node& n, const Graph& g) {
   const OpDef& def = op_def(n.kind);
   for (ValueId v : n.inputs)
     if (v < 0 || v >= g.num_values())
@@ -101,6 +114,14 @@ std::vector<ValueType> infer_types(Node& n, const Graph& g) {
       return def.infer(n.attrs, ins);
     }
   }
+}
+
+}  // namespace
+
+std::vector<ValueType> infer_types(Node& n, const Graph& g) {
+  std::vector<ValueType> types = infer_unchecked(n, g);
+  check_result_sizes(op_def(n.kind), types);
+  return types;
 }
 
 std::string type_str(const ValueType& t) {

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <type_traits>
 #include <unordered_map>
@@ -20,6 +21,11 @@ namespace tinyxla {
 namespace {
 
 constexpr size_t kMaxDecimalElements = 16;  // larger constants print as hex bytes
+// Limits of what the reader accepts (the text may come from anyone): regions deeper than
+// any program nests (each level costs the compiler and executor a frame of state), and
+// ranks no kernel takes.
+constexpr int kMaxRegionDepth = 1000;
+constexpr size_t kMaxRank = 64;
 
 const char* const kDTypeNames[kNumDTypes] = {"bool", "i8",  "i16", "i32", "i64",
                                              "u8",   "u16", "u32", "u64", "f16",
@@ -262,6 +268,10 @@ class Parser : public ops::AttrReader {
   }
 
  private:
+  [[noreturn]] void reject(const std::string& why) override {
+    --pos_;  // the value just read
+    fail(why);
+  }
   [[noreturn]] void fail(const std::string& msg) const {
     throw_error(ErrorKind::InvalidArgument, "parse_graph",
                 "line " + std::to_string(peek().line) + ": " + msg + (peek().text.empty()
@@ -305,7 +315,22 @@ class Parser : public ops::AttrReader {
       --pos_;
       fail("unknown dtype");
     }
-    return {int_list(), it->second};
+    const size_t start = pos_ - 1;  // errors point at the type's dtype
+    Shape shape = int_list();
+    auto refuse = [&](const std::string& why) {
+      pos_ = start;
+      fail(why);
+    };
+    if (shape.size() > kMaxRank) refuse("a rank above " + std::to_string(kMaxRank));
+    // Elements times the item size must fit an int64 (sizes are computed in it).
+    int64_t bytes = int64_t(itemsize(it->second));
+    for (int64_t d : shape) {
+      if (d < 0) refuse("a negative dimension in " + shape_str(shape));
+      if (d && bytes > std::numeric_limits<int64_t>::max() / d)
+        refuse("a type of more than 2^63 bytes");
+      bytes = d ? bytes * d : 0;
+    }
+    return {std::move(shape), it->second};
   }
   int64_t value_number() {
     std::string s = expect_kind(Token::Value, "a %value");
@@ -326,14 +351,17 @@ class Parser : public ops::AttrReader {
 
   // The constant's bytes from "value=..." or "hex=0x...".
   Array constant(const std::string& key, const ValueType& t) {
+    // The type's size is checked against the text before anything is allocated.
     const size_t item = itemsize(t.dtype), n = size_t(num_elements(t.shape));
-    std::vector<char> bytes(n * item);
+    std::vector<char> bytes;
     if (key == "hex") {
       std::string h = expect_kind(Token::Number, "hex bytes");
-      if (h.size() != 2 + 2 * bytes.size() || h.compare(0, 2, "0x") != 0) {
+      if (h.size() < 2 || (h.size() - 2) / 2 != n * item || h.size() % 2 ||
+          h.compare(0, 2, "0x") != 0) {
         --pos_;
-        fail("expected " + std::to_string(bytes.size()) + " hex bytes");
+        fail("expected " + std::to_string(n * item) + " hex bytes");
       }
+      bytes.resize(n * item);
       for (size_t i = 0; i < bytes.size(); ++i) {
         int hi = hex_digit(h[2 + 2 * i]), lo = hex_digit(h[3 + 2 * i]);
         if (hi < 0 || lo < 0) {
@@ -343,6 +371,8 @@ class Parser : public ops::AttrReader {
         bytes[i] = char(hi * 16 + lo);
       }
     } else {
+      if (n > toks_.size() - pos_) fail("a constant of " + std::to_string(n) + " elements needs as many values");
+      bytes.resize(n * item);
       bool list = at("[");
       if (list) expect("[");
       for (size_t i = 0; i < n; ++i) {
@@ -430,6 +460,8 @@ class Parser : public ops::AttrReader {
       const bool in_fused = stack.back().in_fused;
       if (st.node.kind == OpKind::fused || st.node.kind == OpKind::while_loop) {
         if (st.node.kind == OpKind::fused && in_fused) fail("fused bodies cannot nest");
+        if (stack.size() > size_t(kMaxRegionDepth))
+          fail("regions nest deeper than " + std::to_string(kMaxRegionDepth));
         expect("{");
         Block body;
         body.in_fused = in_fused || st.node.kind == OpKind::fused;

@@ -48,6 +48,12 @@ bool interpreter_gone() {
 
 void call_python(int64_t id, const std::vector<Array>& args, const std::vector<Array>& results) {
   if (interpreter_gone()) throw_error(ErrorKind::Internal, "host_callback", "Python has exited");
+  if (PyGILState_GetThisThreadState() == nullptr) {
+    // A device thread's first call: it keeps a Python thread state from now on (made once,
+    // never torn down), so each call only takes and drops the GIL.
+    PyGILState_Ensure();
+    PyEval_SaveThread();
+  }
   py::gil_scoped_acquire gil;
   try {
     auto it = table().find(id);

@@ -49,17 +49,23 @@ class HostFunction:
     (JAX's ``_FlatCallback``): equal when the function and argument tree are, so equal
     calls key caches alike. ``fn(*flat_args)`` returns the flat results."""
 
-    __slots__ = ("fn", "in_tree", "what", "_hosts", "__weakref__")
+    __slots__ = ("fn", "in_tree", "what", "_hosts", "_positional", "__weakref__")
 
     def __init__(self, fn: Callable[..., Any], in_tree: Any, what: str):
         self.fn = fn
         self.in_tree = in_tree
         self.what = what  # for the log line: "jax.pure_callback"
         self._hosts: dict[tuple, Any] = {}
+        # The arguments are the flat leaves themselves (the per-call fast path).
+        self._positional = in_tree == _positional_tree(in_tree.num_leaves)
 
     def __call__(self, *flat_args: Any) -> list[Any]:
-        args, kwargs = tree_util.tree_unflatten(self.in_tree, flat_args)
-        return tree_util.tree_leaves(self.fn(*args, **kwargs))
+        if self._positional:
+            out = self.fn(*flat_args)
+        else:
+            args, kwargs = tree_util.tree_unflatten(self.in_tree, flat_args)
+            out = self.fn(*args, **kwargs)
+        return [] if type(out) is tuple and not out else tree_util.tree_leaves(out)
 
     def __eq__(self, other):
         return (type(other) is HostFunction and self.fn == other.fn and self.in_tree == other.in_tree
@@ -84,6 +90,11 @@ class HostFunction:
         return host
 
 
+def _positional_tree(n: int) -> Any:
+    """The tree of ``(args, kwargs)`` for ``n`` positional leaves and no keywords."""
+    return tree_util.tree_structure((tuple(range(n)), {}))
+
+
 def _host_entry(fn: HostFunction, in_avals: tuple, out_avals: tuple) -> Callable[[list], list]:
     """What the device thread calls: ``_core.Array`` handles in, host arrays of the result
     types out; a failure becomes JAX's ``CpuCallback error`` text."""
@@ -91,8 +102,8 @@ def _host_entry(fn: HostFunction, in_avals: tuple, out_avals: tuple) -> Callable
         _state.depth += 1
         try:
             # Strong arrays, as JAX's callbacks get (its arguments are device_put).
-            args = [_wrap(h, False, _DTYPES[h.dtype_code]) for h in handles]
-            return host_results(fn(*args), out_avals)
+            outs = fn(*[_wrap(h, False, _DTYPES[h.dtype_code]) for h in handles])
+            return outs if not outs and not out_avals else host_results(outs, out_avals)
         except BaseException:
             logger.exception("%s failed", fn.what)
             raise RuntimeError(
@@ -371,9 +382,10 @@ def bind_debug_callback(fn: Callable[..., Any], in_tree: Any, dyn_args: Sequence
     """Binds ``debug_callback`` calling ``fn(*args, **kwargs)``, the arguments being the
     tree ``in_tree`` of the array leaves ``dyn_args`` and the other leaves
     ``static_args`` (by position)."""
-    flat_tree = tree_util.tree_structure((tuple(range(len(dyn_args))), {}))
-    debug_callback_p.bind(*dyn_args, callback=HostFunction(
-        _StaticMerged(fn, in_tree, static_args), flat_tree, what),
+    flat = _positional_tree(len(dyn_args))
+    # Arguments that are all arrays, passed positionally, reach ``fn`` as they are.
+    call = fn if not static_args and in_tree == flat else _StaticMerged(fn, in_tree, static_args)
+    debug_callback_p.bind(*dyn_args, callback=HostFunction(call, flat, what),
         ordered=ordered, partitioned=partitioned)
 
 
@@ -381,14 +393,18 @@ class _StaticMerged:
     """``fn`` called with the tree ``in_tree`` of its dynamic leaves and its static ones
     (by position); equal when ``fn``, the tree and the static leaves are."""
 
-    __slots__ = ("fn", "in_tree", "static")
+    __slots__ = ("fn", "in_tree", "static", "_positional")
 
     def __init__(self, fn: Callable[..., Any], in_tree: Any, static: dict[int, Any]):
         self.fn = fn
         self.in_tree = in_tree
         self.static = tuple(sorted(static.items()))
+        self._positional = not static and in_tree == _positional_tree(in_tree.num_leaves)
 
     def __call__(self, *dyn: Any) -> tuple:
+        if self._positional:
+            self.fn(*dyn)
+            return ()
         leaves, it, static = [], iter(dyn), dict(self.static)
         for i in range(len(dyn) + len(static)):
             leaves.append(static[i] if i in static else next(it))

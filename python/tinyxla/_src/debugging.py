@@ -84,17 +84,22 @@ class _PrintFormatted:
     """Formats and writes one ``debug.print`` line; equal for equal format strings and
     print options, so re-traced prints share their compiled callback."""
 
-    __slots__ = ("fmt", "np_printoptions", "has_placeholders")
+    __slots__ = ("fmt", "np_printoptions", "has_placeholders", "_options")
 
     def __init__(self, fmt: str, np_printoptions: tuple, has_placeholders: bool):
         self.fmt = fmt
         self.np_printoptions = np_printoptions
         self.has_placeholders = has_placeholders
+        self._options = dict(np_printoptions)
 
     def __call__(self, *args: Any, **kwargs: Any) -> None:
         if self.has_placeholders:
-            with np.printoptions(**dict(self.np_printoptions)):
+            options = self._options
+            if options == np.get_printoptions():  # the usual case: no context to enter
                 msg = self.fmt.format(*args, **kwargs)
+            else:
+                with np.printoptions(**options):
+                    msg = self.fmt.format(*args, **kwargs)
         else:
             msg = " ".join((self.fmt, *(str(a) for a in args)))
         sys.stdout.write(msg + "\n")
