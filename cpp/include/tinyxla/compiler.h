@@ -11,6 +11,7 @@ namespace tinyxla {
 struct CompileOptions {
   bool simplify = true;  // algebraic simplification, constant folding, CSE, DCE
   bool fuse = true;      // fused elementwise kernels and reduction prologues
+  bool fuse_epilogues = true;  // elementwise consumers run inside a conv's kernel (with fuse)
   std::string name;      // the function's name, for profiler traces ("jit(f)")
 };
 

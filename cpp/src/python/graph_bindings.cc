@@ -27,10 +27,11 @@ py::tuple shape_tuple(const Shape& s) {
 }
 
 std::shared_ptr<Executable> compile_graph(const Graph& g, bool simplify, bool fuse,
-                                          const std::string& name) {
+                                          bool fuse_epilogues, const std::string& name) {
   CompileOptions options;
   options.simplify = simplify;
   options.fuse = fuse;
+  options.fuse_epilogues = fuse_epilogues;
   options.name = name;
   return compile(g, options);
 }
@@ -205,14 +206,18 @@ void bind_graph(py::module_& m) {
       .def_property_readonly("codegen_source", &Executable::codegen_source)
       .def_property_readonly("codegen_kernel_runs", &Executable::codegen_kernel_runs);
 
-  m.def("compile", [](const B& b, bool simplify, bool fuse, const std::string& name) {
-    return compile_graph(b.graph(), simplify, fuse, name);
+  m.def("compile", [](const B& b, bool simplify, bool fuse, bool fuse_epilogues,
+                       const std::string& name) {
+    return compile_graph(b.graph(), simplify, fuse, fuse_epilogues, name);
   }, py::arg("builder"), py::arg("simplify") = true, py::arg("fuse") = true,
-     py::arg("name") = "", py::call_guard<py::gil_scoped_release>());
-  m.def("compile", [](const Graph& g, bool simplify, bool fuse, const std::string& name) {
-    return compile_graph(g, simplify, fuse, name);
+     py::arg("fuse_epilogues") = true, py::arg("name") = "",
+     py::call_guard<py::gil_scoped_release>());
+  m.def("compile", [](const Graph& g, bool simplify, bool fuse, bool fuse_epilogues,
+                       const std::string& name) {
+    return compile_graph(g, simplify, fuse, fuse_epilogues, name);
   }, py::arg("graph"), py::arg("simplify") = true, py::arg("fuse") = true,
-     py::arg("name") = "", py::call_guard<py::gil_scoped_release>());
+     py::arg("fuse_epilogues") = true, py::arg("name") = "",
+     py::call_guard<py::gil_scoped_release>());
 }
 
 }  // namespace tinyxla
