@@ -1,6 +1,6 @@
 """Control-flow figures, tinyxla against jax.jit in one run (issue 12):
 
-- ``fori_loop(0, n, lambda i, x: x * 0.999 + 1.0, 0.0)`` under jit: µs per trip (n = 1e4);
+- ``fori_loop(0, n, lambda i, x: x * 0.999 + 1.0, 0.0)`` under jit: µs per trip (n = 1e6);
 - an Elman RNN in ``scan`` (hidden 256, batch 32, T = 200, tanh): jit forward, and
   ``jit(grad)`` of a loss through it (ms);
 - ``jit(vmap)`` of a ``while_loop`` Newton solve for sqrt over 1e5 inputs, whose trip
@@ -23,7 +23,7 @@ import numpy as np
 
 from run import Metric, compare_figures, median_time  # bench/ is on sys.path as a script
 
-FORI_TRIPS = 10_000
+FORI_TRIPS = 1_000_000
 HIDDEN, BATCH, STEPS = 256, 32, 200
 NEWTON_N = 100_000
 ASSOC_N = 10_000_000
@@ -70,7 +70,8 @@ def cases(jax: Any, jnp: Any, lax: Any) -> dict[str, Callable[[], Any]]:
     cumsum = jax.jit(jnp.cumsum)
     args = (d["W"], d["U"], d["h0"], d["xs"])
 
-    def first_call():  # a new function each time: trace and compile again
+    def first_call():  # a new function, and no cache of earlier compiles: trace and compile
+        jax.clear_caches()
         step = lambda h, x: (jnp.tanh(h @ d["W"] + x @ d["U"]), None)
         return jax.jit(lambda h, xs: lax.scan(step, h, xs)[0])(d["h0"], d["xs"][:4])
 

@@ -1,4 +1,5 @@
-"""random figures: normal and uniform samples of 1e6 float32, gamma, beta and poisson samples
+"""random figures: normal and uniform samples of 1e6 float32 (and normal of 1e7), gamma, beta
+and poisson samples
 of 1e6 (the rejection samplers), eagerly and under jit, and the per-call cost of split,
 tinyxla against jax (and numpy's Generator as a floor).
 
@@ -21,6 +22,7 @@ def library_rows(lib, n):
     random = lib.random
     key = random.PRNGKey(0)
     normal_jit = lib.jit(lambda k: random.normal(k, (n,)))
+    normal_big_jit = lib.jit(lambda k: random.normal(k, (10 * n,)))
     uniform_jit = lib.jit(lambda k: random.uniform(k, (n,)))
     split_jit = lib.jit(lambda k: random.split(k))
     gamma_jit = lib.jit(lambda k: random.gamma(k, 2.0, (n,)))
@@ -29,6 +31,7 @@ def library_rows(lib, n):
     return [
         ("normal 1e6 f32, eager", lambda: random.normal(key, (n,)).block_until_ready()),
         ("normal 1e6 f32, jit", lambda: normal_jit(key).block_until_ready()),
+        ("normal 1e7 f32, jit", lambda: normal_big_jit(key).block_until_ready()),
         ("uniform 1e6 f32, eager", lambda: random.uniform(key, (n,)).block_until_ready()),
         ("uniform 1e6 f32, jit", lambda: uniform_jit(key).block_until_ready()),
         ("split, eager", lambda: random.split(key).block_until_ready()),

@@ -2,6 +2,7 @@
 
     python bench/run.py [--quick] [--only NAME[,NAME...]] [--json FILE] [--plot out.png]
     python bench/run.py --only sharding    (bench_sharding.py: meshes and processes)
+    python bench/run.py --only cb_         (bench_callbacks.py: host callbacks, debug.print)
 
 Each cell is the median over repeats of a timeit-style loop (warmed up, calibrated to a
 minimum duration); asynchronous results are waited for (block_until_ready) inside the
@@ -164,6 +165,8 @@ def metrics():
     ms.extend(bench_control_flow.metrics())
     import bench_fft  # bench/ is on sys.path: the FFT rows live beside their own script
     ms.extend(bench_fft.metrics())
+    import bench_callbacks  # likewise: host callbacks and jax.debug.print
+    ms.extend(bench_callbacks.metrics())
     return ms
 
 

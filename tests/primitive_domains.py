@@ -18,7 +18,10 @@ import numpy as np
 
 import tinyxla as jax
 from tinyxla import lax, make_jaxpr
+from tinyxla._src import core
+from tinyxla._src.callback import HostFunction
 from tinyxla._src.lax import slicing
+from tinyxla.tree_util import tree_structure
 
 ALL_DTYPES = tuple(np.dtype(n) for n in (
     "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
@@ -465,10 +468,31 @@ def _replicated_sharding() -> Any:
     return jax.sharding.NamedSharding(mesh, jax.sharding.PartitionSpec())
 
 
+def _host_call_cases(name: str, params: dict) -> Callable[[np.dtype], list[Case]]:
+    """The host callbacks with a function returning its operand (pure and io callbacks)
+    or nothing (debug callbacks), over shapes from a scalar to a matrix."""
+    returns = name != "debug_callback"
+    fn = HostFunction((lambda x: np.asarray(x)) if returns else (lambda x: None),
+                      tree_structure(((0,), {})), name)
+
+    def cases(dt):
+        out = []
+        for shape in ((), (0,), (7,), (3, 4)):
+            x = _values_of(dt, int(np.prod(shape)), seed_of(name, dt.name, shape)).reshape(shape)
+            results = {"result_avals": (core.ShapedArray(shape, dt),)} if returns else {}
+            out.append(Case((x,), dict(callback=fn, **results, **params)))
+        return out
+    return cases
+
+
 _COLLECTIVE = "needs a named axis: tests/test_pmap.py and tests/multidevice"
 _CALL = "a call of a sub-jaxpr, lowered by inlining: tests/test_jit.py, test_autodiff.py"
 
 SPECS: dict[str, Spec] = {
+    "pure_callback": Spec(_host_call_cases("pure_callback", dict(sharding=None, vmap_method=None))),
+    "io_callback": Spec(_host_call_cases("io_callback", dict(sharding=None, ordered=False))),
+    "debug_callback": Spec(_host_call_cases("debug_callback", dict(ordered=False,
+                                                                    partitioned=False))),
     "convert_element_type": Spec(_convert_cases),
     "bitcast_convert_type": Spec(_bitcast_cases),
     "integer_pow": _unary(lambda dt: [dict(y=y) for y in (0, 1, 2, 3, -2, 5)]),
@@ -549,6 +573,10 @@ SPECS: dict[str, Spec] = {
     "cond": Spec(lambda dt: [_control_flow_case(
         "cond", lambda i, x: lax.switch(i, [lambda x: x, lambda x: lax.rev(x, (0,))], x),
         np.int32(1), _column(dt, "cond"))]),
+    "random_gamma": Spec(lambda dt: [
+        Case((np.array([0, 42], np.uint32), np.array([0.4, 2.0, 3.7, 9.0], dt)),
+             dict(log_space=log_space, partitionable=True)) for log_space in (False, True)]
+        if dt in (np.float32, np.float64) else []),
     "custom_linear_solve": Spec(kind="excluded", reason="holds the jaxprs of a linear solve, "
                                 "lowered by inlining: tests/test_lax_custom_solves.py"),
 }

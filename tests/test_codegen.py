@@ -61,7 +61,7 @@ def _assert_same(a, b):
         x, y = np.asarray(x), np.asarray(y)
         assert x.dtype == y.dtype and x.shape == y.shape
         # Both tiers compute with the same functions and no FMA contraction: bit equality.
-        np.testing.assert_array_equal(x.view(np.uint8), y.view(np.uint8))
+        np.testing.assert_array_equal(x.reshape(-1).view(np.uint8), y.reshape(-1).view(np.uint8))
 
 
 def _special(dtype, shape, seed):
@@ -176,6 +176,35 @@ def test_cache_hit(cache_dir, monkeypatch):
     assert len(list(cache_dir.glob("*.so"))) == 3
 
 
+def test_disk_cache_is_bounded_and_evicts_the_least_recently_used(cache_dir, monkeypatch):
+    x = jnp.asarray(np.linspace(-3, 3, 256, dtype=np.float32))
+    fns = [lambda x: jnp.exp(x) * 3 - x, lambda x: jnp.sin(x) * 5 + x,
+           lambda x: jnp.tanh(x) - 7 * x]
+    first = _compile(fns[0], (x,), "1", monkeypatch)
+    first.wait_codegen()
+    (module,) = cache_dir.glob("*.so")
+    # Room for two modules: the third build evicts the least recently used one.
+    monkeypatch.setenv("TINYXLA_CACHE_MAX_BYTES", str(int(module.stat().st_size * 2.5)))
+    second = _compile(fns[1], (x,), "1", monkeypatch)
+    second.wait_codegen()
+    time.sleep(0.05)  # mtimes of distinct uses differ
+    again = _compile(fns[0], (x,), "1", monkeypatch)  # a cache hit marks the first as used
+    again.wait_codegen()
+    assert again.codegen_status == "cached"
+    time.sleep(0.05)
+    third = _compile(fns[2], (x,), "1", monkeypatch)
+    third.wait_codegen()
+    assert third.codegen_status == "loaded"
+    left = set(cache_dir.glob("*.so"))
+    assert len(left) == 2 and module in left  # the second one went
+    # An evicted module is rebuilt on its next use, and computes the same.
+    rebuilt = _compile(fns[1], (x,), "1", monkeypatch)
+    rebuilt.wait_codegen()
+    assert rebuilt.codegen_status == "loaded"
+    _assert_same(second(x), rebuilt(x))
+    assert len(list(cache_dir.glob("*.so"))) == 2
+
+
 def test_cache_directory_and_modules_are_private(cache_dir, monkeypatch):
     x = jnp.asarray(np.linspace(-3, 3, 64, dtype=np.float32))
     c = _compile(lambda x: jnp.sin(x) * 2, (x,), "1", monkeypatch)
@@ -279,6 +308,43 @@ def test_failing_compiler_stays_on_base_tier(monkeypatch):
     np.testing.assert_allclose(np.asarray(c(x)), np.exp(np.asarray(x)) + 5, rtol=1e-6)
 
 
+def test_killed_compiler_stays_on_base_tier(tmp_path, monkeypatch):
+    script = tmp_path / "killedcc"
+    script.write_text("#!/bin/sh\nkill -9 $$\n")  # as the OOM killer would end it
+    script.chmod(0o755)
+    monkeypatch.setenv("TINYXLA_CC", str(script))
+    x = jnp.asarray(np.linspace(-3, 3, 1000, dtype=np.float32))
+    c = _compile(lambda x: jnp.exp(x) + 6, (x,), "1", monkeypatch)
+    c.wait_codegen()
+    assert c.tier == "base" and c.codegen_status == "failed: the compiler was killed by signal 9"
+    np.testing.assert_allclose(np.asarray(c(x)), np.exp(np.asarray(x)) + 6, rtol=1e-6)
+
+
+@pytest.mark.parametrize("compiler", ["/nonexistent/cc", "killed"])
+def test_fallback_warns_once(tmp_path, compiler):
+    if compiler == "killed":
+        script = tmp_path / "killedcc"
+        script.write_text("#!/bin/sh\nkill -9 $$\n")
+        script.chmod(0o755)
+        compiler = str(script)
+    program = ("import numpy as np, tinyxla as jax, tinyxla.numpy as jnp\n"
+               "x = jnp.arange(64.0)\n"
+               "for f in (jnp.sin, jnp.cos, jnp.tanh):\n"
+               "    c = jax.jit(lambda x: f(x) * 2 + 1).lower(x).compile()\n"
+               "    c.wait_codegen()\n"
+               "    assert c.tier == 'base'\n"
+               "    np.testing.assert_allclose(np.asarray(c(x)), f(np.arange(64.0)) * 2 + 1,"
+               " rtol=1e-5)\n")
+    env = dict(os.environ, TINYXLA_CC=compiler, TINYXLA_CODEGEN="1",
+               TINYXLA_CACHE_DIR=str(tmp_path / "cache"))
+    run = subprocess.run([sys.executable, "-c", program], env=env, timeout=120,
+                         capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    assert run.stderr.count("tinyxla: warning: the upper tier is unavailable") == 1, run.stderr
+    why = "no C compiler found" if compiler.startswith("/nonexistent") else "killed by signal 9"
+    assert why in run.stderr
+
+
 def test_hanging_compiler_is_killed(tmp_path, monkeypatch):
     pidfile = tmp_path / "pid"
     script = tmp_path / "slowcc"
@@ -332,6 +398,15 @@ def test_reductions_close_on_both_tiers(dtype, shape, axes, monkeypatch):
     h = np.asarray(x).astype(np.float64)
     np.testing.assert_allclose(np.asarray(upper[0]), (np.exp(-h * h) * 2 + h).sum(axes),
                                rtol=1e-4, atol=1e-3 * np.sqrt(h.size))
+
+
+def test_bool_any_all_same_on_both_tiers(monkeypatch):
+    x = jnp.asarray(np.random.default_rng(6).standard_normal((300, 70)).astype(np.float32))
+    f = lambda x: (jnp.any(x > 2.5, axis=1), jnp.all(x > -3, axis=0), jnp.any(x > 9),
+                   jnp.all(jnp.abs(x) < 5))
+    base, upper = _both_tiers(f, (x,), monkeypatch)
+    _assert_same(base, upper)
+    np.testing.assert_array_equal(upper[0], np.any(np.asarray(x) > 2.5, axis=1))
 
 
 def test_reductions_nan_and_norm(monkeypatch):
@@ -409,3 +484,69 @@ def test_complex_ops_same_on_both_tiers(dtype, monkeypatch):
         return x * y + jnp.exp(x) - jnp.conj(y) / (x + 3), jnp.abs(x * 2) + jnp.real(y), x == y
 
     _assert_same(*_both_tiers(f, (x, y), monkeypatch))
+
+
+# ---- whole loops: a while_loop of one-element values runs as one generated function -----
+
+@pytest.mark.parametrize("dtype", [jnp.float32, jnp.float64, jnp.float16])
+def test_scalar_loops_run_whole_on_the_upper_tier(dtype, monkeypatch):
+    def f(x, n):
+        decay = jax.lax.fori_loop(0, 1000, lambda i, c: c * dtype(0.999) + dtype(1), x)
+        # Tile-function ops (tanh, exp), a select and a data-dependent trip count.
+        wave = jax.lax.fori_loop(0, 50, lambda i, c: jnp.tanh(c + i.astype(dtype)) * jnp.exp(-c), x)
+        halve = jax.lax.while_loop(lambda c: c[1] > 1, lambda c: (jnp.where(c[1] % 2 == 0, c[0], -c[0]) + 1,
+                                                                   c[1] // 2), (x, n))
+        return decay, wave, halve
+
+    args = (dtype(0.25), jnp.int32(1_000_003))
+    base, upper = _both_tiers(f, args, monkeypatch)
+    _assert_same(base, upper)
+    src = _compile(f, args, "1", monkeypatch).codegen_source
+    assert src.count("while (go)") == 3
+
+
+def test_integer_and_permuted_carry_loops_on_the_upper_tier(monkeypatch):
+    def fib(n):  # the carry's elements swap places each trip; int32 and uint8 wrap
+        return jax.lax.fori_loop(0, n, lambda i, c: (c[1], c[0] + c[1], c[2] * jnp.uint8(3) + jnp.uint8(1),
+                                                      c[3] ^ (c[1] > 100)),
+                                 (jnp.int32(0), jnp.int32(1), jnp.uint8(0), jnp.bool_(False)))
+
+    base, upper = _both_tiers(fib, (jnp.int32(60),), monkeypatch)
+    _assert_same(base, upper)
+    a, b = 0, 1
+    for _ in range(60):
+        a, b = b, (a + b + 2**31) % 2**32 - 2**31
+    assert int(upper[0]) == a and int(upper[1]) == b
+
+
+def test_ten_million_trip_loop(monkeypatch):
+    f = lambda x: jax.lax.fori_loop(0, 10_000_000, lambda i, c: (c[0] + 1, c[1] * 0.9999999 + 1.0), (0, x))
+    upper = _compile(f, (1.0,), "1", monkeypatch)
+    upper.wait_codegen()
+    assert upper.tier == "upper"
+    count, value = upper(1.0)
+    assert int(count) == 10_000_000
+    # The fixed point 1 / (1 - 0.9999999) = 1e7, approached as 1 - exp(-1) of the way.
+    assert float(value) == pytest.approx(1e7 * (1 - np.exp(-1.0)), rel=1e-4)
+
+
+def test_a_long_first_run_switches_to_the_generated_loop(monkeypatch):
+    # Auto mode: the first call asks for the upper tier after some trips and finishes the
+    # loop there, with the base tier's bits.
+    f = lambda x: jax.lax.fori_loop(0, 3_000_000, lambda i, c: (c[0] + 1, c[1] * 0.999 + 1.0), (0, x))
+    auto = _compile(f, (2.0,), "auto", monkeypatch)
+    count, value = auto(2.0)
+    assert int(count) == 3_000_000
+    assert auto._executable.codegen_kernel_runs == 1
+    short = lambda x: jax.lax.fori_loop(0, 5000, lambda i, c: c * 0.999 + 1.0, x)
+    _assert_same(_compile(short, (2.0,), "0", monkeypatch)(2.0), _compile(short, (2.0,), "auto", monkeypatch)(2.0))
+    assert float(value) == pytest.approx(1000.0, rel=1e-5)
+
+
+def test_loops_with_arrays_stay_on_the_base_tier(monkeypatch):
+    f = lambda x: jax.lax.fori_loop(0, 20, lambda i, c: c * 0.5 + jnp.sum(c), x)
+    x = jnp.arange(4.0)
+    upper = _compile(f, (x,), "1", monkeypatch)
+    upper.wait_codegen()
+    assert upper.codegen_status == "none"  # nothing outside the loop to generate either
+    _assert_same(_compile(f, (x,), "0", monkeypatch)(x), upper(x))

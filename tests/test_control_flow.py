@@ -79,6 +79,31 @@ def test_scan_length_zero():
     assert float(c) == 1.0 and ys.shape == (0,)
 
 
+def _types(tree):
+    return [(str(x.dtype), x.shape, x.weak_type) for x in jax.tree_util.tree_leaves(tree)]
+
+
+def test_empty_loops_give_jaxs_types():
+    # Pinned from JAX 0.10.2: the carry takes the body's output types (a weak 1.0 carried
+    # through strong float32 arithmetic comes out strong), even when no trip runs.
+    f32 = ("float32", (), False)
+    scan = lambda xs: lax.scan(lambda c, x: (c + x.sum(), c * x), 1.0, xs)
+    for n in (0, 2):
+        xs = jnp.zeros((n, 3))
+        assert _types(scan(xs)) == [f32, ("float32", (n, 3), False)]
+        assert _types(jax.jit(scan)(xs)) == [f32, ("float32", (n, 3), False)]
+    pair = lambda: lax.scan(lambda c, x: ((c[0] + x, c[1] + 1), x.astype(jnp.int32)), (1.0, 2),
+                            jnp.zeros((0,)))
+    want = [f32, ("int32", (), True), ("int32", (0,), False)]
+    assert _types(pair()) == want and _types(jax.jit(pair)()) == want
+    assert _types(lax.scan(lambda c, _: (c + 1, c), 1.0, None, length=0)) == [
+        ("float32", (), True), ("float32", (0,), True)]
+    one = lambda i, c: c + jnp.float32(1)
+    assert _types(lax.while_loop(lambda c: c < 0, lambda c: one(0, c), 1.0)) == [f32]
+    assert _types(lax.fori_loop(0, 0, one, 1.0)) == [f32]
+    assert _types(lax.fori_loop(0, jnp.int32(0), one, 1.0)) == [f32]
+
+
 def test_fori_loop_static_and_traced_bounds():
     body = lambda i, x: x * 0.5 + i
     ref = 1.0
@@ -132,6 +157,34 @@ def test_associative_scan_matches_cumsum(reverse):
     np.testing.assert_allclose(out, ref, rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(jax.jit(lambda x: lax.associative_scan(jnp.add, x, axis=-1))(x),
                                np.cumsum(x, -1), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("fn,ref", [(jnp.multiply, np.multiply), (jnp.maximum, np.maximum),
+                                    (lax.min, np.minimum), (lambda a, b: b + a, np.add)])
+def test_associative_scan_of_one_op_is_its_cumulative(fn, ref):
+    x = np.random.RandomState(4).uniform(0.5, 1.5, (5, 6)).astype(np.float32)
+    for axis, reverse in ((0, False), (1, True)):
+        want = np.flip(ref.accumulate(np.flip(x, axis), axis), axis) if reverse else ref.accumulate(x, axis)
+        scan = lambda x: lax.associative_scan(fn, x, reverse=reverse, axis=axis)
+        np.testing.assert_allclose(scan(x), want, rtol=1e-6)
+        np.testing.assert_allclose(jax.jit(scan)(x), want, rtol=1e-6)
+        assert "cum" in str(jax.make_jaxpr(scan)(x))
+    np.testing.assert_allclose(jax.vmap(lambda r: lax.associative_scan(fn, r))(x),
+                               ref.accumulate(x, 1), rtol=1e-6)
+    # Gradients as the tree of ops would give (numerically).
+    g = jax.grad(lambda x: jnp.sum(lax.associative_scan(fn, x) ** 2))(x)
+    eps, k = 1e-3, (2, 3)
+    f = lambda x: float(np.sum(ref.accumulate(x.astype(np.float64), 0) ** 2))
+    dx = np.zeros_like(x, np.float64)
+    dx[k] = eps
+    assert float(g[k]) == pytest.approx((f(x + dx) - f(x - dx)) / (2 * eps), rel=1e-3)
+
+
+def test_associative_scan_of_other_functions_combines_pairs():
+    x = np.random.RandomState(5).randn(13).astype(np.float32)
+    out = lax.associative_scan(jnp.logaddexp, x)
+    np.testing.assert_allclose(out, np.logaddexp.accumulate(x), rtol=1e-5)
+    assert "cum" not in str(jax.make_jaxpr(lambda x: lax.associative_scan(jnp.logaddexp, x))(x))
 
 
 def test_associative_scan_pytree_linear_recurrence():

@@ -81,3 +81,28 @@ def test_run_exported_reports_bad_input(cpp_examples, clean_env, tmp_path):
                            tmp_path / "x.npy"], capture_output=True, text=True, env=clean_env)
     assert proc.returncode == 1
     assert proc.stderr.startswith("run_exported: ") and "line 2" in proc.stderr
+
+
+def test_run_exported_refuses_malformed_npy(cpp_examples, clean_env, tmp_path):
+    import subprocess
+    (tmp_path / "f.graph").write_text("%0 = parameter(0) : f32[3]\n%1 = exp(%0) : f32[3]\nreturn %1\n")
+    np.save(tmp_path / "good.npy", np.ones(3, np.float32))
+    good = (tmp_path / "good.npy").read_bytes()
+    header_end = good.index(b"\n") + 1
+    bad = {
+        "truncated_data": good[:-4],
+        "truncated_header": good[:20],
+        "negative_dim": good.replace(b"(3,)", b"(-3,"),
+        "huge_dims": good.replace(b"'shape': (3,), }", b"'shape': (4294967296, 4294967296), }"),
+        "overflowing_dim": good.replace(b"'shape': (3,), }", b"'shape': (99999999999999999999,), }"),
+        "no_colon": good.replace(b"'descr':", b"'descr' "),
+        "bad_version": good[:6] + b"\x09" + good[7:],
+        "header_past_end": good[:8] + b"\xff\xff" + good[10:header_end],
+    }
+    for name, data in bad.items():
+        (tmp_path / f"{name}.npy").write_bytes(data)
+        proc = subprocess.run([cpp_examples / "run_exported", tmp_path / "f.graph",
+                               tmp_path / f"{name}.npy", "--out", tmp_path],
+                              capture_output=True, text=True, env=clean_env)
+        assert proc.returncode == 1, (name, proc.returncode, proc.stderr)
+        assert proc.stderr.startswith("run_exported: "), (name, proc.stderr)

@@ -3,6 +3,8 @@ tridiagonal reductions (C++ ops on LAPACK, cpp/src/ops/linalg_factorizations.cc)
 numpy/scipy and reconstruction identities over shapes (square, tall, wide, batched,
 empty) and dtypes, under jit and vmap, derivatives against numerical ones, and JAX's
 errors and values (pinned from JAX 0.10.2)."""
+import itertools
+
 import numpy as np
 import pytest
 import scipy.linalg as sla
@@ -378,3 +380,32 @@ def test_no_derivatives_where_jax_has_none(f):
     with pytest.raises(NotImplementedError, match="Differentiation rule for '.*' not "
                                                   "implemented"):
         jax.jvp(f, (x,), (x,))
+
+
+@pytest.mark.parametrize("n", range(1, 10))
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_lu_and_triangular_solve_batches_of_tiny_matrices(n, dtype, x64):
+    # Up to 8 x 8 (and 8 right-hand sides) these run batch-major, several matrices per
+    # vector, with lanes past the batch's end padded: 37 is not a multiple of any width.
+    rng = np.random.RandomState(n)
+    a = rng.randn(37, n, n).astype(dtype)
+    a[3] = 0
+    a[4, :, 0] = 0
+    lu, piv, perm = (np.asarray(v) for v in L.lu(a))
+    eye = np.eye(n, dtype=dtype)
+    for b in range(37):
+        l, u = np.tril(lu[b], -1) + eye, np.triu(lu[b])
+        np.testing.assert_allclose(l @ u, a[b][perm[b]], atol=1e-4)
+        assert (np.abs(l) <= 1).all()  # partial pivoting
+    t = a + 4 * eye
+    for left, lower, transpose, unit in itertools.product([True, False], repeat=4):
+        for c in (1, 3, 9):
+            b = rng.randn(*((37, n, c) if left else (37, c, n))).astype(dtype)
+            x = np.asarray(L.triangular_solve(t, b, left_side=left, lower=lower,
+                                                       transpose_a=transpose,
+                                                       unit_diagonal=unit))
+            tri = np.tril(t) if lower else np.triu(t)
+            if unit:
+                tri[:, np.arange(n), np.arange(n)] = 1
+            op = np.swapaxes(tri, 1, 2) if transpose else tri
+            np.testing.assert_allclose(op @ x if left else x @ op, b, atol=1e-3, rtol=1e-3)

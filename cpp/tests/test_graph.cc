@@ -1,6 +1,7 @@
 // Tests of the graph IR and jit: builder validation, the text form round trip, each pass's
 // effect, fused results against the eager ops, a 100,000-node chain, the memory peak of a
-// jitted chain, in-place reuse, and errors inside a graph.
+// jitted chain, in-place reuse, errors inside a graph, and while_loop regions (a 100,000-node
+// body, an error inside a loop, 200-deep nesting).
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -728,6 +729,86 @@ void test_empty_arrays() {
 
 }  // namespace
 
+// ---- while_loop regions ----
+
+// A loop counting trips to `trips` around `step` (a body graph builder's function of the
+// carry): while_loop(true, x) { i, x -> i + 1, step(x), i + 1 < trips }.
+Graph counted_loop(const Shape& shape, DType dtype, int trips,
+                   const std::function<ValueId(GraphBuilder&, ValueId)>& step) {
+  GraphBuilder body;
+  ValueId i = body.parameter({}, DType::I32);
+  ValueId x = body.parameter(shape, dtype);
+  ValueId i1 = body.binary(BinaryOp::add, i, body.scalar(DType::I32, Scalar::of_int(1)));
+  body.set_outputs({i1, step(body, x), body.binary(BinaryOp::lt, i1, body.scalar(DType::I32, Scalar::of_int(trips)))});
+  GraphBuilder b;
+  ValueId p = b.parameter(shape, dtype);
+  ValueId zero = b.scalar(DType::I32, Scalar::of_int(0));
+  ValueId r = b.while_loop(b.scalar(DType::Bool, Scalar::of_bool(true)), {zero, p}, 0,
+                           std::make_shared<const Graph>(body.build()));
+  b.set_outputs({r + 1});
+  return b.build();
+}
+
+void test_loop_body_of_100k_nodes() {
+  Graph g = counted_loop({64}, DType::F32, 3, [](GraphBuilder& b, ValueId x) {
+    ValueId one = b.scalar(DType::F32, Scalar::of_float(1));
+    for (int k = 0; k < 100000; ++k) x = b.binary(BinaryOp::add, x, one);
+    return x;
+  });
+  Graph back = parse_graph(g.to_text());
+  CHECK(back.identical_to(g));
+  auto exe = compile(back);
+  std::vector<float> xs(64, 0.5f);
+  std::vector<float> got = host<float>(exe->run({Array::from_host(xs.data(), {64}, DType::F32, 0)})[0]);
+  CHECK(got[0] == 300000.5f && got[63] == 300000.5f);
+}
+
+void test_loop_kernel_error_surfaces_at_wait() {
+  // The kernels reject sin of int32: the third trip's failure is the result's error.
+  Graph g = counted_loop({8}, DType::I32, 5, [](GraphBuilder& b, ValueId x) {
+    return b.binary(BinaryOp::add, b.unary(UnaryOp::sin, x), x);
+  });
+  auto exe = compile(g);
+  std::vector<int32_t> v(8, 3);
+  Array out = exe->run({Array::from_host(v.data(), {8}, DType::I32, 0)})[0];
+  CHECK_THROWS(out.wait(), "sin");
+  // The runtime, and a loop of the same shape, keep working.
+  auto ok = compile(counted_loop({8}, DType::I32, 5, [](GraphBuilder& b, ValueId x) {
+    return b.binary(BinaryOp::mul, x, b.scalar(DType::I32, Scalar::of_int(2)));
+  }));
+  CHECK(host<int32_t>(ok->run({Array::from_host(v.data(), {8}, DType::I32, 0)})[0])[7] == 96);
+  CHECK_THROWS(exe->run({Array::from_host(v.data(), {8}, DType::I32, 0)})[0].wait(), "sin");
+}
+
+void test_nested_loops_200_deep() {
+  // Each level's body runs the level below once and adds one: 200 levels add 200. The
+  // verifier, the printer, the parser and compile walk the nesting without recursion.
+  const int depth = 200;
+  std::shared_ptr<const Graph> body;
+  for (int level = 0; level < depth; ++level) {
+    GraphBuilder b;
+    ValueId x = b.parameter({2}, DType::F32);
+    ValueId y = body ? b.while_loop(b.scalar(DType::Bool, Scalar::of_bool(true)), {x}, 0, body) : x;
+    b.set_outputs({b.binary(BinaryOp::add, y, b.scalar(DType::F32, Scalar::of_float(1))),
+                   b.scalar(DType::Bool, Scalar::of_bool(false))});
+    body = std::make_shared<const Graph>(b.build());
+  }
+  GraphBuilder b;
+  ValueId x = b.parameter({2}, DType::F32);
+  b.set_outputs({b.while_loop(b.scalar(DType::Bool, Scalar::of_bool(true)), {x}, 0, body)});
+  Graph g = b.build();
+  g.verify();
+  const std::string text = g.to_text();
+  CHECK(text.find(std::string(2 * depth, ' ') + "return") != std::string::npos);
+  Graph back = parse_graph(text);
+  CHECK(back.identical_to(g));
+  CHECK(back.to_text() == text);
+  auto exe = compile(back);
+  std::vector<float> xs{0.5f, -1.0f};
+  std::vector<float> got = host<float>(exe->run({Array::from_host(xs.data(), {2}, DType::F32, 0)})[0]);
+  CHECK(got[0] == 200.5f && got[1] == 199.0f);
+}
+
 int main() {
   const std::vector<Test> tests = {
       {"builder_validates_like_eager", test_builder_validates_like_eager},
@@ -746,6 +827,9 @@ int main() {
       {"empty_arrays", test_empty_arrays},
       {"fused_bodies_from_text", test_fused_bodies_from_text},
       {"random_graphs", test_random_graphs},
+      {"loop_body_of_100k_nodes", test_loop_body_of_100k_nodes},
+      {"loop_kernel_error_surfaces_at_wait", test_loop_kernel_error_surfaces_at_wait},
+      {"nested_loops_200_deep", test_nested_loops_200_deep},
   };
   return run_tests("graph", tests);
 }

@@ -8,8 +8,10 @@
 //
 // Reads and writes .npy files (format versions 1-3, little-endian, C order) of bool,
 // int8-64, uint8-64, float16/32/64 and complex64/128. Exits 1 with a message on bad input.
+#include <cerrno>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -40,14 +42,17 @@ const NpyType kNpyTypes[] = {
 // The value of `key` in the header's Python dict literal, up to its closing delimiter.
 std::string header_field(const std::string& header, const std::string& key, const std::string& path) {
   const size_t k = header.find("'" + key + "'");
-  if (k == std::string::npos) throw std::runtime_error(path + ": no '" + key + "' in the .npy header");
-  size_t b = header.find(':', k) + 1;
+  const size_t colon = k == std::string::npos ? k : header.find(':', k);
+  if (colon == std::string::npos) throw std::runtime_error(path + ": no '" + key + "' in the .npy header");
+  size_t b = colon + 1;
   while (b < header.size() && header[b] == ' ') ++b;
-  size_t e = b;
-  if (header[b] == '(') e = header.find(')', b) + 1;
-  else if (header[b] == '\'') e = header.find('\'', b + 1) + 1;
-  else e = header.find_first_of(",}", b);
-  return header.substr(b, e - b);
+  size_t e = std::string::npos;
+  if (b < header.size() && header[b] == '(') e = header.find(')', b);
+  else if (b < header.size() && header[b] == '\'') e = header.find('\'', b + 1);
+  else e = header.find_first_of(",}", b) - 1;
+  if (b >= header.size() || e == std::string::npos || e + 1 > header.size())
+    throw std::runtime_error(path + ": a malformed '" + key + "' in the .npy header");
+  return header.substr(b, e + 1 - b);
 }
 
 tx::Array read_npy(const std::string& path) {
@@ -57,17 +62,21 @@ tx::Array read_npy(const std::string& path) {
   if (data.size() < 10 || data.compare(0, 6, "\x93NUMPY") != 0)
     throw std::runtime_error(path + " is not a .npy file");
   const int major = static_cast<unsigned char>(data[6]);
+  if (major < 1 || major > 3) throw std::runtime_error(path + ": unknown .npy format version");
   size_t header_len, start;
   if (major == 1) {
     header_len = static_cast<unsigned char>(data[8]) | (size_t(static_cast<unsigned char>(data[9])) << 8);
     start = 10;
   } else {
+    if (data.size() < 12) throw std::runtime_error(path + " is truncated");
     header_len = 0;
     for (int i = 0; i < 4; ++i) header_len |= size_t(static_cast<unsigned char>(data[8 + i])) << (8 * i);
     start = 12;
   }
+  if (header_len > data.size() - start) throw std::runtime_error(path + " is truncated");
   const std::string header = data.substr(start, header_len);
   std::string descr = header_field(header, "descr", path);
+  if (descr.size() < 2) throw std::runtime_error(path + ": a malformed dtype in the .npy header");
   descr = descr.substr(1, descr.size() - 2);
   if (descr == "<b1" || descr == "=b1") descr = "|b1";
   if (descr == "<i1") descr = "|i1";
@@ -80,10 +89,20 @@ tx::Array read_npy(const std::string& path) {
   if (!type) throw std::runtime_error(path + ": unsupported dtype " + descr);
   tx::Shape shape;
   std::stringstream dims(header_field(header, "shape", path).substr(1));
-  for (std::string d; std::getline(dims, d, ',');)
-    if (d.find_first_of("0123456789") != std::string::npos) shape.push_back(std::stoll(d));
-  const size_t bytes = size_t(tx::num_elements(shape)) * tx::itemsize(type->dtype);
-  if (data.size() < start + header_len + bytes) throw std::runtime_error(path + " is truncated");
+  // The data's size, checked against the file before anything is read or allocated.
+  size_t bytes = tx::itemsize(type->dtype);
+  for (std::string d; std::getline(dims, d, ',');) {
+    if (d.find_first_of("0123456789") == std::string::npos) continue;
+    char* end = nullptr;
+    errno = 0;
+    const long long n = std::strtoll(d.c_str(), &end, 10);
+    if (errno || n < 0 || (*end && *end != ')' && *end != ' '))
+      throw std::runtime_error(path + ": a bad dimension '" + d + "' in the .npy header");
+    if (n && bytes > (data.size() + 1) / size_t(n)) throw std::runtime_error(path + " is truncated");
+    bytes *= size_t(n);
+    shape.push_back(n);
+  }
+  if (data.size() - start - header_len < bytes) throw std::runtime_error(path + " is truncated");
   return tx::Array::from_host(data.data() + start + header_len, shape, type->dtype, /*device=*/0);
 }
 

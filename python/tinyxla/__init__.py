@@ -46,6 +46,7 @@ from tinyxla._src.autodiff import (  # noqa: E402
 from tinyxla._src.checkpoint import checkpoint, remat  # noqa: E402
 from tinyxla._src.custom_derivatives import closure_convert, custom_jvp, custom_vjp  # noqa: E402
 from tinyxla._src.vmap import vmap  # noqa: E402
+from tinyxla._src.callback import effects_barrier, pure_callback  # noqa: E402
 from tinyxla._src.pmap import pmap  # noqa: E402
 from tinyxla._src.shard_map import shard_map  # noqa: E402
 from tinyxla._src.sharding import make_mesh, set_mesh  # noqa: E402
@@ -54,7 +55,7 @@ from tinyxla._src.sharded_array import (  # noqa: E402
     make_array_from_single_device_arrays, reshard)
 from tinyxla import core, errors, lax, numpy, random, tree, tree_util, typing  # noqa: E402
 from tinyxla import custom_derivatives, dlpack, flatten_util, nn, ops, scipy, stages  # noqa: E402
-from tinyxla import image  # noqa: E402
+from tinyxla import debug, image  # noqa: E402
 from tinyxla import distributed, experimental, sharding  # noqa: E402
 from tinyxla.experimental import shard_map as _experimental_shard_map  # noqa: E402,F401
 

@@ -26,7 +26,7 @@ namespace tinyxla {
   X(eig) X(eigh) X(cholesky)                                                              \
   X(lu) X(lu_pivots_to_permutation) X(triangular_solve) X(geqrf) X(geqp3)                 \
   X(householder_product) X(svd) X(schur) X(hessenberg) X(tridiagonal) X(tridiagonal_solve) \
-  X(while_loop) X(conv) X(reduce_window) X(fft)
+  X(while_loop) X(conv) X(reduce_window) X(fft) X(host_callback)
 
 #define TINYXLA_ENUM_ITEM(name) name,
 enum class OpKind : uint8_t { TINYXLA_GRAPH_OPS(TINYXLA_ENUM_ITEM) };
@@ -77,6 +77,9 @@ class Graph {
   const Node& node(int i) const { return nodes_[size_t(i)]; }
   int num_nodes() const { return int(nodes_.size()); }
   int num_values() const { return int(types_.size()); }
+  // Whether running the graph does more than compute its outputs: it holds a node with a
+  // side effect (a host callback), directly or in a region's body.
+  bool has_side_effects() const;
   const ValueType& type(ValueId v) const { return types_[size_t(v)]; }
   int defining_node(ValueId v) const { return value_node_[size_t(v)]; }
   const std::vector<ValueId>& parameters() const { return params_; }
@@ -101,6 +104,10 @@ class Graph {
   std::vector<int32_t> value_node_;
   std::vector<ValueId> params_, outputs_;
 };
+
+// Whether node `n` has a side effect (its op has one, or its body holds one): the passes
+// keep it even when nothing reads its results, and never merge or fold it.
+bool has_side_effects(const Node& n);
 
 // Parses the text form (as to_text prints it); throws an InvalidArgument Error with the
 // line number on malformed text.

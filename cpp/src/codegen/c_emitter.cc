@@ -142,6 +142,45 @@ std::optional<std::string> inline_expr(const Node& n, const std::vector<std::str
   }
 }
 
+// The base tier's tile function of elementwise node `n`, or nullptr.
+void* tile_fn(const Node& n, DType in, DType out) {
+  switch (n.kind) {
+    case OpKind::unary: return reinterpret_cast<void*>(cpu::unary_tile_fn(n.attr<ops::UnaryAttrs>().op, in));
+    case OpKind::binary: return reinterpret_cast<void*>(cpu::binary_tile_fn(n.attr<ops::BinaryAttrs>().op, in));
+    case OpKind::convert: return reinterpret_cast<void*>(cpu::convert_tile_fn(in, out));
+    case OpKind::clamp: return reinterpret_cast<void*>(cpu::clamp_tile_fn(out));
+    case OpKind::select_n:
+      return n.inputs.size() <= 65 ? reinterpret_cast<void*>(cpu::select_tile_fn(in, out)) : nullptr;
+    default: return nullptr;
+  }
+}
+
+// The C statement computing elementwise node `n` into `dst` from operand variables
+// `args` (locals of one element), through its expression or its tile function with n = 1.
+std::optional<std::string> scalar_statement(const Node& n, const std::vector<std::string>& args,
+                                            DType in, DType out, const std::string& dst,
+                                            FunctionTable& table) {
+  if (auto e = inline_expr(n, args, in, out)) return dst + " = " + *e + ";";
+  void* fn = tile_fn(n, in, out);
+  if (!fn) return std::nullopt;
+  const std::string f = "tx_fn[" + std::to_string(table.add(fn)) + "]";
+  switch (n.kind) {
+    case OpKind::unary: case OpKind::convert:
+      return "((tx_unary)" + f + ")(&" + args[0] + ", &" + dst + ", 1);";
+    case OpKind::binary:
+      return "((tx_binary)" + f + ")(&" + args[0] + ", &" + args[1] + ", &" + dst + ", 1);";
+    case OpKind::clamp:
+      return "((tx_clamp)" + f + ")(&" + args[0] + ", &" + args[1] + ", &" + args[2] + ", &" + dst + ", 1);";
+    case OpKind::select_n: {
+      std::string cases;
+      for (size_t i = 1; i < args.size(); ++i) cases += (i > 1 ? ", &" : "&") + args[i];
+      return "{ const void* cases[] = {" + cases + "}; ((tx_select)" + f + ")(&" + args[0] +
+             ", cases, " + std::to_string(args.size() - 1) + ", &" + dst + ", 1); }";
+    }
+    default: return std::nullopt;
+  }
+}
+
 // A load of a source (parameter or constant) viewed over a target shape.
 struct Load {
   ValueId value;
@@ -200,8 +239,9 @@ bool emit_kernel(const Graph& body, const std::vector<Strides>& param_strides,
       if (n.kind != OpKind::reduce) continue;
       const DType t = body.type(n.first_result).dtype;
       const auto op = n.attr<ops::ReduceAttrs>().op;
-      if (!is_real_float(t) || (op != ReduceOp::sum && op != ReduceOp::max && op != ReduceOp::min))
-        return false;
+      const bool real = is_real_float(t) && (op == ReduceOp::sum || op == ReduceOp::max || op == ReduceOp::min);
+      const bool logical = t == DType::Bool && (op == ReduceOp::or_ || op == ReduceOp::and_);
+      if (!real && !logical) return false;
       reduces.push_back(&n);
     }
     // One accumulator per output, in output order.
@@ -319,17 +359,7 @@ bool emit_kernel(const Graph& body, const std::vector<Strides>& param_strides,
     std::vector<std::string> dummy(n.inputs.size(), "x");
     is_inline[j] = inline_expr(n, dummy, in, out).has_value();
     if (is_inline[j]) continue;
-    void* fn = nullptr;
-    switch (n.kind) {
-      case OpKind::unary: fn = reinterpret_cast<void*>(cpu::unary_tile_fn(n.attr<ops::UnaryAttrs>().op, in)); break;
-      case OpKind::binary: fn = reinterpret_cast<void*>(cpu::binary_tile_fn(n.attr<ops::BinaryAttrs>().op, in)); break;
-      case OpKind::convert: fn = reinterpret_cast<void*>(cpu::convert_tile_fn(in, out)); break;
-      case OpKind::clamp: fn = reinterpret_cast<void*>(cpu::clamp_tile_fn(out)); break;
-      case OpKind::select_n:
-        if (n.inputs.size() <= 65) fn = reinterpret_cast<void*>(cpu::select_tile_fn(in, out));
-        break;
-      default: break;
-    }
+    void* fn = tile_fn(n, in, out);
     if (!fn) return false;  // the base tier reports the unsupported op its way
     call_of[j] = "tx_fn[" + std::to_string(table.add(fn)) + "]";
   }
@@ -543,11 +573,15 @@ bool emit_kernel(const Graph& body, const std::vector<Strides>& param_strides,
     const char* t = ctype(ri.dtype);
     const std::string p = reduce_load[q] >= 0 ? pointer_of_load(reduce_load[q])
                                               : "t" + std::to_string(alias[size_t(reduces[q]->inputs[0])]);
-    const std::string id = ri.op == ReduceOp::sum ? "0" : ri.op == ReduceOp::max ? "-__builtin_inf()" : "__builtin_inf()";
+    const std::string id = ri.op == ReduceOp::sum || ri.op == ReduceOp::or_ ? "0"
+                         : ri.op == ReduceOp::and_ ? "1"
+                         : ri.op == ReduceOp::max ? "-__builtin_inf()" : "__builtin_inf()";
     // x = op(x, y) with the combiners of core/element_semantics.h.
     const std::string suffix = ri.dtype == DType::F32 ? "f" : "";
     auto fold = [&](const std::string& x, const std::string& y) {
       if (ri.op == ReduceOp::sum) return x + " = " + x + " + " + y + ";";
+      if (ri.op == ReduceOp::or_) return x + " = " + x + " | " + y + ";";
+      if (ri.op == ReduceOp::and_) return x + " = " + x + " & " + y + ";";
       return x + " = tx_" + (ri.op == ReduceOp::max ? "max" : "min") + suffix + "(" + x + ", " + y + ");";
     };
     c << "    { " << t << "* const A = (" << t << "*)acc[" << q << "];\n"
@@ -614,6 +648,64 @@ bool emit_kernel(const Graph& body, const std::vector<Strides>& param_strides,
     else if (n->kind == OpKind::binary) info.cost += cpu::is_expensive(n->attr<ops::BinaryAttrs>().op) ? 10 : 1;
     else info.cost += 1;
   }
+  return true;
+}
+
+bool emit_loop(const Graph& body, int64_t num_consts, const std::string& symbol, int max_ops,
+               FunctionTable& table, std::string& source) {
+  const int nv = body.num_values();
+  const size_t np = body.parameters().size();
+  if (body.outputs().size() + size_t(num_consts) != np + 1) return false;
+  for (int v = 0; v < nv; ++v)
+    if (num_elements(body.type(v).shape) != 1) return false;
+  if (int(body.nodes().size()) > max_ops) return false;
+  auto var = [](ValueId v) { return "v" + std::to_string(v); };
+  std::ostringstream pre, trip;
+  pre << "void " << symbol << "(const char* const* in, char* const* out) {\n"
+      << "  uint8_t go = 1;\n";
+  for (const Node& n : body.nodes()) {
+    const ValueId v = n.first_result;
+    const DType t = body.type(v).dtype;
+    const char* ct = ctype(t);
+    if (n.body || n.num_results != 1) return false;
+    if (n.kind == OpKind::parameter) {
+      pre << "  " << ct << " " << var(v) << ";\n  memcpy(&" << var(v) << ", in["
+          << n.attr<ops::ParameterAttrs>().index << "], sizeof " << var(v) << ");\n";
+    } else if (n.kind == OpKind::constant) {
+      const Array& c = n.constant;
+      if (!c.is_ready() || c.event()->has_error()) return false;
+      const auto* bytes = reinterpret_cast<const unsigned char*>(c.data());
+      pre << "  " << ct << " " << var(v) << ";\n  { static const unsigned char k[] = {";
+      for (size_t i = 0; i < c.nbytes(); ++i) pre << (i ? "," : "") << unsigned(bytes[i]);
+      pre << "}; memcpy(&" << var(v) << ", k, sizeof " << var(v) << "); }\n";
+    } else if (n.kind == OpKind::reshape || n.kind == OpKind::broadcast_in_dim ||
+               n.kind == OpKind::transpose) {
+      trip << "    const " << ct << " " << var(v) << " = " << var(n.inputs[0]) << ";\n";
+    } else if (is_elementwise(n.kind)) {
+      const DType in = n.inputs.empty() ? t : body.type(n.inputs[0]).dtype;
+      std::vector<std::string> args;
+      for (ValueId a : n.inputs) args.push_back(var(a));
+      const auto st = scalar_statement(n, args, in, t, var(v), table);
+      if (!st) return false;
+      trip << "    " << ct << " " << var(v) << ";\n    " << *st << "\n";
+    } else {
+      return false;
+    }
+  }
+  // The next carry is read in full before it is written: an output may be a parameter.
+  const std::vector<ValueId>& outs = body.outputs();
+  const size_t carry = outs.size() - 1;
+  for (size_t k = 0; k < carry; ++k)
+    trip << "    const " << ctype(body.type(outs[k]).dtype) << " n" << k << " = " << var(outs[k]) << ";\n";
+  trip << "    go = " << var(outs.back()) << ";\n";
+  for (size_t k = 0; k < carry; ++k)
+    trip << "    " << var(body.parameters()[size_t(num_consts) + k]) << " = n" << k << ";\n";
+  source += pre.str() + "  while (go) {\n" + trip.str() + "  }\n";
+  for (size_t k = 0; k < carry; ++k) {
+    const std::string p = var(body.parameters()[size_t(num_consts) + k]);
+    source += "  memcpy(out[" + std::to_string(k) + "], &" + p + ", sizeof " + p + ");\n";
+  }
+  source += "}\n";
   return true;
 }
 

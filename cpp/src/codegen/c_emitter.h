@@ -1,6 +1,7 @@
 // The upper tier's source generator: C for a fused body (elementwise ops, optionally
-// ending in float sum/max/min reductions). Cheap ops of plain dtypes become expressions in
-// loops that the C compiler vectorises; every other op calls the base tier's own tile
+// ending in float sum/max/min or bool and/or reductions), and for whole loops of
+// one-element values. Cheap ops of plain dtypes become expressions in loops that the C
+// compiler vectorises; every other op calls the base tier's own tile
 // function (through a table the module receives when it is loaded), so elementwise
 // results are bit-identical on both tiers.
 #pragma once
@@ -36,6 +37,7 @@ struct KernelInfo {
   int cost = 1;      // cost units per element, as the base tier counts them
   std::vector<Array> runtime_constants;  // inputs after the parameters
   std::vector<Strides> param_strides;    // the element strides the kernel reads inputs with
+  bool loop = false;  // a whole while_loop (emit_loop), not a fused kernel
 };
 
 // The table of functions the generated code calls; index 0 is the streaming copy.
@@ -46,12 +48,20 @@ struct FunctionTable {
 
 // Appends the C definition of a kernel named `symbol` for `body` to `source`; false (and
 // nothing appended) when the body has no elements, more than `max_ops` ops, or
-// reduces other than sum/max/min of one float32/float64 dtype. Parameter i
+// reduces other than sum/max/min of one float32/float64 dtype or and/or of bools. Parameter i
 // is read with the element strides `param_strides[i]` (row-major, or a broadcast's
 // zeros); the caller checks the arrays it passes have them.
 bool emit_kernel(const Graph& body, const std::vector<Strides>& param_strides,
                  const std::string& symbol, int max_ops, FunctionTable& table, std::string& source,
                  KernelInfo& info);
+
+// Appends the C definition of a function `void symbol(const char* const* in, char* const*
+// out)` that runs a whole while_loop whose body (see ops/control_flow.h) holds only
+// one-element values and elementwise ops, from a true predicate: `in` are the loop's
+// constants and carry, `out` its results; the carry lives in locals. False (nothing
+// appended) for other bodies or more than `max_ops` nodes.
+bool emit_loop(const Graph& body, int64_t num_consts, const std::string& symbol, int max_ops,
+               FunctionTable& table, std::string& source);
 
 // The declarations every generated module starts with; the module then defines
 // `static void* tx_fn[]` of the table's size and `void tx_init(void* const* fns)` that

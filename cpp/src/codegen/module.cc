@@ -12,8 +12,10 @@
 #include <deque>
 #include <limits>
 #include <thread>
+#include <type_traits>
 
 #include "../cpu/kernels.h"
+#include "../ops/control_flow.h"
 #include "../ops/layout.h"
 #include "../core/thread_pool.h"
 #include "toolchain.h"
@@ -23,6 +25,7 @@ namespace {
 
 constexpr int kMaxKernels = 64;     // larger graphs keep their other nodes on the base tier
 constexpr int kMaxOpsPerKernel = 256;
+constexpr int kMaxLoopNodes = 4096;  // nodes of a loop body generated as one function
 constexpr int64_t kSerial = 1 << 15;           // element-ops below which a run stays on one thread
 constexpr size_t kStreamBytes = size_t(16) << 20;  // outputs from which stores bypass the caches
 
@@ -34,12 +37,14 @@ using ReduceFn = void (*)(const char* const*, char* const*, void* const*, int64_
 
 template <typename T>
 T reduce_identity(ReduceOp op) {
-  if (op == ReduceOp::sum) return T(0);
+  if (op == ReduceOp::sum || op == ReduceOp::or_) return T(0);
+  if (op == ReduceOp::and_) return T(1);
   const T inf = std::numeric_limits<T>::infinity();
   return op == ReduceOp::max ? -inf : inf;
 }
 template <typename T>
 T reduce_fold(ReduceOp op, T x, T y) {  // a NaN wins, as in the base tier
+  if constexpr (std::is_integral_v<T>) return op == ReduceOp::or_ ? T(x | y) : T(x & y);  // bools
   if (op == ReduceOp::sum) return x + y;
   if (op == ReduceOp::max) return (y > x || y != y) ? y : x;
   return (y < x || y != y) ? y : x;
@@ -141,6 +146,17 @@ std::shared_ptr<Module> Module::generate(const Graph& graph) {
   std::string kernels;
   for (int i = 0; i < graph.num_nodes() && int(m->kernels_.size()) < kMaxKernels; ++i) {
     const Node& n = graph.node(i);
+    if (n.kind == OpKind::while_loop) {
+      KernelInfo info;
+      info.symbol = "tx_loop" + std::to_string(i);
+      info.loop = true;
+      if (!emit_loop(*n.body, n.attr<ops::WhileLoopAttrs>().num_consts, info.symbol,
+                     kMaxLoopNodes, m->table_, kernels))
+        continue;
+      m->kernel_of_node_[size_t(i)] = int(m->kernels_.size());
+      m->kernels_.push_back(std::move(info));
+      continue;
+    }
     if (n.kind != OpKind::fused) continue;
     KernelInfo info;
     // Inputs are dense, except views of broadcast_in_dim (stride 0 on the new dims) over an
@@ -246,22 +262,44 @@ void Module::build() {
       } else {
         init(table_.fns.data());
         handle_ = h;
+        trim_cache(dir, so);
         // Running executions finish on the kernel they started with.
         for (size_t k = 0; k < fns.size(); ++k) fns_[k].store(fns[k], std::memory_order_release);
         loaded_.store(true, std::memory_order_release);
       }
     }
   }
+  if (outcome[0] == 'f') warn_fallback_once(outcome.substr(std::strlen("failed: ")));
   std::lock_guard<std::mutex> lock(m_);
   state_ = State::Done;
   status_ = outcome;
   cv_.notify_all();
 }
 
+bool Module::has_loop(int node) const {
+  if (size_t(node) >= kernel_of_node_.size()) return false;
+  const int k = kernel_of_node_[size_t(node)];
+  return k >= 0 && kernels_[size_t(k)].loop && fns_[size_t(k)].load(std::memory_order_acquire);
+}
+
+bool Module::run_loop(int node, const std::vector<Array>& inputs, const std::vector<Array>& outputs) const {
+  if (!has_loop(node)) return false;
+  void* const sym = fns_[size_t(kernel_of_node_[size_t(node)])].load(std::memory_order_acquire);
+  std::vector<const char*> in;
+  in.reserve(inputs.size());
+  for (const Array& a : inputs) in.push_back(a.data());  // one element each
+  std::vector<char*> out;
+  out.reserve(outputs.size());
+  for (const Array& a : outputs) out.push_back(a.mutable_data());
+  reinterpret_cast<void (*)(const char* const*, char* const*)>(sym)(in.data(), out.data());
+  runs_.fetch_add(1, std::memory_order_relaxed);
+  return true;
+}
+
 bool Module::run(int node, const std::vector<Array>& inputs, const std::vector<Array>& outputs) const {
   if (size_t(node) >= kernel_of_node_.size()) return false;
   const int k = kernel_of_node_[size_t(node)];
-  if (k < 0) return false;
+  if (k < 0 || kernels_[size_t(k)].loop) return false;
   void* const sym = fns_[size_t(k)].load(std::memory_order_acquire);
   if (!sym) return false;
   const KernelInfo& info = kernels_[size_t(k)];
@@ -280,8 +318,11 @@ bool Module::run(int node, const std::vector<Array>& inputs, const std::vector<A
   if (!info.reduces.empty()) {
     // The reduces of a kernel share one dtype (emit_kernel checks).
     const auto rfn = reinterpret_cast<ReduceFn>(sym);
-    if (info.reduces[0].dtype == DType::F32) run_reduce_typed<float>(info, rfn, in, outputs);
-    else run_reduce_typed<double>(info, rfn, in, outputs);
+    switch (info.reduces[0].dtype) {
+      case DType::F32: run_reduce_typed<float>(info, rfn, in, outputs); break;
+      case DType::F64: run_reduce_typed<double>(info, rfn, in, outputs); break;
+      default: run_reduce_typed<uint8_t>(info, rfn, in, outputs); break;  // bool and/or
+    }
     runs_.fetch_add(1, std::memory_order_relaxed);
     return true;
   }

@@ -22,7 +22,8 @@ Mode mode_from_env();
 
 class Module : public std::enable_shared_from_this<Module> {
  public:
-  // The module of `graph`'s fused nodes (elementwise ones, up to size limits); nullptr
+  // The module of `graph`'s fused nodes (elementwise ones, up to size limits) and of its
+  // while_loops whose bodies are small enough to run whole (emit_loop); nullptr
   // when none is generated.
   static std::shared_ptr<Module> generate(const Graph& graph);
   ~Module();
@@ -40,6 +41,12 @@ class Module : public std::enable_shared_from_this<Module> {
   // Runs node `node`'s generated kernel when it is loaded and the inputs have the strides
   // it was generated for; false (nothing done) otherwise.
   bool run(int node, const std::vector<Array>& inputs, const std::vector<Array>& outputs) const;
+  // Whether while_loop node `node` has a function (see emit_loop) that is loaded.
+  bool has_loop(int node) const;
+  // Runs while_loop node `node` whole from a true predicate when its function is loaded:
+  // `inputs` are its constants and carry, `outputs` its results; false (nothing done)
+  // otherwise.
+  bool run_loop(int node, const std::vector<Array>& inputs, const std::vector<Array>& outputs) const;
   // Kernel runs done by generated code so far.
   int64_t runs() const { return runs_.load(std::memory_order_relaxed); }
 

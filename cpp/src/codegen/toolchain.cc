@@ -3,6 +3,7 @@
 // compiler proper (cc1) it started.
 #include "toolchain.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
@@ -10,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
@@ -234,6 +236,55 @@ std::string cache_dir() {
   return resolved.emplace(wanted, dir).first->second;
 }
 
+void trim_cache(const std::string& dir, const std::string& used_so) {
+  utimensat(AT_FDCWD, used_so.c_str(), nullptr, 0);  // now: the module's last use
+  const std::string limit_text = env("TINYXLA_CACHE_MAX_BYTES");
+  const long long parsed = limit_text.empty() ? 0 : std::atoll(limit_text.c_str());
+  const int64_t limit = parsed > 0 ? parsed : int64_t(256) << 20;
+  struct Module {
+    timespec used;
+    int64_t bytes;
+    std::string path;
+  };
+  std::vector<Module> modules;
+  int64_t total = 0;
+  DIR* d = opendir(dir.c_str());
+  if (!d) return;
+  while (dirent* e = readdir(d)) {
+    const std::string name = e->d_name;
+    // Only finished modules ("<key>.so"); temporaries of running builds end otherwise.
+    if (name.size() < 4 || name.compare(name.size() - 3, 3, ".so") != 0 || name.find(".tmp") != std::string::npos)
+      continue;
+    const std::string path = dir + "/" + name;
+    struct stat st;
+    if (lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+    modules.push_back({st.st_mtim, int64_t(st.st_size), path});
+    total += int64_t(st.st_size);
+  }
+  closedir(d);
+  if (total <= limit) return;
+  std::sort(modules.begin(), modules.end(), [](const Module& a, const Module& b) {
+    return a.used.tv_sec != b.used.tv_sec ? a.used.tv_sec < b.used.tv_sec : a.used.tv_nsec < b.used.tv_nsec;
+  });
+  // A process that has a deleted module loaded keeps its mapping; others rebuild it.
+  for (const Module& m : modules) {
+    if (total <= limit) break;
+    if (m.path == used_so) continue;
+    if (std::remove(m.path.c_str()) == 0) total -= m.bytes;
+  }
+}
+
+void warn_fallback_once(const std::string& why) {
+  static std::atomic<bool> warned{false};
+  if (warned.exchange(true)) return;
+  const std::string first_line = why.substr(0, why.find('\n'));
+  std::fprintf(stderr,
+               "tinyxla: warning: the upper tier is unavailable (%s); fused kernels run on "
+               "the base tier (TINYXLA_CODEGEN=0 turns the upper tier off; this warning is "
+               "shown once)\n",
+               first_line.c_str());
+}
+
 bool module_matches(const std::string& so_path, const std::string& key) {
   if (!private_to_user(so_path, S_IFREG)) return false;
   std::ifstream f(so_path, std::ios::binary);
@@ -282,6 +333,8 @@ std::string build_shared_library(const std::string& compiler, const std::string&
   std::string why;
   if (status == -2) {
     why = "the compiler timed out";
+  } else if (WIFSIGNALED(status)) {
+    why = "the compiler was killed by signal " + std::to_string(WTERMSIG(status));
   } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     why = "the compiler failed: " + read_file(log_path).substr(0, 2000);
   } else if (chmod(tmp_so.c_str(), 0700) != 0 || std::rename(tmp_so.c_str(), so_path.c_str()) != 0) {

@@ -20,6 +20,15 @@ std::string cache_dir();
 // source, the compiler's path and version, the flags and the CPU's model and features.
 std::string cache_key(const std::string& source, const std::string& compiler);
 
+// Bounds the disk cache: marks `used_so` (a module just built or loaded) as recently used,
+// then deletes the least recently used modules of `dir` while their total size exceeds
+// $TINYXLA_CACHE_MAX_BYTES (default 256 MiB), never `used_so` itself.
+void trim_cache(const std::string& dir, const std::string& used_so);
+
+// Says on stderr, once per process, that the upper tier fell back to the base tier and
+// why (the first line of `why`): no compiler, or one that failed, timed out or was killed.
+void warn_fallback_once(const std::string& why);
+
 // Whether the module file `so_path` may be loaded as the one built under `key`: a regular
 // file private to this user that carries its key (TX_MODULE_KEY, "tinyxla-module:<key>").
 // Checked before dlopen, which runs code.

@@ -181,26 +181,16 @@ Pool& pool() {
   return *p;
 }
 
-// Whether some core is idle now. Waking a worker when none is gets the calling thread
-// switched out (its core is where the scheduler puts the woken worker), and on a busy
-// machine another process then holds that core for a time slice: measured 3-10x slower
-// than the caller running alone. The kernel's count of running tasks (the 4th field of
-// /proc/loadavg: running/total, system-wide, the caller included) answers it; it is read
-// at most once a millisecond. Without /proc, assume an idle core.
-bool core_idle(int cores) {
+// Threads runnable on the machine now, system-wide, the caller included (the 4th field of
+// /proc/loadavg: running/total), less our own threads that hold no core for long: spinning
+// workers, and stream threads awake without a task (woken for one a waiting thread took).
+// -1 without /proc.
+int64_t running_threads() {
   static const int fd = ::open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
-  static std::atomic<int64_t> checked_ns{0};  // 0: never
-  static std::atomic<bool> idle{true};
-  if (fd < 0) return true;
-  const int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                          std::chrono::steady_clock::now().time_since_epoch())
-                          .count();
-  const int64_t last = checked_ns.load(std::memory_order_relaxed);
-  if (last != 0 && now - last < 1000000) return idle.load(std::memory_order_relaxed);
-  checked_ns.store(now, std::memory_order_relaxed);
+  if (fd < 0) return -1;
   char buf[128];
   const ssize_t len = ::pread(fd, buf, sizeof(buf) - 1, 0);
-  if (len <= 0) return true;
+  if (len <= 0) return -1;
   buf[len] = 0;
   // "0.50 0.40 0.30 2/345 6789": skip three fields, read the running count.
   const char* p = buf;
@@ -208,11 +198,28 @@ bool core_idle(int cores) {
     p = std::strchr(p, ' ');
     if (p) ++p;
   }
-  // Our own threads that hold no core for long: spinning workers, and stream threads
-  // awake without a task (woken for one a waiting thread took).
+  if (!p) return -1;
   const int transient = spinning_workers.load(std::memory_order_relaxed) +
                         awake_streams.load(std::memory_order_relaxed);
-  const bool now_idle = !p || std::atol(p) - transient < cores;
+  return std::atol(p) - transient;
+}
+
+// Whether some core is idle now. Waking a worker when none is gets the calling thread
+// switched out (its core is where the scheduler puts the woken worker), and on a busy
+// machine another process then holds that core for a time slice: measured 3-10x slower
+// than the caller running alone. Read at most once a millisecond; without /proc, assume an
+// idle core.
+bool core_idle(int cores) {
+  static std::atomic<int64_t> checked_ns{0};  // 0: never
+  static std::atomic<bool> idle{true};
+  const int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                          std::chrono::steady_clock::now().time_since_epoch())
+                          .count();
+  const int64_t last = checked_ns.load(std::memory_order_relaxed);
+  if (last != 0 && now - last < 1000000) return idle.load(std::memory_order_relaxed);
+  checked_ns.store(now, std::memory_order_relaxed);
+  const int64_t running = running_threads();
+  const bool now_idle = running < cores;
   idle.store(now_idle, std::memory_order_relaxed);
   return now_idle;
 }
@@ -235,6 +242,15 @@ void parallel_for(int64_t n, int64_t grain, const std::function<void(int64_t, in
 }
 
 int pool_size() { return pool().size(); }
+
+int free_threads(int extra_running) {
+  const int cores = pool().size();
+  const int others = busy_devices.load(std::memory_order_relaxed) - 1;
+  const int64_t running = running_threads();
+  if (running < 0) return std::max(1, cores - std::max(0, others));
+  const int64_t idle = int64_t(cores) - (running - extra_running);
+  return int(std::clamp<int64_t>(1 + idle, 1, std::max(1, cores - std::max(0, others))));
+}
 
 void add_awake_stream(int delta) { awake_streams.fetch_add(delta, std::memory_order_relaxed); }
 

@@ -22,6 +22,12 @@ void parallel_for(int64_t n, int64_t grain, const std::function<void(int64_t, in
 constexpr int64_t kLongOpWork = int64_t(1) << 26;
 int pool_size();  // threads that can work at once, the caller included
 
+// Threads a device task may run at once now without oversubscribing the machine: the
+// caller plus the cores that are idle (system-wide, read now) and not held by another
+// busy device; at least 1. `extra_running`: threads the caller knows to be counted as
+// running though they yield at once (another library's spinning workers it woke).
+int free_threads(int extra_running = 0);
+
 // Counts stream threads awake without a task (+1 when one is woken, starts or finishes a
 // task, -1 when it blocks or starts one). One woken for a task that a waiting thread then
 // ran itself is runnable for a moment: parallel_for's check for an idle core does not

@@ -142,6 +142,10 @@ template <class T>
 std::complex<T> cexpm1(std::complex<T> z) {
   T x = z.real(), y = z.imag();
   if (y == 0) return {std::expm1(x), y};
+  if (!std::isfinite(x) || !std::isfinite(y)) {  // C99's cexp special values, less one
+    const std::complex<T> e = std::exp(z);
+    return {e.real() - T(1), e.imag()};
+  }
   T s = std::sin(y * T(0.5));
   // e^x cos y - 1 = expm1(x) cos y - 2 sin^2(y/2)
   return {std::expm1(x) * std::cos(y) - T(2) * s * s, std::exp(x) * std::sin(y)};

@@ -10,6 +10,7 @@
 #include "../core/thread_pool.h"
 #include "kernels.h"
 #include "lapack.h"
+#include "small_matrices.h"
 
 namespace tinyxla::cpu {
 namespace {
@@ -276,8 +277,19 @@ void lu_typed(const Array& x, const std::vector<Array>& outs) {
   int32_t* piv_out = data_of<int32_t>(outs[1]);
   int32_t* perm_out = data_of<int32_t>(outs[2]);
   const bool small = m <= kSmall && n <= kSmall;
-  parallel_for(batch, grain_for(double(m * n * k)), [&](int64_t begin, int64_t end) {
-    lapack::on_one_thread();
+  // Square matrices up to kMaxSmallN are factored many at a time (batch-major).
+  const bool batch_major = !is_complex_v<T> && m == n && m <= small::kMaxSmallN;
+  const double flops = double(m * n * k);
+  lapack::for_matrices(batch, grain_for(flops), flops, [&](int64_t begin, int64_t end) {
+    if constexpr (!is_complex_v<T>) {
+      if (batch_major) {
+        small::lu(src + begin * m * n, end - begin, n, lu_out + begin * m * n,
+                  piv_out + begin * k);
+        for (int64_t b = begin; b < end; ++b)
+          permutation_of(piv_out + b * k, k, perm_out + b * m, m);
+        return;
+      }
+    }
     std::vector<T> a(small ? 0 : size_t(m * n));
     std::vector<int> ipiv(small ? 0 : size_t(k));
     for (int64_t b = begin; b < end; ++b) {
@@ -359,9 +371,19 @@ void triangular_solve_typed(const Array& a, const Array& b, const TriangularSolv
   const T* b_data = reinterpret_cast<const T*>(b.data());
   T* x_out = data_of<T>(out);
   const bool small = m <= kSmall;
-  parallel_for(batch, grain_for(double(m * m * (f.left_side ? cols : rows))),
+  // Up to kMaxSmallN x kMaxSmallCols: many matrices at a time (batch-major).
+  const bool batch_major = !is_complex_v<T> && m <= small::kMaxSmallN && rows > 0 && cols > 0 &&
+                           (f.left_side ? cols : rows) <= small::kMaxSmallCols;
+  const double flops = double(m * m * (f.left_side ? cols : rows));
+  lapack::for_matrices(batch, grain_for(flops), flops,
                [&](int64_t begin, int64_t end) {
-    lapack::on_one_thread();
+    if constexpr (!is_complex_v<T>) {
+      if (batch_major) {
+        small::triangular_solve(a_data + begin * m * m, b_data + begin * rows * cols,
+                                end - begin, m, rows, cols, f, x_out + begin * rows * cols);
+        return;
+      }
+    }
     std::vector<T> t(small || (f.conjugate_a && !f.transpose_a) ? size_t(m * m) : 0);
     for (int64_t bi = begin; bi < end; ++bi) {
       const T* am = a_data + bi * m * m;
@@ -396,8 +418,8 @@ void geqrf_typed(const Array& x, const std::vector<Array>& outs) {
   T* a_out = data_of<T>(outs[0]);
   T* tau_out = data_of<T>(outs[1]);
   const int lda = int(std::max<int64_t>(1, m));
-  parallel_for(batch, grain_for(double(m * n * k)), [&](int64_t begin, int64_t end) {
-    lapack::on_one_thread();
+  const double flops = double(m * n * k);
+  lapack::for_matrices(batch, grain_for(flops), flops, [&](int64_t begin, int64_t end) {
     std::vector<T> a(size_t(std::max<int64_t>(1, m * n)));
     T query{};
     int info = 0;
@@ -423,8 +445,8 @@ void geqp3_typed(const Array& x, const Array& jpvt, const std::vector<Array>& ou
   int32_t* jp_out = data_of<int32_t>(outs[1]);
   T* tau_out = data_of<T>(outs[2]);
   const int lda = int(std::max<int64_t>(1, m));
-  parallel_for(batch, grain_for(double(m * n * k)), [&](int64_t begin, int64_t end) {
-    lapack::on_one_thread();
+  const double flops = double(m * n * k);
+  lapack::for_matrices(batch, grain_for(flops), flops, [&](int64_t begin, int64_t end) {
     std::vector<T> a(size_t(std::max<int64_t>(1, m * n)));
     std::vector<R> rwork(size_t(2 * n + 1));
     std::vector<int> piv(size_t(n + 1));
@@ -452,8 +474,8 @@ void householder_product_typed(const Array& x, const Array& taus, const Array& o
   const T* tau = reinterpret_cast<const T*>(t.data());
   T* q_out = data_of<T>(out);
   const int lda = int(std::max<int64_t>(1, m));
-  parallel_for(batch, grain_for(double(m * n * k)), [&](int64_t begin, int64_t end) {
-    lapack::on_one_thread();
+  const double flops = double(m * n * k);
+  lapack::for_matrices(batch, grain_for(flops), flops, [&](int64_t begin, int64_t end) {
     std::vector<T> a(size_t(std::max<int64_t>(1, m * n)));
     T query{};
     int info = 0;
@@ -487,8 +509,8 @@ void svd_typed(const Array& x, bool full, bool compute_uv, const std::vector<Arr
   // LAPACK's m and n are ours swapped.
   const int lm = int(n), ln = int(m), lda = int(std::max<int64_t>(1, n));
   const int ldu = int(std::max<int64_t>(1, n)), ldvt = int(std::max<int64_t>(1, full ? m : k));
-  parallel_for(batch, grain_for(double(4 * m * n * k)), [&](int64_t begin, int64_t end) {
-    lapack::on_one_thread();
+  const double flops = double(4 * m * n * k);
+  lapack::for_matrices(batch, grain_for(flops), flops, [&](int64_t begin, int64_t end) {
     std::vector<T> a(size_t(std::max<int64_t>(1, m * n)));
     std::vector<T> u(compute_uv ? size_t(std::max<int64_t>(1, n * vrows)) : 1);
     std::vector<T> vt(compute_uv ? size_t(std::max<int64_t>(1, ucols * m)) : 1);
@@ -538,8 +560,8 @@ void schur_typed(const Array& x, bool vectors, const std::vector<Array>& outs) {
   T* vs_out = vectors ? data_of<T>(outs[1]) : nullptr;
   const char jobvs = vectors ? 'V' : 'N';
   const int ldvs = vectors ? int(std::max<int64_t>(1, n)) : 1;
-  parallel_for(batch, grain_for(double(10 * nn * n)), [&](int64_t begin, int64_t end) {
-    lapack::on_one_thread();
+  const double flops = double(10 * nn * n);
+  lapack::for_matrices(batch, grain_for(flops), flops, [&](int64_t begin, int64_t end) {
     std::vector<T> a(size_t(std::max<int64_t>(1, nn))), w(size_t(n + 1)), wi(size_t(n + 1));
     std::vector<T> vs(vectors ? size_t(std::max<int64_t>(1, nn)) : 1);
     std::vector<R> rwork(size_t(n + 1));
@@ -576,8 +598,8 @@ void hessenberg_typed(const Array& x, const std::vector<Array>& outs) {
   const T* src = reinterpret_cast<const T*>(x.data());
   T* a_out = data_of<T>(outs[0]);
   T* tau_out = data_of<T>(outs[1]);
-  parallel_for(batch, grain_for(double(4 * nn * n)), [&](int64_t begin, int64_t end) {
-    lapack::on_one_thread();
+  const double flops = double(4 * nn * n);
+  lapack::for_matrices(batch, grain_for(flops), flops, [&](int64_t begin, int64_t end) {
     std::vector<T> a(size_t(std::max<int64_t>(1, nn))), tau(size_t(n + 1));
     T query{};
     int info = 0;
@@ -603,8 +625,8 @@ void tridiagonal_typed(const Array& x, bool lower, const std::vector<Array>& out
   R* e_out = data_of<R>(outs[2]);
   T* tau_out = data_of<T>(outs[3]);
   const char uplo = lower ? 'L' : 'U';
-  parallel_for(batch, grain_for(double(4 * nn * n)), [&](int64_t begin, int64_t end) {
-    lapack::on_one_thread();
+  const double flops = double(4 * nn * n);
+  lapack::for_matrices(batch, grain_for(flops), flops, [&](int64_t begin, int64_t end) {
     std::vector<T> a(size_t(std::max<int64_t>(1, nn))), tau(size_t(n + 1));
     std::vector<R> e(size_t(n + 1));
     T query{};
@@ -636,9 +658,9 @@ void tridiagonal_solve_typed(const Array& dl_a, const Array& d_a, const Array& d
   const T* du_in = reinterpret_cast<const T*>(du_d.data());
   const T* b_in = reinterpret_cast<const T*>(b_a.data());
   T* x_out = data_of<T>(out);
-  parallel_for(batch, grain_for(double(8 * m * std::max<int64_t>(nrhs, 1))),
+  const double flops = double(8 * m * std::max<int64_t>(nrhs, 1));
+  lapack::for_matrices(batch, grain_for(flops), flops,
                [&](int64_t begin, int64_t end) {
-    lapack::on_one_thread();
     std::vector<T> dl(size_t(m + 1)), d(size_t(m + 1)), du(size_t(m + 1));
     std::vector<T> b(size_t(std::max<int64_t>(1, m * nrhs)));
     for (int64_t bi = begin; bi < end; ++bi) {

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <complex>
+#include <functional>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -24,7 +25,7 @@
 namespace tinyxla::cpu::lapack {
 
 // LAPACK's internal BLAS calls stay on the calling thread: batches are spread over our
-// pool instead.
+// pool instead (for_matrices).
 inline void on_one_thread() {
   static const bool done = [] {
     scipy_openblas_set_num_threads(1);
@@ -32,6 +33,16 @@ inline void on_one_thread() {
   }();
   (void)done;
 }
+
+// Runs fn(begin, end) over a batch of matrices of about `flops` each. Matrices are work
+// items of our pool (`grain` to an item) with LAPACK on each worker's thread, except one
+// large matrix alone (a batch of one), which no pool can split: it runs on OpenBLAS's own
+// threads, as many as free_threads() says are free now (no other device busy, idle cores on
+// the machine), so that batches and several devices never oversubscribe the cores and a busy
+// machine (where OpenBLAS's threads, which wait for each other, run many times slower)
+// keeps it on one.
+void for_matrices(int64_t batch, int64_t grain, double flops,
+                  const std::function<void(int64_t, int64_t)>& fn);
 
 template <typename T> struct RealOf { using type = T; };
 template <typename R> struct RealOf<std::complex<R>> { using type = R; };

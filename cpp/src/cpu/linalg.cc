@@ -5,6 +5,8 @@
 // != 0, or non-finite input to geev) gets NaN results, as JAX on CPU, never an error.
 // Matrices of a batch are independent work items spread over the thread pool.
 #include <algorithm>
+#include <chrono>
+#include <mutex>
 #include <vector>
 
 #include "../core/thread_pool.h"
@@ -20,6 +22,49 @@ Array dense(const Array& x) {
   Array d(x.shape(), x.dtype(), x.device(), Event::ready());
   copy(x, d);
   return d;
+}
+
+namespace {
+
+// From this many flops one matrix is worth OpenBLAS's threads (a 256 x 256 LU is ~1e7).
+constexpr double kThreadedFlops = 1e7;
+// OpenBLAS's threads busy-wait (yielding) about this long after a threaded call before they
+// sleep; a call within it counts them as running but not as holding a core.
+constexpr auto kBlasSpin = std::chrono::milliseconds(200);
+
+std::mutex threaded_mu;  // one threaded LAPACK call at a time: the thread count is global
+std::chrono::steady_clock::time_point threaded_end;
+int threaded_count = 1;
+
+}  // namespace
+
+void for_matrices(int64_t batch, int64_t grain, double flops,
+                  const std::function<void(int64_t, int64_t)>& fn) {
+  on_one_thread();
+  if (batch == 1 && flops >= kThreadedFlops && pool_size() > 1) {
+    std::unique_lock<std::mutex> lock(threaded_mu, std::try_to_lock);
+    if (lock.owns_lock()) {
+      const bool spinning = std::chrono::steady_clock::now() - threaded_end < kBlasSpin;
+      const int threads = free_threads(spinning ? threaded_count - 1 : 0);
+      if (threads > 1) {
+        scipy_openblas_set_num_threads(threads);
+        try {
+          fn(0, 1);
+        } catch (...) {
+          scipy_openblas_set_num_threads(1);
+          throw;
+        }
+        scipy_openblas_set_num_threads(1);
+        threaded_end = std::chrono::steady_clock::now();
+        threaded_count = threads;
+        return;
+      }
+    }
+  }
+  parallel_for(batch, grain, [&](int64_t begin, int64_t end) {
+    on_one_thread();
+    fn(begin, end);
+  });
 }
 
 }  // namespace lapack
@@ -128,8 +173,7 @@ void eig_typed(const T* x, int64_t batch, int64_t n64, bool left, bool right,
   const char jl = left ? 'V' : 'N', jr = right ? 'V' : 'N';
   // Roughly 10 n^3 flops a matrix: one matrix per work item unless they are tiny.
   const int64_t grain = std::max<int64_t>(1, 4096 / std::max<int64_t>(nn * n64, 1));
-  parallel_for(batch, grain, [&](int64_t begin, int64_t end) {
-    lapack::on_one_thread();
+  lapack::for_matrices(batch, grain, 10.0 * double(nn * n64), [&](int64_t begin, int64_t end) {
     GeevScratch<T> s(n, jl, jr);
     for (int64_t b = begin; b < end; ++b) {
       const T* src = x + b * nn;
@@ -236,8 +280,7 @@ void eigh_typed(const T* x, int64_t batch, int64_t n64, bool lower,
   // The scratch copy is the matrix itself in column-major order, so LAPACK's triangle is ours.
   const char uplo = lower ? 'L' : 'U';
   const int64_t grain = std::max<int64_t>(1, 4096 / std::max<int64_t>(nn * n64, 1));
-  parallel_for(batch, grain, [&](int64_t begin, int64_t end) {
-    lapack::on_one_thread();
+  lapack::for_matrices(batch, grain, 10.0 * double(nn * n64), [&](int64_t begin, int64_t end) {
     SyevdScratch<T> s(n, uplo);
     for (int64_t b = begin; b < end; ++b) {
       T* v = v_out + b * nn;
@@ -289,8 +332,7 @@ void cholesky_typed(const T* x, int64_t batch, int64_t n64, T* out) {
   const int64_t nn = n64 * n64;
   // About n^3 / 3 flops a matrix.
   const int64_t grain = std::max<int64_t>(1, 3 * 4096 / std::max<int64_t>(nn * n64, 1));
-  parallel_for(batch, grain, [&](int64_t begin, int64_t end) {
-    lapack::on_one_thread();
+  lapack::for_matrices(batch, grain, double(nn * n64) / 3, [&](int64_t begin, int64_t end) {
     std::vector<T> a(static_cast<size_t>(nn));
     for (int64_t b = begin; b < end; ++b) {
       transpose_into(x + b * nn, a.data(), n64);

@@ -3,6 +3,7 @@
 #include "tinyxla/graph.h"
 
 #include <cstring>
+#include <limits>
 #include <string>
 
 #include "../ops/control_flow.h"
@@ -45,8 +46,7 @@ bool same_node(const Node& a, const Node& b) {
       a.num_results != b.num_results || attrs_key(a) != attrs_key(b))
     return false;
   if (a.kind == OpKind::constant && !same_constant(a.constant, b.constant)) return false;
-  if (a.body && (!b.body || !a.body->identical_to(*b.body))) return false;
-  return true;
+  return bool(a.body) == bool(b.body);  // the bodies themselves: identical_to's worklist
 }
 
 // A fused node's types: its body's outputs, once the body checks against the operands.
@@ -67,9 +67,21 @@ std::vector<ValueType> fused_types(const Node& n, const Graph& g) {
   return out;
 }
 
-}  // namespace
+// Every value's size must be countable: elements times item size within int64 (a larger
+// one, from attributes read off a file, would wrap the allocation size).
+void check_result_sizes(const OpDef& def, const std::vector<ValueType>& types) {
+  for (const ValueType& t : types) {
+    int64_t bytes = int64_t(itemsize(t.dtype));
+    for (int64_t d : t.shape) {
+      if (d < 0) invalid(def.name(), "the result shape " + shape_str(t.shape) + " has a negative dimension");
+      if (d && bytes > std::numeric_limits<int64_t>::max() / d)
+        invalid(def.name(), "the result " + type_str(t) + " has more than 2^63 bytes");
+      bytes = d ? bytes * d : 0;
+    }
+  }
+}
 
-std::vector<ValueType> infer_types(Node& n, const Graph& g) {
+std::vector<ValueType> infer_unchecked(Node& n, const Graph& g) {
   const OpDef& def = op_def(n.kind);
   for (ValueId v : n.inputs)
     if (v < 0 || v >= g.num_values())
@@ -102,6 +114,14 @@ std::vector<ValueType> infer_types(Node& n, const Graph& g) {
       return def.infer(n.attrs, ins);
     }
   }
+}
+
+}  // namespace
+
+std::vector<ValueType> infer_types(Node& n, const Graph& g) {
+  std::vector<ValueType> types = infer_unchecked(n, g);
+  check_result_sizes(op_def(n.kind), types);
+  return types;
 }
 
 std::string type_str(const ValueType& t) {
@@ -143,29 +163,59 @@ void Graph::set_outputs(std::vector<ValueId> outputs) {
 }
 
 void Graph::verify() const {
-  for (int i = 0; i < num_nodes(); ++i) {
-    const Node& n = nodes_[size_t(i)];
-    const std::string where = "node " + std::to_string(i) + " (" + op_kind_name(n.kind) + ")";
-    for (ValueId v : n.inputs)
-      if (v < 0 || v >= n.first_result)
-        invalid("verify", where + " uses %" + std::to_string(v) + " before its definition");
-    Node copy = n;
-    std::vector<ValueType> want = infer_types(copy, *this);
-    bool same = int(want.size()) == n.num_results;
-    for (int r = 0; same && r < n.num_results; ++r) same = want[size_t(r)] == type(n.first_result + r);
-    if (!same) invalid("verify", where + " has result types that differ from its inferred types");
-    if (n.body) n.body->verify();
+  // Region bodies nest: checked from a worklist (no recursion over graphs).
+  std::vector<const Graph*> todo{this};
+  while (!todo.empty()) {
+    const Graph& g = *todo.back();
+    todo.pop_back();
+    for (int i = 0; i < g.num_nodes(); ++i) {
+      const Node& n = g.nodes_[size_t(i)];
+      const std::string where = "node " + std::to_string(i) + " (" + op_kind_name(n.kind) + ")";
+      for (ValueId v : n.inputs)
+        if (v < 0 || v >= n.first_result)
+          invalid("verify", where + " uses %" + std::to_string(v) + " before its definition");
+      Node copy = n;
+      std::vector<ValueType> want = infer_types(copy, g);
+      bool same = int(want.size()) == n.num_results;
+      for (int r = 0; same && r < n.num_results; ++r) same = want[size_t(r)] == g.type(n.first_result + r);
+      if (!same) invalid("verify", where + " has result types that differ from its inferred types");
+      if (n.body) todo.push_back(n.body.get());
+    }
+    for (ValueId v : g.outputs_)
+      if (v < 0 || v >= g.num_values()) invalid("verify", "output %" + std::to_string(v) + " is undefined");
   }
-  for (ValueId v : outputs_)
-    if (v < 0 || v >= num_values()) invalid("verify", "output %" + std::to_string(v) + " is undefined");
 }
 
-bool Graph::identical_to(const Graph& o) const {
-  if (nodes_.size() != o.nodes_.size() || types_ != o.types_ || outputs_ != o.outputs_ ||
-      params_ != o.params_)
-    return false;
-  for (size_t i = 0; i < nodes_.size(); ++i)
-    if (!same_node(nodes_[i], o.nodes_[i])) return false;
+bool has_side_effects(const Node& n) {
+  return ops::op_def(n.kind).has_side_effects() || (n.body && n.body->has_side_effects());
+}
+
+bool Graph::has_side_effects() const {
+  std::vector<const Graph*> todo{this};  // bodies of regions, nested
+  while (!todo.empty()) {
+    const Graph* g = todo.back();
+    todo.pop_back();
+    for (const Node& n : g->nodes_) {
+      if (ops::op_def(n.kind).has_side_effects()) return true;
+      if (n.body) todo.push_back(n.body.get());
+    }
+  }
+  return false;
+}
+
+bool Graph::identical_to(const Graph& other) const {
+  std::vector<std::pair<const Graph*, const Graph*>> todo{{this, &other}};
+  while (!todo.empty()) {
+    const auto [a, b] = todo.back();
+    todo.pop_back();
+    if (a->nodes_.size() != b->nodes_.size() || a->types_ != b->types_ ||
+        a->outputs_ != b->outputs_ || a->params_ != b->params_)
+      return false;
+    for (size_t i = 0; i < a->nodes_.size(); ++i) {
+      if (!same_node(a->nodes_[i], b->nodes_[i])) return false;
+      if (a->nodes_[i].body) todo.push_back({a->nodes_[i].body.get(), b->nodes_[i].body.get()});
+    }
+  }
   return true;
 }
 

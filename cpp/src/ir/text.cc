@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <type_traits>
 #include <unordered_map>
@@ -20,6 +21,11 @@ namespace tinyxla {
 namespace {
 
 constexpr size_t kMaxDecimalElements = 16;  // larger constants print as hex bytes
+// Limits of what the reader accepts (the text may come from anyone): regions deeper than
+// any program nests (each level costs the compiler and executor a frame of state), and
+// ranks no kernel takes.
+constexpr int kMaxRegionDepth = 1000;
+constexpr size_t kMaxRank = 64;
 
 const char* const kDTypeNames[kNumDTypes] = {"bool", "i8",  "i16", "i32", "i64",
                                              "u8",   "u16", "u32", "u64", "f16",
@@ -148,28 +154,59 @@ std::string attrs(const Node& n) {
   return fields.empty() ? fields : "{" + fields + "}";
 }
 
-void print_graph(const Graph& g, const std::string& indent, std::string& out) {
-  for (const Node& n : g.nodes()) {
-    out += indent;
-    for (int r = 0; r < n.num_results; ++r) out += (r ? ", %" : "%") + std::to_string(n.first_result + r);
-    out += " = " + ops::op_def(n.kind).spelling(n.attrs) + "(";
-    if (n.kind == OpKind::parameter) out += std::to_string(n.attr<ops::ParameterAttrs>().index);
-    for (size_t i = 0; i < n.inputs.size(); ++i) out += (i ? ", %" : "%") + std::to_string(n.inputs[i]);
-    out += ")";
-    std::string a = attrs(n);
-    if (!a.empty()) out += " " + a;
+// A node's line up to its body: "%r = op(%a, %b) {attrs}".
+void print_head(const Node& n, const std::string& indent, std::string& out) {
+  out += indent;
+  for (int r = 0; r < n.num_results; ++r) out += (r ? ", %" : "%") + std::to_string(n.first_result + r);
+  out += " = " + ops::op_def(n.kind).spelling(n.attrs) + "(";
+  if (n.kind == OpKind::parameter) out += std::to_string(n.attr<ops::ParameterAttrs>().index);
+  for (size_t i = 0; i < n.inputs.size(); ++i) out += (i ? ", %" : "%") + std::to_string(n.inputs[i]);
+  out += ")";
+  std::string a = attrs(n);
+  if (!a.empty()) out += " " + a;
+}
+
+// A node's line after its body: " : types".
+void print_tail(const Graph& g, const Node& n, std::string& out) {
+  out += " : ";
+  for (int r = 0; r < n.num_results; ++r) out += (r ? ", " : "") + type_str(g.type(n.first_result + r));
+  out += "\n";
+}
+
+// Bodies print in braces inside their node's line, nested graphs from a stack of
+// (graph, next node, indent) (no recursion over graphs).
+void print_graph(const Graph& root, std::string& out) {
+  struct Frame {
+    const Graph* g;
+    size_t next;
+    std::string indent;
+  };
+  std::vector<Frame> stack{{&root, 0, ""}};
+  while (!stack.empty()) {
+    Frame& f = stack.back();
+    const Graph& g = *f.g;
+    if (f.next == g.nodes().size()) {
+      out += f.indent + "return";
+      for (size_t i = 0; i < g.outputs().size(); ++i) out += (i ? ", %" : " %") + std::to_string(g.outputs()[i]);
+      out += "\n";
+      stack.pop_back();
+      if (!stack.empty()) {  // the region node whose body this was
+        const Frame& parent = stack.back();
+        out += parent.indent + "}";
+        print_tail(*parent.g, parent.g->node(int(parent.next) - 1), out);
+      }
+      continue;
+    }
+    const Node& n = g.node(int(f.next++));
+    print_head(n, f.indent, out);
     if (n.body) {
       out += " {\n";
-      print_graph(*n.body, indent + "  ", out);
-      out += indent + "}";
+      std::string indent = f.indent + "  ";
+      stack.push_back({n.body.get(), 0, std::move(indent)});  // f is invalid from here
+      continue;
     }
-    out += " : ";
-    for (int r = 0; r < n.num_results; ++r) out += (r ? ", " : "") + type_str(g.type(n.first_result + r));
-    out += "\n";
+    print_tail(g, n, out);
   }
-  out += indent + "return";
-  for (size_t i = 0; i < g.outputs().size(); ++i) out += (i ? ", %" : " %") + std::to_string(g.outputs()[i]);
-  out += "\n";
 }
 
 // ---- parsing ----
@@ -225,12 +262,16 @@ class Parser : public ops::AttrReader {
   }
 
   Graph parse() {
-    Graph g = parse_block(false);
+    Graph g = parse_graph_text();
     expect_kind(Token::End, "the end of the text");
     return g;
   }
 
  private:
+  [[noreturn]] void reject(const std::string& why) override {
+    --pos_;  // the value just read
+    fail(why);
+  }
   [[noreturn]] void fail(const std::string& msg) const {
     throw_error(ErrorKind::InvalidArgument, "parse_graph",
                 "line " + std::to_string(peek().line) + ": " + msg + (peek().text.empty()
@@ -274,7 +315,22 @@ class Parser : public ops::AttrReader {
       --pos_;
       fail("unknown dtype");
     }
-    return {int_list(), it->second};
+    const size_t start = pos_ - 1;  // errors point at the type's dtype
+    Shape shape = int_list();
+    auto refuse = [&](const std::string& why) {
+      pos_ = start;
+      fail(why);
+    };
+    if (shape.size() > kMaxRank) refuse("a rank above " + std::to_string(kMaxRank));
+    // Elements times the item size must fit an int64 (sizes are computed in it).
+    int64_t bytes = int64_t(itemsize(it->second));
+    for (int64_t d : shape) {
+      if (d < 0) refuse("a negative dimension in " + shape_str(shape));
+      if (d && bytes > std::numeric_limits<int64_t>::max() / d)
+        refuse("a type of more than 2^63 bytes");
+      bytes = d ? bytes * d : 0;
+    }
+    return {std::move(shape), it->second};
   }
   int64_t value_number() {
     std::string s = expect_kind(Token::Value, "a %value");
@@ -295,14 +351,17 @@ class Parser : public ops::AttrReader {
 
   // The constant's bytes from "value=..." or "hex=0x...".
   Array constant(const std::string& key, const ValueType& t) {
+    // The type's size is checked against the text before anything is allocated.
     const size_t item = itemsize(t.dtype), n = size_t(num_elements(t.shape));
-    std::vector<char> bytes(n * item);
+    std::vector<char> bytes;
     if (key == "hex") {
       std::string h = expect_kind(Token::Number, "hex bytes");
-      if (h.size() != 2 + 2 * bytes.size() || h.compare(0, 2, "0x") != 0) {
+      if (h.size() < 2 || (h.size() - 2) / 2 != n * item || h.size() % 2 ||
+          h.compare(0, 2, "0x") != 0) {
         --pos_;
-        fail("expected " + std::to_string(bytes.size()) + " hex bytes");
+        fail("expected " + std::to_string(n * item) + " hex bytes");
       }
+      bytes.resize(n * item);
       for (size_t i = 0; i < bytes.size(); ++i) {
         int hi = hex_digit(h[2 + 2 * i]), lo = hex_digit(h[3 + 2 * i]);
         if (hi < 0 || lo < 0) {
@@ -312,6 +371,8 @@ class Parser : public ops::AttrReader {
         bytes[i] = char(hi * 16 + lo);
       }
     } else {
+      if (n > toks_.size() - pos_) fail("a constant of " + std::to_string(n) + " elements needs as many values");
+      bytes.resize(n * item);
       bool list = at("[");
       if (list) expect("[");
       for (size_t i = 0; i < n; ++i) {
@@ -357,85 +418,121 @@ class Parser : public ops::AttrReader {
     expect("}");
   }
 
-  // Statements up to "return ..."; a fused body ends with "}".
-  Graph parse_block(bool nested) {
+  // A statement read up to its body or type: the node and what its types complete.
+  struct Statement {
+    Node node;
+    std::vector<int64_t> results;
+    std::string constant_key;
+    size_t constant_pos = 0;
+  };
+  // A graph being read: the root, or the body of the statement `owner` of the graph below.
+  struct Block {
     GraphBuilder b;
     std::unordered_map<int64_t, ValueId> ids;
-    while (!(peek().kind == Token::Word && peek().text == "return")) {
-      std::vector<int64_t> results;
-      do {
-        if (!results.empty()) expect(",");
-        results.push_back(value_number());
-      } while (at(","));
-      expect("=");
-      std::string name = expect_kind(Token::Word, "an op name");
-      auto it = names_.find(name);
-      if (it == names_.end()) {
-        --pos_;
-        fail("unknown op");
-      }
-      Node n;
-      n.kind = it->second.first;
-      n.attrs = it->second.second;
-      expect("(");
-      if (n.kind == OpKind::parameter) {
-        int64_t index = integer();
-        if (index != int64_t(b.graph().parameters().size())) fail("parameters must be numbered in order");
-      }
-      while (!at(")")) {
-        if (!n.inputs.empty()) expect(",");
-        n.inputs.push_back(value(ids));
-      }
-      expect(")");
-      std::string constant_key;
-      size_t constant_pos = 0;
-      if (at("{") && n.kind != OpKind::fused) attributes(n, &constant_key, &constant_pos);
-      if (n.kind == OpKind::fused) {
-        if (nested) fail("fused bodies cannot nest");
-        expect("{");
-        n.body = std::make_shared<const Graph>(parse_block(true));
+    bool in_fused = false;  // fused bodies cannot nest
+    Statement owner;
+  };
+
+  // Statements up to "return ..."; a body ends with "}". Nested bodies are read from a
+  // stack of blocks (no recursion over graphs).
+  Graph parse_graph_text() {
+    std::vector<Block> stack(1);
+    for (;;) {
+      if (peek().kind == Token::Word && peek().text == "return") {
+        ++pos_;
+        std::vector<ValueId> outputs;
+        while (peek().kind == Token::Value) {
+          outputs.push_back(value(stack.back().ids));
+          if (!at(",")) break;
+          expect(",");
+        }
+        stack.back().b.set_outputs(outputs);
+        Graph g = stack.back().b.build();
+        if (stack.size() == 1) return g;
+        Statement st = std::move(stack.back().owner);
+        stack.pop_back();
+        st.node.body = std::make_shared<const Graph>(std::move(g));
         expect("}");
-      } else if (n.kind == OpKind::while_loop) {
+        finish_statement(stack.back(), std::move(st));
+        continue;
+      }
+      Statement st = start_statement(stack.back());
+      const bool in_fused = stack.back().in_fused;
+      if (st.node.kind == OpKind::fused || st.node.kind == OpKind::while_loop) {
+        if (st.node.kind == OpKind::fused && in_fused) fail("fused bodies cannot nest");
+        if (stack.size() > size_t(kMaxRegionDepth))
+          fail("regions nest deeper than " + std::to_string(kMaxRegionDepth));
         expect("{");
-        n.body = std::make_shared<const Graph>(parse_block(nested));
-        expect("}");
+        Block body;
+        body.in_fused = in_fused || st.node.kind == OpKind::fused;
+        body.owner = std::move(st);
+        stack.push_back(std::move(body));
+        continue;
       }
-      expect(":");
-      std::vector<ValueType> types{type()};
-      while (at(",")) {
-        expect(",");
-        types.push_back(type());
-      }
-      if (types.size() != results.size()) fail("one type per result is needed");
-      // Attributes that the result type carries.
-      ops::op_def(n.kind).take_result_types(n.attrs, types);
-      if (n.kind == OpKind::constant) {
-        if (constant_key.empty()) fail("a constant needs a value");
-        size_t resume = pos_;
-        pos_ = constant_pos;
-        n.constant = constant(constant_key, types[0]);
-        pos_ = resume;
-      }
-      ValueId first = b.add(std::move(n));
-      const Graph& g = b.graph();
-      const Node& added = g.node(g.num_nodes() - 1);
-      if (added.num_results != int(types.size())) fail("wrong number of results");
-      for (size_t r = 0; r < types.size(); ++r) {
-        if (g.type(first + ValueId(r)) != types[r])
-          fail("the printed type " + type_str(types[r]) + " differs from the inferred " +
-               type_str(g.type(first + ValueId(r))));
-        if (!ids.emplace(results[r], first + ValueId(r)).second) fail("value defined twice");
-      }
+      finish_statement(stack.back(), std::move(st));
     }
-    ++pos_;  // "return"
-    std::vector<ValueId> outputs;
-    while (peek().kind == Token::Value) {
-      outputs.push_back(value(ids));
-      if (!at(",")) break;
+  }
+
+  // "%a, %b = op(%x, ...) {attributes}".
+  Statement start_statement(const Block& block) {
+    Statement st;
+    do {
+      if (!st.results.empty()) expect(",");
+      st.results.push_back(value_number());
+    } while (at(","));
+    expect("=");
+    std::string name = expect_kind(Token::Word, "an op name");
+    auto it = names_.find(name);
+    if (it == names_.end()) {
+      --pos_;
+      fail("unknown op");
+    }
+    Node& n = st.node;
+    n.kind = it->second.first;
+    n.attrs = it->second.second;
+    expect("(");
+    if (n.kind == OpKind::parameter) {
+      int64_t index = integer();
+      if (index != int64_t(block.b.graph().parameters().size())) fail("parameters must be numbered in order");
+    }
+    while (!at(")")) {
+      if (!n.inputs.empty()) expect(",");
+      n.inputs.push_back(value(block.ids));
+    }
+    expect(")");
+    if (at("{") && n.kind != OpKind::fused) attributes(n, &st.constant_key, &st.constant_pos);
+    return st;
+  }
+
+  // " : types" after the statement (and its body); adds its node to the block.
+  void finish_statement(Block& block, Statement st) {
+    Node& n = st.node;
+    expect(":");
+    std::vector<ValueType> types{type()};
+    while (at(",")) {
       expect(",");
+      types.push_back(type());
     }
-    b.set_outputs(outputs);
-    return b.build();
+    if (types.size() != st.results.size()) fail("one type per result is needed");
+    // Attributes that the result type carries.
+    ops::op_def(n.kind).take_result_types(n.attrs, types);
+    if (n.kind == OpKind::constant) {
+      if (st.constant_key.empty()) fail("a constant needs a value");
+      size_t resume = pos_;
+      pos_ = st.constant_pos;
+      n.constant = constant(st.constant_key, types[0]);
+      pos_ = resume;
+    }
+    ValueId first = block.b.add(std::move(n));
+    const Graph& g = block.b.graph();
+    const Node& added = g.node(g.num_nodes() - 1);
+    if (added.num_results != int(types.size())) fail("wrong number of results");
+    for (size_t r = 0; r < types.size(); ++r) {
+      if (g.type(first + ValueId(r)) != types[r])
+        fail("the printed type " + type_str(types[r]) + " differs from the inferred " +
+             type_str(g.type(first + ValueId(r))));
+      if (!block.ids.emplace(st.results[r], first + ValueId(r)).second) fail("value defined twice");
+    }
   }
 
   std::vector<Token> toks_;
@@ -448,7 +545,7 @@ class Parser : public ops::AttrReader {
 
 std::string Graph::to_text() const {
   std::string out;
-  print_graph(*this, "", out);
+  print_graph(*this, out);
   return out;
 }
 

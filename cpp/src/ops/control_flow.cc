@@ -13,8 +13,9 @@ class WhileLoopDef final : public TypedOpDef<WhileLoopAttrs> {
     const int64_t nc = get(a).num_consts;
     if (ins.empty() || ins[0].dtype != DType::Bool || !ins[0].shape->empty())
       invalid("the first operand must be the predicate, a bool[]");
-    if (nc < 0 || size_t(nc) + 1 > ins.size())
-      invalid("num_consts=" + std::to_string(nc) + " with " + std::to_string(ins.size()) + " operands");
+    if (nc < 0 || size_t(nc) + 1 >= ins.size())
+      invalid("num_consts=" + std::to_string(nc) + " with " + std::to_string(ins.size()) +
+              " operands (a loop carries at least one value)");
     std::vector<ValueType> types;
     for (size_t i = size_t(nc) + 1; i < ins.size(); ++i) types.push_back({*ins[i].shape, ins[i].dtype});
     return types;

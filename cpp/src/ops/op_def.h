@@ -91,6 +91,8 @@ class AttrReader {
   virtual ~AttrReader() = default;
   virtual int64_t integer() = 0;
   virtual std::vector<int64_t> int_list() = 0;
+  // Rejects the value just read (an enum code or dtype code out of range), saying where.
+  [[noreturn]] virtual void reject(const std::string& why) = 0;
 };
 
 class OpDef {
@@ -127,6 +129,8 @@ class OpDef {
   // Whether results come as a list even when there is one (sort), as JAX's
   // multiple_results.
   virtual bool multiple_results() const { return false; }
+  // Whether running it does something besides computing its results (host_callback).
+  virtual bool has_side_effects() const { return false; }
   // Whether it runs: views and kernels do; parameter, constant and fused do not.
   virtual bool runs() const { return true; }
   // Layout ops whose result is a view of their operand's buffer.
@@ -221,11 +225,27 @@ struct TextReader {
   void operator()(const char* name, T& v, int flags = kText) {
     if (found || key != name || (flags & kNotInBraces)) return;
     found = true;
-    if constexpr (std::is_same_v<T, std::vector<int64_t>>) v = in.int_list();
-    else if constexpr (std::is_same_v<T, bool>) v = in.integer() != 0;
-    else if constexpr (std::is_enum_v<T>) v = static_cast<T>(in.integer());
-    else if constexpr (is_optional<T>::value) v = DType(in.integer());
-    else v = in.integer();
+    // Codes are checked here: an out-of-range one would index the kinds' name tables.
+    if constexpr (std::is_same_v<T, std::vector<int64_t>>) {
+      v = in.int_list();
+    } else if constexpr (std::is_same_v<T, bool>) {
+      const int64_t b = in.integer();
+      if (b != 0 && b != 1) in.reject("attribute '" + key + "' must be 0 or 1");
+      v = b != 0;
+    } else if constexpr (std::is_same_v<T, DType> || is_optional<T>::value) {
+      const int64_t code = in.integer();
+      if (code < (is_optional<T>::value ? -1 : 0) || code >= kNumDTypes)
+        in.reject("attribute '" + key + "' has no dtype code " + std::to_string(code));
+      if constexpr (is_optional<T>::value) v = code < 0 ? std::nullopt : std::optional<DType>(DType(code));
+      else v = DType(code);
+    } else if constexpr (std::is_enum_v<T>) {
+      const int64_t code = in.integer();
+      if (code < 0 || code >= EnumNames<T>::count)
+        in.reject("attribute '" + key + "' has no value " + std::to_string(code));
+      v = static_cast<T>(code);
+    } else {
+      v = in.integer();
+    }
   }
 };
 

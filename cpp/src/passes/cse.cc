@@ -23,7 +23,7 @@ void put_ints(std::string& key, const std::vector<int64_t>& v) {
 
 // The identity of a node for merging, or "" when it must stay distinct.
 std::string node_key(const Node& n) {
-  if (n.kind == OpKind::parameter) return "";
+  if (n.kind == OpKind::parameter || has_side_effects(n)) return "";
   std::string key;
   put(key, n.kind);
   put(key, n.inputs.size());

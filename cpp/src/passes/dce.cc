@@ -14,7 +14,7 @@ Graph dce(const Graph& g) {
   for (ValueId v : g.outputs()) live_value[size_t(v)] = 1;
   for (int i = g.num_nodes() - 1; i >= 0; --i) {
     const Node& n = g.node(i);
-    bool live = n.kind == OpKind::parameter;
+    bool live = n.kind == OpKind::parameter || has_side_effects(n);
     for (int r = 0; r < n.num_results && !live; ++r) live = live_value[size_t(n.first_result + r)];
     if (!live) continue;
     live_node[size_t(i)] = 1;

@@ -50,7 +50,7 @@ class Fuser {
       if (processed_[size_t(i)]) continue;
       const Node& n = g_.node(i);
       processed_[size_t(i)] = 1;
-      if (n.kind != OpKind::parameter && is_dead(n)) continue;
+      if (n.kind != OpKind::parameter && !has_side_effects(n) && is_dead(n)) continue;
       if (root_size(n) > 0 && build_group(i)) continue;
       emitted_[size_t(i)] = 1;
       for (ValueId v : n.inputs) live_reads_[size_t(v)] += 1;
@@ -339,12 +339,17 @@ class Fuser {
     }
     std::vector<int> indegree(static_cast<size_t>(units), 0);
     std::vector<std::vector<int>> consumers(static_cast<size_t>(units));
+    int last_effect = -1;  // nodes with side effects keep their order: each follows the last
     for (int u = 0; u < units; ++u) {
       if (!active[size_t(u)]) continue;
       std::unordered_set<int> deps;
       for (ValueId v : unit_inputs[size_t(u)]) {
         if (producer[size_t(v)] < 0) return g_;  // a value nobody produces: a grouping bug
         deps.insert(producer[size_t(v)]);
+      }
+      if (u < n_ && has_side_effects(g_.node(u))) {
+        if (last_effect >= 0) deps.insert(last_effect);
+        last_effect = u;
       }
       for (int d : deps) consumers[size_t(d)].push_back(u);
       indegree[size_t(u)] = int(deps.size());

@@ -216,7 +216,7 @@ bool foldable(OpKind kind) {
 // Evaluates a node whose operands are all ready constants; an empty Array when the node
 // cannot run (its error will then surface when the graph runs).
 Array fold(const Graph& g, const Node& n, const ValueType& type) {
-  if (!foldable(n.kind) || n.num_results != 1 || num_elements(type.shape) > kFoldLimit)
+  if (!foldable(n.kind) || has_side_effects(n) || n.num_results != 1 || num_elements(type.shape) > kFoldLimit)
     return Array();
   std::vector<Array> ins;
   for (ValueId v : n.inputs) {

@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "python/graph_bindings.h"
+#include "python/host_callback_bindings.h"
 #include "python/op_bindings.h"
 #include "core/thread_pool.h"
 #include "runtime/fault_injection.h"
@@ -474,4 +475,5 @@ PYBIND11_MODULE(_core, m) {
   m.def("pool_size", &pool_size);
   bind_graph(m);
   bind_ops(m);
+  bind_host_callbacks(m);
 }

@@ -7,6 +7,7 @@
 #include <string>
 #include <thread>
 
+#include "../core/host_calls.h"
 #include "../core/thread_pool.h"
 #include "tinyxla/error.h"
 
@@ -146,6 +147,19 @@ Device::Device(int id) : id_(id), stream_(std::make_unique<Stream>()) {}
 Device::~Device() = default;
 
 void Device::submit(std::vector<EventPtr> deps, std::function<void()> task, bool small) {
+  if (in_host_call()) {
+    // Submitted by a host callback, which runs inside a task of some device's stream:
+    // queued behind that task it would never run, so it runs here, now.
+    for (auto& d : deps) {
+      try {
+        d->wait();
+      } catch (...) {  // the task itself passes a failed input's error on
+      }
+    }
+    ScopedFlushDenormals ftz;
+    task();
+    return;
+  }
   bool ready = true;
   for (auto& d : deps) ready = ready && d->is_ready();
   if (!stream_->enqueue(std::move(deps), std::move(task), small && ready)) {

@@ -24,6 +24,10 @@ namespace {
 // Graphs cheaper than this (element-ops, some tens of microseconds) run on the caller when
 // the stream is idle: waking the stream thread would cost as much.
 constexpr double kInlineCost = 1 << 17;
+// A loop the upper tier can run whole asks for it after this many trips on the base tier,
+// and looks for it every kNativeCheck trips.
+constexpr int64_t kNativeAfter = 1000;
+constexpr int64_t kNativeCheck = 256;
 
 // Runs a fused body node by node with the eager kernels (for bodies the interpreter
 // does not take).
@@ -102,30 +106,64 @@ struct Executable::Impl {
     }
   }
 
-  // Runs the graph now on this thread (a loop body inside the device task): the results,
-  // parameters returned as they are; throws the error of a failing kernel.
-  std::vector<Array> run_now(std::vector<Array> args, int dev) const {
-    auto ev = std::make_shared<Event>();
-    std::vector<Array> outs;
-    const std::vector<ValueId>& outputs = graph.outputs();
-    for (size_t k = 0; k < outputs.size(); ++k) {
-      const ValueId v = outputs[k];
-      const Node& n = graph.node(graph.defining_node(v));
-      size_t same = 0;  // a value returned twice is one array
-      while (same < k && outputs[same] != v) ++same;
-      if (same < k) outs.push_back(outs[same]);
-      else if (n.kind == OpKind::parameter) outs.push_back(args[size_t(n.attr<ops::ParameterAttrs>().index)]);
-      else if (n.kind == OpKind::constant) outs.push_back(n.constant);
-      else outs.push_back(Array(graph.type(v).shape, graph.type(v).dtype, dev, ev));
+  // A body's state across the trips of one loop run: its values, and the buffers of
+  // values that died in the last trip, by the value that takes them in the next one.
+  struct Frame {
+    std::vector<Array> vals, spare;
+  };
+
+  // Per value of a loop body: the value whose result its buffer becomes once it is dead
+  // (itself for a computed value; for carry parameter k, the body's output k, so that the
+  // carry is double-buffered), or -1 (views, constants, loop constants).
+  std::vector<ValueId> reuse_as;
+
+  void plan_reuse(size_t num_consts) {
+    reuse_as.assign(size_t(graph.num_values()), -1);
+    auto computed = [&](ValueId v) {
+      const compiler::StepKind k = program.steps[size_t(graph.defining_node(v))].kind;
+      return k == compiler::StepKind::Kernel || k == compiler::StepKind::Interpreted ||
+             k == compiler::StepKind::Body || k == compiler::StepKind::Loop;
+    };
+    for (int v = 0; v < graph.num_values(); ++v)
+      if (computed(v)) reuse_as[size_t(v)] = v;
+    const auto& params = graph.parameters();
+    for (size_t k = 0; num_consts + k < params.size() && k + 1 < graph.outputs().size(); ++k) {
+      const ValueId out = graph.outputs()[k];
+      if (computed(out)) reuse_as[size_t(params[num_consts + k])] = out;
     }
-    if (codegen_mode == codegen::Mode::Auto && runs.fetch_add(1) == 1) start_codegen();
-    execute(args, outs, ev);
-    if (ev->has_error()) std::rethrow_exception(ev->error());
+  }
+
+  // Drops the executor's reference to value v; a buffer nobody else holds is kept for
+  // the value that reuses it (a loop body's frame only).
+  void release(ValueId v, std::vector<Array>& vals, Frame* frame) const {
+    Array& a = vals[size_t(v)];
+    if (frame && a.buffer() && reuse_as[size_t(v)] >= 0 && a.buffer().use_count() == 1 &&
+        !a.buffer()->borrowed() && a.offset() == 0 && a.is_contiguous())
+      frame->spare[size_t(reuse_as[size_t(v)])] = std::move(a);
+    a = Array();
+  }
+
+  // One trip of a loop body on this thread: `args` are the body's parameters (moved in);
+  // returns its outputs; throws the error of a failing kernel.
+  std::vector<Array> run_trip(std::vector<Array>& args, Frame& f, int dev) const {
+    for (size_t i = 0; i < program.steps.size(); ++i) {
+      run_named_step(int(i), args, f.vals, dev, &f);
+      for (ValueId v : program.steps[i].release) release(v, f.vals, &f);
+    }
+    const std::vector<ValueId>& outputs = graph.outputs();
+    std::vector<Array> outs(outputs.size());
+    for (size_t k = outputs.size(); k-- > 0;) {  // a value returned twice is one array
+      bool again = false;
+      for (size_t j = 0; j < k; ++j) again = again || outputs[j] == outputs[k];
+      outs[k] = again ? f.vals[size_t(outputs[k])] : std::move(f.vals[size_t(outputs[k])]);
+    }
+    for (Array& a : f.vals) a = Array();
     return outs;
   }
 
-  // A while_loop node: the body runs until its predicate is false, the carry moved from
-  // one trip to the next (a buffer nobody else holds is updated in place by the body).
+  // A while_loop node: the body runs until its predicate is false. The carry moves from
+  // one trip to the next (a buffer nobody else holds is updated in place by the body), the
+  // body's dead buffers are reused by the next trip, and the loop constants are shared.
   void run_loop(int i, const std::vector<Array>& vals, std::vector<Array>& results, int dev) const {
     const Node& n = graph.node(i);
     const Impl& body = *bodies[size_t(i)]->impl_;
@@ -134,15 +172,25 @@ struct Executable::Impl {
     bool go = truth(vals[size_t(n.inputs[0])]);
     std::vector<Array> carry;
     for (size_t k = 1 + nc; k < n.inputs.size(); ++k) carry.push_back(vals[size_t(n.inputs[k])]);
+    Frame f;
+    f.vals.resize(size_t(body.graph.num_values()));
+    f.spare.resize(size_t(body.graph.num_values()));
     std::vector<Array> args;
-    while (go) {
+    for (int64_t trip = 0;; ++trip) {
+      // The upper tier runs a loop it generated whole from the current carry on: from the
+      // start when built, else once a long loop has asked for it (a run of many trips
+      // need not wait for the graph's second run).
+      if (go && (trip == 0 || trip % kNativeCheck == 0) && run_native(i, vals, carry, results, dev))
+        return;
+      if (trip == kNativeAfter && codegen_mode == codegen::Mode::Auto) start_codegen();
+      if (!go) break;
+      if (trip == 1 && body.codegen_mode == codegen::Mode::Auto) body.start_codegen();
       args.clear();
       for (size_t k = 1; k <= nc; ++k) args.push_back(vals[size_t(n.inputs[k])]);
       for (Array& c : carry) args.push_back(std::move(c));
-      std::vector<Array> outs = body.run_now(std::move(args), dev);
-      go = truth(outs.back());
-      outs.pop_back();
-      carry = std::move(outs);
+      carry = body.run_trip(args, f, dev);
+      go = truth(carry.back());
+      carry.pop_back();
     }
     for (size_t r = 0; r < carry.size(); ++r) {
       if (results[r].buffer()) {
@@ -153,11 +201,31 @@ struct Executable::Impl {
     }
   }
 
+  // Runs loop node i to its end with the upper tier's function for it, from `carry` (the
+  // predicate is true); false when there is none (yet).
+  bool run_native(int i, const std::vector<Array>& vals, const std::vector<Array>& carry,
+                  std::vector<Array>& results, int dev) const {
+    const codegen::Module* m = module_ptr.load(std::memory_order_acquire);
+    if (!m || !m->has_loop(i)) return false;
+    const Node& n = graph.node(i);
+    const size_t nc = size_t(n.attr<ops::WhileLoopAttrs>().num_consts);
+    std::vector<Array> ins;
+    for (size_t k = 1; k <= nc; ++k) ins.push_back(vals[size_t(n.inputs[k])]);
+    ins.insert(ins.end(), carry.begin(), carry.end());
+    for (size_t r = 0; r < results.size(); ++r)
+      if (!results[r].buffer()) {
+        const ValueType& t = graph.type(n.first_result + int(r));
+        results[r] = Array(t.shape, t.dtype, dev, Event::ready());
+      }
+    return m->run_loop(i, ins, results);
+  }
+
   // run_step, with an error that does not name the failing op (an allocation failure)
   // told which op it stopped.
-  void run_named_step(int i, std::vector<Array>& args, std::vector<Array>& vals, int dev) const {
+  void run_named_step(int i, std::vector<Array>& args, std::vector<Array>& vals, int dev,
+                      Frame* frame = nullptr) const {
     try {
-      run_step(i, args, vals, dev);
+      run_step(i, args, vals, dev, frame);
     } catch (const Error& e) {
       const std::string op = op_kind_name(graph.node(i).kind);
       const std::string msg = e.what();
@@ -166,7 +234,8 @@ struct Executable::Impl {
     }
   }
 
-  void run_step(int i, std::vector<Array>& args, std::vector<Array>& vals, int dev) const {
+  void run_step(int i, std::vector<Array>& args, std::vector<Array>& vals, int dev,
+                Frame* frame = nullptr) const {
     const compiler::Step& step = program.steps[size_t(i)];
     const Node& n = graph.node(i);
     const ValueId v0 = n.first_result;
@@ -188,8 +257,14 @@ struct Executable::Impl {
         return;
       case compiler::StepKind::View: {
         Array view = ops::ready_view(n, graph.type(v0), vals[size_t(n.inputs[0])]);
-        if (program.is_output[size_t(v0)]) cpu::copy(view, vals[size_t(v0)]);
-        else vals[size_t(v0)] = std::move(view);
+        if (program.is_output[size_t(v0)]) {
+          // A loop body's outputs are not preallocated: the carry gets its own buffer.
+          const ValueType& t = graph.type(v0);
+          if (!vals[size_t(v0)].buffer()) vals[size_t(v0)] = Array(t.shape, t.dtype, dev, Event::ready());
+          cpu::copy(view, vals[size_t(v0)]);
+        } else {
+          vals[size_t(v0)] = std::move(view);
+        }
         return;
       }
       default:
@@ -225,7 +300,18 @@ struct Executable::Impl {
         break;
       }
       if (preallocated.buffer()) results[size_t(r)] = preallocated;
-      if (!results[size_t(r)].buffer()) results[size_t(r)] = Array(t.shape, t.dtype, dev, Event::ready());
+      if (results[size_t(r)].buffer()) continue;
+      if (frame) {  // a loop body: the buffer this value had, or the carry's other half
+        Array& spare = frame->spare[size_t(v)];
+        if (spare.buffer() && spare.buffer().use_count() == 1 &&
+            spare.nbytes() == size_t(num_elements(t.shape)) * itemsize(t.dtype)) {
+          results[size_t(r)] = Array(t.shape, row_major_strides(t.shape), 0, t.dtype, dev,
+                                     spare.buffer(), Event::ready());
+          spare = Array();
+          continue;
+        }
+      }
+      results[size_t(r)] = Array(t.shape, t.dtype, dev, Event::ready());
     }
     std::vector<Array> ins;
     ins.reserve(n.inputs.size());
@@ -331,7 +417,7 @@ std::vector<Array> Executable::run(std::vector<Array> args, int dev,
       computes = true;
     }
   }
-  if (!computes) return outs;
+  if (!computes && !impl_->program.graph.has_side_effects()) return outs;
   if (impl_->codegen_mode == codegen::Mode::Auto && impl_->runs.fetch_add(1) == 1)
     impl_->start_codegen();
   std::vector<EventPtr> deps;
@@ -358,15 +444,32 @@ std::vector<Array> Executable::run(std::vector<Array> args, int dev,
 }
 
 std::shared_ptr<Executable> compile(const Graph& graph, const CompileOptions& options) {
-  auto impl = std::make_unique<Executable::Impl>();
-  impl->program = compiler::compile_program(graph, options);
-  impl->codegen_mode = codegen::mode_from_env();
-  const Graph& g = impl->program.graph;
-  impl->bodies.resize(size_t(g.num_nodes()));
-  for (int i = 0; i < g.num_nodes(); ++i)
-    if (g.node(i).kind == OpKind::while_loop) impl->bodies[size_t(i)] = compile(*g.node(i).body, options);
-  if (impl->codegen_mode == codegen::Mode::Eager) impl->start_codegen();
-  return std::shared_ptr<Executable>(new Executable(std::move(impl)));
+  const codegen::Mode mode = codegen::mode_from_env();
+  auto make = [&](const Graph& g) {
+    auto impl = std::make_unique<Executable::Impl>();
+    impl->program = compiler::compile_program(g, options);
+    impl->codegen_mode = mode;
+    impl->bodies.resize(size_t(impl->program.graph.num_nodes()));
+    if (mode == codegen::Mode::Eager) impl->start_codegen();
+    return std::shared_ptr<Executable>(new Executable(std::move(impl)));
+  };
+  // Loop bodies nest: each is compiled beside its graph, from a worklist (no recursion).
+  std::shared_ptr<Executable> root = make(graph);
+  std::vector<Executable::Impl*> todo{root->impl_.get()};
+  while (!todo.empty()) {
+    Executable::Impl* impl = todo.back();
+    todo.pop_back();
+    const Graph& g = impl->program.graph;
+    for (int i = 0; i < g.num_nodes(); ++i) {
+      const Node& n = g.node(i);
+      if (n.kind != OpKind::while_loop) continue;
+      std::shared_ptr<Executable> body = make(*n.body);
+      body->impl_->plan_reuse(size_t(n.attr<ops::WhileLoopAttrs>().num_consts));
+      todo.push_back(body->impl_.get());
+      impl->bodies[size_t(i)] = std::move(body);
+    }
+  }
+  return root;
 }
 
 }  // namespace tinyxla

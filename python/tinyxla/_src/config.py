@@ -153,6 +153,11 @@ def _default_options() -> dict[str, _Option]:
       'jax_debug_infs': _bool_option('jax_debug_infs', False),
       'jax_enable_checks': _bool_option('jax_enable_checks', False),
       'jax_disable_jit': _bool_option('jax_disable_jit', False),
+      # tinyxla's: the bound on compiled executables held (interpreters/executable_budget).
+      'tinyxla_executable_cache_max_entries': _int_option(
+          'tinyxla_executable_cache_max_entries', 4096),
+      'tinyxla_executable_cache_max_bytes': _int_option(
+          'tinyxla_executable_cache_max_bytes', 1 << 30),
   }
 
 

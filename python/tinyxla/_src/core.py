@@ -324,6 +324,28 @@ def check_jaxpr(jaxpr: Jaxpr) -> None:
         read(v)
 
 
+# Primitives with a side effect (host callbacks): a jaxpr transform never drops their
+# equations, and a jaxpr holding one (also in a sub-jaxpr) keeps its calls in order.
+effectful_primitives: set[Primitive] = set()
+
+
+def jaxpr_has_effects(jaxpr: Jaxpr) -> bool:
+    """Whether ``jaxpr`` or one of its sub-jaxprs binds an effectful primitive. Iterative."""
+    todo = [jaxpr]
+    while todo:
+        for eqn in todo.pop().eqns:
+            if eqn.primitive in effectful_primitives:
+                return True
+            todo.extend(_sub_jaxprs(eqn.params))
+    return False
+
+
+def eqn_has_effects(eqn: JaxprEqn) -> bool:
+    """Whether running ``eqn`` has a side effect (its primitive, or one in its sub-jaxprs)."""
+    return eqn.primitive in effectful_primitives or any(
+        jaxpr_has_effects(j) for j in _sub_jaxprs(eqn.params))
+
+
 def _sub_jaxprs(params: dict) -> list[Jaxpr]:
     """The jaxprs among an equation's params (also inside tuples, as cond's branches)."""
     out = []

@@ -8,7 +8,8 @@ functions close over that enclosing transformations trace are its leading operan
 JVP solves again (``dx = solve(db - dmatvec(x))``), it is linear in ``b`` with the
 transpose solve as its transpose, vmap maps its jaxprs, and jit inlines the solve.
 ``custom_root`` is a ``custom_jvp`` whose tangent is ``-tangent_solve(df/dx, df/dparams)``.
-Differs from JAX: ``has_aux`` is not supported (NotImplementedError).
+With ``has_aux`` the solvers return ``(solution, aux)``: the aux leaves follow the
+solution's among the outputs, and their tangents are zero, as in JAX.
 """
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ from tinyxla._src.custom_derivatives import custom_jvp
 from tinyxla._src.interpreters import ad, batching, lowering
 from tinyxla._src.interpreters.partial_eval import trace_to_jaxpr
 from tinyxla._src.lax.lax import neg, sub
+from tinyxla._src.lax.shape_ops import zeros_like_array
 from tinyxla._src.linear_transpose import linear_transpose
 from tinyxla._src.vmap import vmap
 
@@ -38,21 +40,30 @@ class _Solves(NamedTuple):
 
 
 def _trace_flat(fun: Callable, tree: Any, avals: Sequence[core.ShapedArray],
-                name: str) -> tuple[core.ClosedJaxpr, list]:
-    """``fun`` (pytree in, pytree of ``tree``'s structure out) as a closed jaxpr over flat
-    leaves, with the traced values it closes over lifted to leading arguments."""
+                name: str, has_aux: bool = False) -> tuple[core.ClosedJaxpr, list, Any]:
+    """``fun`` (pytree in, pytree of ``tree``'s structure out, or with ``has_aux`` a pair of
+    that and any aux pytree) as a closed jaxpr over flat leaves, the aux leaves after the
+    others, with the traced values it closes over lifted to leading arguments; and the aux
+    tree (None without aux)."""
+    aux_tree: list = [None]
+
     def flat(*leaves: Any) -> list:
         out = fun(tree_util.tree_unflatten(tree, list(leaves)))
+        aux_leaves: list = []
+        if has_aux:
+            out, aux = out
+            aux_leaves, aux_tree[0] = tree_util.tree_flatten(aux)
         out_leaves, out_tree = tree_util.tree_flatten(out)
+        shapes = [tuple(core.get_aval(o).shape) for o in out_leaves]
+        if shapes != [tuple(a.shape) for a in avals]:
+            raise ValueError(f"{name}() output shapes must match b, got {shapes} and "
+                             f"{[tuple(a.shape) for a in avals]}")
         if out_tree != tree:
             raise TypeError(f"{name}() output pytree structure must match b, got {out_tree} "
                             f"and {tree}.")
-        for o, a in zip(out_leaves, avals):
-            if tuple(core.get_aval(o).shape) != tuple(a.shape):
-                raise ValueError(f"{name}() output shapes must match b, got "
-                                 f"{tuple(core.get_aval(o).shape)} and {tuple(a.shape)}")
-        return out_leaves
-    return _lift_tracer_consts(trace_to_jaxpr(flat, list(avals)))
+        return out_leaves + aux_leaves
+    closed, consts = _lift_tracer_consts(trace_to_jaxpr(flat, list(avals)))
+    return closed, consts, aux_tree[0]
 
 
 def _run(closed: core.ClosedJaxpr, *args: Any) -> list:
@@ -70,7 +81,10 @@ def _split(args: Sequence[Any], const_lengths: Any) -> tuple[Any, list]:
 
 
 def _abstract_eval(*args: Any, const_lengths: _Solves, jaxprs: _Solves) -> list:
-    return [core.ShapedArray(a.shape, a.dtype) for a in args[sum(const_lengths):]]
+    # The solution has b's types; aux values (has_aux) follow with the solve's.
+    b = args[sum(const_lengths):]
+    aux = jaxprs.solve.out_avals[len(b):]
+    return [core.ShapedArray(a.shape, a.dtype) for a in [*b, *aux]]
 
 
 def _impl(*args: Any, const_lengths: _Solves, jaxprs: _Solves) -> list:
@@ -95,9 +109,10 @@ def _jvp(primals: Sequence[Any], tangents: Sequence[Any], *, const_lengths: _Sol
          jaxprs: _Solves) -> tuple[list, list]:
     # JAX's rule: A x = b gives A dx = db - dA x, solved with the same solve; the tangents
     # of the solvers' own values do not matter.
-    x = linear_solve_p.bind(*primals, const_lengths=const_lengths, jaxprs=jaxprs)
+    outs = linear_solve_p.bind(*primals, const_lengths=const_lengths, jaxprs=jaxprs)
     params, _ = _split(primals, const_lengths)
     params_dot, b_dot = _split(tangents, const_lengths)
+    x, aux = outs[:len(b_dot)], outs[len(b_dot):]
     rhs = [ad.instantiate_zeros(t) for t in b_dot]
     if any(type(t) is not ad.Zero for t in params_dot.matvec):
         zeros = [ad.Zero.from_primal_value(v) for v in x]
@@ -105,8 +120,8 @@ def _jvp(primals: Sequence[Any], tangents: Sequence[Any], *, const_lengths: _Sol
                                     [*params_dot.matvec, *zeros])
         rhs = [r if type(t) is ad.Zero else sub(r, t) for r, t in zip(rhs, matvec_dot)]
     x_dot = linear_solve_p.bind(*primals[:sum(const_lengths)], *rhs,
-                                const_lengths=const_lengths, jaxprs=jaxprs)
-    return x, x_dot
+                                const_lengths=const_lengths, jaxprs=jaxprs)[:len(b_dot)]
+    return outs, [*x_dot, *(ad.Zero.from_primal_value(v) for v in aux)]
 
 
 ad.primitive_jvps[linear_solve_p] = _jvp
@@ -120,12 +135,15 @@ def _transpose(cts: Sequence[Any], *args: Any, const_lengths: _Solves,
     params, b = _split(args, const_lengths)
     if any(ad.is_undefined_primal(v) for vs in params for v in vs):
         raise NotImplementedError("custom_linear_solve is linear in b only")
+    cts, aux_cts = list(cts[:len(b)]), cts[len(b):]
+    if any(type(ct) is not ad.Zero for ct in aux_cts):
+        raise NotImplementedError("custom_linear_solve: aux values have no cotangents")
     cts = [ad.instantiate_zeros(ct) if type(ct) is not ad.Zero else ct.instantiate()
            for ct in cts]
     ct_b = linear_solve_p.bind(*[v for vs in params.transpose() for v in vs], *cts,
                                const_lengths=const_lengths.transpose(),
                                jaxprs=jaxprs.transpose())
-    return [None] * sum(const_lengths) + list(ct_b)
+    return [None] * sum(const_lengths) + list(ct_b[:len(b)])
 
 
 ad.primitive_transposes[linear_solve_p] = _transpose
@@ -158,15 +176,15 @@ def custom_linear_solve(matvec: Callable, b: Any, solve: Callable[[Callable, Any
     """Mirrors ``jax.lax.custom_linear_solve``: ``solve(matvec, b)``, differentiated as
     the solution of the linear system ``matvec(x) = b`` (forward mode by solving again,
     reverse mode by ``transpose_solve`` of ``vecmat``, the transpose of ``matvec``;
-    ``symmetric`` uses ``solve`` and ``matvec`` for both)."""
-    if has_aux:
-        raise NotImplementedError("custom_linear_solve: has_aux=True is not supported")
+    ``symmetric`` uses ``solve`` and ``matvec`` for both). With ``has_aux`` both solves
+    return ``(x, aux)`` and so does this function; aux gets no derivative."""
     if transpose_solve is None and symmetric:
         transpose_solve = solve
     leaves, tree = tree_util.tree_flatten(b)
     avals = [core.ShapedArray(core.get_aval(x).shape, core.get_aval(x).dtype) for x in leaves]
-    matvec_j, matvec_c = _trace_flat(matvec, tree, avals, "matvec")
-    solve_j, solve_c = _trace_flat(functools.partial(solve, matvec), tree, avals, "solve")
+    matvec_j, matvec_c, _ = _trace_flat(matvec, tree, avals, "matvec")
+    solve_j, solve_c, aux_tree = _trace_flat(functools.partial(solve, matvec), tree, avals,
+                                             "solve", has_aux)
     vecmat_j = tsolve_j = None
     vecmat_c: list = []
     tsolve_c: list = []
@@ -177,14 +195,17 @@ def custom_linear_solve(matvec: Callable, b: Any, solve: Callable[[Callable, Any
             example = tree_util.tree_unflatten(tree, leaves)
             transposed = linear_transpose(matvec, example)
             vecmat = lambda y: transposed(y)[0]  # noqa: E731
-            vecmat_j, vecmat_c = _trace_flat(vecmat, tree, avals, "vecmat")
-        tsolve_j, tsolve_c = _trace_flat(functools.partial(transpose_solve, vecmat), tree,
-                                         avals, "transpose_solve")
+            vecmat_j, vecmat_c, _ = _trace_flat(vecmat, tree, avals, "vecmat")
+        tsolve_j, tsolve_c, _ = _trace_flat(functools.partial(transpose_solve, vecmat), tree,
+                                            avals, "transpose_solve", has_aux)
     consts = _Solves(matvec_c, vecmat_c, solve_c, tsolve_c)
     out = linear_solve_p.bind(*[c for cs in consts for c in cs], *leaves,
                               const_lengths=_Solves(*(len(c) for c in consts)),
                               jaxprs=_Solves(matvec_j, vecmat_j, solve_j, tsolve_j))
-    return tree_util.tree_unflatten(tree, list(out))
+    x = tree_util.tree_unflatten(tree, list(out[:len(leaves)]))
+    if not has_aux:
+        return x
+    return x, tree_util.tree_unflatten(aux_tree, list(out[len(leaves):]))
 
 
 # ---- custom_root ----
@@ -206,25 +227,27 @@ def _custom_root_jvp(const_lengths: _Root, jaxprs: _Root, primals: Sequence[Any]
                      tangents: Sequence[Any]) -> tuple[list, list]:
     # JAX's rule: f(x*(p), p) = 0 gives dx* = -(df/dx)^-1 (df/dp dp).
     params, _ = _split(primals, const_lengths)
-    solution = _custom_root(const_lengths, jaxprs, *primals)
+    outs = _custom_root(const_lengths, jaxprs, *primals)
+    n = len(jaxprs.f.out_avals)
+    solution, aux = outs[:n], outs[n:]  # aux values (has_aux) get zero tangents
     params_dot, _ = _split(tangents, const_lengths)
     _, rhs = ad.jvp_flat(lambda *p: _run(jaxprs.f, *p, *solution), params.f, params_dot.f)
     rhs = [ad.instantiate_zeros(r) for r in rhs]
     solution_dot = _run(jaxprs.l_and_s, *params.l_and_s, *solution, *rhs)
-    return solution, [neg(s) for s in solution_dot]
+    return outs, [*(neg(s) for s in solution_dot), *(zeros_like_array(a) for a in aux)]
 
 
 def custom_root(f: Callable, initial_guess: Any, solve: Callable[[Callable, Any], Any],
                 tangent_solve: Callable[[Callable, Any], Any], has_aux: bool = False) -> Any:
     """Mirrors ``jax.lax.custom_root``: ``solve(f, initial_guess)``, a root of ``f``,
     differentiated implicitly through the values ``f`` closes over, with
-    ``tangent_solve(g, y)`` solving the linearized problem ``g(x) = y``."""
-    if has_aux:
-        raise NotImplementedError("custom_root: has_aux=True is not supported")
+    ``tangent_solve(g, y)`` solving the linearized problem ``g(x) = y``. With ``has_aux``
+    ``solve`` returns ``(root, aux)`` and so does this function; aux gets no derivative."""
     leaves, tree = tree_util.tree_flatten(initial_guess)
     avals = [core.ShapedArray(core.get_aval(x).shape, core.get_aval(x).dtype) for x in leaves]
-    f_j, f_c = _trace_flat(f, tree, avals, "f")
-    solve_j, solve_c = _trace_flat(functools.partial(solve, f), tree, avals, "solve")
+    f_j, f_c, _ = _trace_flat(f, tree, avals, "f")
+    solve_j, solve_c, aux_tree = _trace_flat(functools.partial(solve, f), tree, avals, "solve",
+                                             has_aux)
 
     def linearize_and_solve(xb: Any) -> Any:
         x, b = xb
@@ -241,4 +264,7 @@ def custom_root(f: Callable, initial_guess: Any, solve: Callable[[Callable, Any]
     consts = _Root(f_c, solve_c, l_and_s_c)
     out = _custom_root(_Root(*(len(c) for c in consts)), _Root(f_j, solve_j, l_and_s_j),
                        *[c for cs in consts for c in cs], *leaves)
-    return tree_util.tree_unflatten(tree, list(out))
+    root = tree_util.tree_unflatten(tree, list(out[:len(leaves)]))
+    if not has_aux:
+        return root
+    return root, tree_util.tree_unflatten(aux_tree, list(out[len(leaves):]))

@@ -2,24 +2,21 @@
 (Marsaglia and Tsang's rejection method, per lane), poisson (Knuth's product of uniforms
 below rate 10, Hormann's transformed rejection above) and binomial (geometric inversion
 below mean 10, BTRS above), each a primitive following JAX 0.10's loops step for step
-(float32 poisson and binomial samples equal JAX's bit for bit; see
-``random_distributions`` for gamma).
+(float32 poisson and binomial samples equal JAX's bit for bit, gamma's but for the last
+bits of some alphas: see ``_gamma_one``).
 
-JAX writes them as ``lax.while_loop``s; tinyxla has no while loop yet, so each is a
-primitive whose impl drives a compiled step from the host (``host_loop``): the step runs a
-few masked iterations of JAX's loop body, vectorised over every lane, and the host reads
-the "done" flags between steps. Where a lane's result depends only on its own iterations
-(gamma: JAX vmaps a per-lane loop) the later steps run on the unfinished lanes only, so
-10**6 gamma samples cost about one pass plus a few small ones. Where JAX keeps updating
-accepted lanes until the whole array is done (poisson and binomial rejection overwrite a
-lane's result whenever it is accepted again), each step's iterations stop, per key, at
-the iteration where JAX's loop condition turns false, so the result is JAX's exactly.
+Gamma is JAX's ``_gamma_one`` with its two ``lax.while_loop``s, vmapped over the lanes
+(a batched loop runs until every lane is done; a finished lane keeps its state), so under
+``jit`` it is part of the compiled graph. Poisson and binomial still drive a compiled step
+from the host (``host_loop``): each step runs a few masked iterations of JAX's loop body
+for every key, stopping per key at the iteration where JAX's loop condition turns false,
+and the host reads the "done" flags between steps; they have no lowering rule, so inside
+``jit`` their jaxpr runs equation by equation (``interpreters.lowering``).
 
-The primitives have no lowering rule: inside ``jit`` the jaxpr runs equation by equation
-(``interpreters.lowering``), which keeps the loops exact, at eager speed. vmap over keys
-batches them (the impls take leading batch axes on the key and the parameters), and
-gamma differentiates by implicit reparameterisation (``lax.random_gamma_grad``, the
-derivative of the sample with respect to ``a`` at a fixed CDF value, as JAX's).
+vmap over keys batches them (the impls take leading batch axes on the key and the
+parameters), and gamma differentiates by implicit reparameterisation
+(``lax.random_gamma_grad``, the derivative of the sample with respect to ``a`` at a fixed
+CDF value, as JAX's).
 
 Float32 samples go through XLA:CPU's float32 ``log``/``log1p`` and its fused multiply-adds
 (``xla_cpu_math``). In other dtypes the loops are JAX's, with tinyxla's transcendental
@@ -27,6 +24,7 @@ functions, so samples agree with JAX's to rounding.
 """
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any
 
@@ -35,9 +33,11 @@ import numpy as np
 from tinyxla._src import dtypes, prng, xla_cpu_math
 from tinyxla._src.api import jit
 from tinyxla._src.core import Primitive, ShapedArray
-from tinyxla._src.host_loop import compacting_while, while_any
-from tinyxla._src.interpreters import ad, batching
+from tinyxla._src.host_loop import while_any
+from tinyxla._src.interpreters import ad, batching, lowering
+from tinyxla._src.interpreters.partial_eval import trace_to_jaxpr
 from tinyxla._src.lax import lax
+from tinyxla._src.lax.control_flow import while_loop
 from tinyxla._src.lax.special import random_gamma_grad
 from tinyxla._src.random import _normal, _uniform
 from tinyxla._src.vmap import vmap
@@ -67,21 +67,6 @@ def _const(x: Any, value: float) -> Any:
 
 # ----------------------------------------------------------------------------- lanes and keys
 
-def _lane_split(keys: Any, num: int, partitionable: bool) -> Any:
-    """``split(k, num)`` of each key in ``keys`` (n, 2): (n, num, 2)."""
-    return vmap(lambda k: prng.split_data(k, (num,), partitionable))(keys)
-
-
-def _lane_uniform(keys: Any, dtype: np.dtype, partitionable: bool) -> Any:
-    """``uniform(k, (), dtype)`` of each key: (n,)."""
-    return vmap(lambda k: _uniform(k, 0., 1., (), dtype, partitionable))(keys)
-
-
-def _lane_normal(keys: Any, dtype: np.dtype, partitionable: bool) -> Any:
-    """``normal(k, (), dtype)`` of each key: (n,)."""
-    return vmap(lambda k: _normal(k, (), dtype, partitionable))(keys)
-
-
 def _flat_keys(key: Any) -> Any:
     """The key data with every batch axis flattened: (B, 2)."""
     return jnp.reshape(key, (-1, 2))
@@ -106,104 +91,74 @@ def _host_loop_primitive(name: str, impl: Any, abstract_eval: Any) -> Primitive:
 
 # ----------------------------------------------------------------------------- gamma
 
-# Rounds of the rejection loop in the first (full-width) step: most lanes accept in the first.
-_GAMMA_FIRST_ROUNDS = 1
-_GAMMA_ROUNDS = 4
-
-
-def _gamma_setup(key: Any, a: Any, partitionable: bool) -> tuple[Any, ...]:
-    """The initial lane state of JAX's ``_gamma_one`` for every element of ``a``: one key per
-    element (``split(key, a[batch].size)`` per batch key), boosted alpha, d and c."""
-    nb = math.prod(key.shape[:-1])
-    per = math.prod(a.shape[key.ndim - 1:])
-    keys = vmap(lambda k: prng.split_data(k, (per,), partitionable))(_flat_keys(key))
-    keys = jnp.reshape(keys, (nb * per, 2))
-    alpha_orig = jnp.reshape(a, (-1,))
-    one = _const(alpha_orig, 1)
+def _gamma_one(key: Any, alpha: Any, log_space: bool, partitionable: bool) -> Any:
+    """JAX's ``_gamma_one`` for one key and one ``alpha``: Marsaglia and Tsang's rejection
+    loop, with an inner loop that redraws the normal while v <= 0, as two
+    ``lax.while_loop``s (batched over lanes, a finished lane keeps its state)."""
+    dtype = np.dtype(alpha.dtype)
+    zero, one = _const(alpha, 0), _const(alpha, 1)
     # Gamma(alpha) = Gamma(alpha + 1) * U**(1/alpha) for alpha < 1.
-    alpha = lax.select(lax.ge(alpha_orig, one), alpha_orig, lax.add(alpha_orig, one))
+    boost_mask = lax.ge(alpha, one)
+    alpha_orig = alpha
+    alpha = lax.select(boost_mask, alpha, lax.add(alpha, one))
     d = lax.sub(alpha, _const(alpha, 1. / 3.))
-    # For large alpha XLA's c (through an approximate rsqrt on some CPUs) can differ in the
-    # last bit: a few samples of alpha in the hundreds differ from JAX's in the last bits.
+    # XLA rewrites this division into (1/3) * rsqrt(d), with rsqrt the CPU's 12-bit estimate
+    # and one Newton step: c, and so a sample, can differ from JAX's in the last bits.
     c = lax.div(_const(alpha, 1. / 3.), lax.sqrt(d))
-    halves = _lane_split(keys, 2, partitionable)
-    n = alpha.shape[0]
-    false = jnp.zeros((n,), bool)
-    state = (halves[:, 0], halves[:, 0], halves[:, 0], false, false, jnp.ones_like(alpha), d, c)
-    return state, halves[:, 1]
 
-
-def _gamma_rounds(state: tuple[Any, ...], rounds: int, partitionable: bool) -> tuple[Any, ...]:
-    """``rounds`` trips of JAX's gamma rejection loop on every unfinished lane.
-
-    A lane is at the start of an outer trip (``key`` splits into the next key, the key of
-    the normal draws and the key of U) or inside the inner loop that redraws the normal
-    while v <= 0 (``inner``). One round runs one inner trip of every unfinished lane,
-    preceded by the outer split for lanes starting an outer trip, and the acceptance
-    test for lanes whose v came out positive."""
-    key, xkey, ukey, inner, done, V, d, c = state
-    dtype = np.dtype(d.dtype)
-    one = _const(d, 1)
-    for _ in range(rounds):
-        k3 = _lane_split(key, 3, partitionable)
-        start = lax.bitwise_and(lax.bitwise_not(done), lax.bitwise_not(inner))
-        s2 = start[:, None]
-        key = jnp.where(s2, k3[:, 0], key)
-        xkey = jnp.where(s2, k3[:, 1], xkey)
-        ukey = jnp.where(s2, k3[:, 2], ukey)
-        k2 = _lane_split(xkey, 2, partitionable)
-        x = _lane_normal(k2[:, 1], dtype, partitionable)
-        v = _fma(x, c, one)
-        active = lax.bitwise_not(done)
-        xkey = jnp.where(active[:, None], k2[:, 0], xkey)
-        redraw = lax.le(v, _const(v, 0))
-        X = lax.mul(x, x)
-        V_new = lax.mul(lax.mul(v, v), v)
-        U = _lane_uniform(ukey, dtype, partitionable)
+    def accepted_not(kXVU: tuple) -> Any:  # JAX's _cond_fn: True while rejected
+        _, X, V, U = kXVU
         squeeze = lax.ge(U, _fma(lax.mul(X, X), _const(X, -0.0331), one))
         log_test = lax.ge(_log(U), lax.add(lax.mul(X, _const(X, 0.5)),
-                                           lax.mul(d, lax.add(lax.sub(one, V_new), _log(V_new)))))
-        reject = lax.bitwise_and(squeeze, log_test)
-        accept = lax.bitwise_and(lax.bitwise_and(active, lax.bitwise_not(redraw)),
-                                 lax.bitwise_not(reject))
-        V = lax.select(accept, V_new, V)
-        done = lax.bitwise_or(done, accept)
-        inner = lax.bitwise_and(active, redraw)
-    return key, xkey, ukey, inner, done, V, d, c
+                                           lax.mul(d, lax.add(lax.sub(one, V), _log(V)))))
+        return lax.bitwise_and(squeeze, log_test)
 
+    def next_kxv(kxv: tuple) -> tuple:
+        halves = prng.split_data(kxv[0], (2,), partitionable)
+        x = _normal(halves[1], (), dtype, partitionable)
+        return halves[0], x, _fma(x, c, one)
 
-def _gamma_finish(V: Any, d: Any, alpha_orig: Any, subkeys: Any, log_space: bool,
-                  partitionable: bool) -> Any:
-    dtype = np.dtype(V.dtype)
-    one = _const(V, 1)
-    zero = _const(V, 0)
-    boost_mask = lax.ge(alpha_orig, one)
-    u = _lane_uniform(subkeys, dtype, partitionable)
+    def draw(kXVU: tuple) -> tuple:
+        keys = prng.split_data(kXVU[0], (3,), partitionable)
+        _, x, v = while_loop(lambda kxv: lax.le(kxv[2], zero), next_kxv,
+                                 (keys[1], zero, _const(alpha, -1)))
+        U = _uniform(keys[2], 0., 1., (), dtype, partitionable)
+        return keys[0], lax.mul(x, x), lax.mul(lax.mul(v, v), v), U
+
+    halves = prng.split_data(key, (2,), partitionable)
+    _, _, V, _ = while_loop(accepted_not, draw,
+                                (halves[0], zero, one, _const(alpha, 2)))
+    u = _uniform(halves[1], 0., 1., (), dtype, partitionable)
     if log_space:
         # log(Uniform) as JAX takes it: -exponential() = log1p(-u).
         log_samples = _log1p(lax.neg(u))
         log_boost = lax.select(lax.bitwise_or(boost_mask, lax.eq(log_samples, zero)),
-                               lax.full_like(u, 0), lax.mul(log_samples, lax.div(one, alpha_orig)))
+                               zero, lax.mul(log_samples, lax.div(one, alpha_orig)))
         return lax.add(lax.add(_log(d), _log(V)), log_boost)
-    boost = lax.select(boost_mask, lax.full_like(u, 1),
-                       lax.pow(lax.sub(one, u), lax.div(one, alpha_orig)))
+    boost = lax.select(boost_mask, one, lax.pow(lax.sub(one, u), lax.div(one, alpha_orig)))
     return lax.mul(lax.mul(d, V), boost)
 
 
-_gamma_setup_jit = jit(_gamma_setup, static_argnums=(2,))
-_gamma_rounds_jit = jit(_gamma_rounds, static_argnums=(1, 2))
-_gamma_finish_jit = jit(_gamma_finish, static_argnums=(4, 5))
+def _random_gamma_composition(key: Any, a: Any, *, log_space: bool,
+                              partitionable: bool) -> Any:
+    """JAX's ``_gamma_impl``: one key per element of ``a`` (``split(key, a[batch].size)`` per
+    batch key), then ``_gamma_one`` on every lane."""
+    nb = math.prod(key.shape[:-1])
+    per = math.prod(a.shape[key.ndim - 1:])
+    keys = vmap(lambda k: prng.split_data(k, (per,), partitionable))(_flat_keys(key))
+    keys = jnp.reshape(keys, (nb * per, 2))
+    alphas = jnp.reshape(a, (-1,))
+    if not alphas.shape[0]:
+        return a
+    out = vmap(lambda k, al: _gamma_one(k, al, log_space, partitionable))(keys, alphas)
+    return jnp.reshape(out, a.shape)
+
+
+_random_gamma_jit = jit(_random_gamma_composition, static_argnames=("log_space", "partitionable"))
 
 
 def _random_gamma_impl(key: Any, a: Any, *, log_space: bool, partitionable: bool) -> Any:
-    state, subkeys = _gamma_setup_jit(key, a, partitionable)
-    if state[0].shape[0]:
-        state = _gamma_rounds_jit(state, _GAMMA_FIRST_ROUNDS, partitionable)
-        state = compacting_while(lambda s: _gamma_rounds_jit(s, _GAMMA_ROUNDS, partitionable),
-                                 state, done_index=4)
-    out = _gamma_finish_jit(state[5], state[6], jnp.reshape(a, (-1,)), subkeys, log_space,
-                            partitionable)
-    return jnp.reshape(out, a.shape)
+    return _random_gamma_jit(key, a, log_space=log_space, partitionable=partitionable)
 
 
 def _random_gamma_abstract_eval(key: ShapedArray, a: ShapedArray, **_: Any) -> ShapedArray:
@@ -212,6 +167,14 @@ def _random_gamma_abstract_eval(key: ShapedArray, a: ShapedArray, **_: Any) -> S
 
 random_gamma_p = _host_loop_primitive("random_gamma", _random_gamma_impl,
                                       _random_gamma_abstract_eval)
+# Under jit, the loops lower into the graph (JAX's lower_fun).
+lowering.register_lowering(random_gamma_p, lambda ctx, key, a, **params: lowering.inline_jaxpr(
+    ctx.builder, _gamma_jaxpr(tuple(ctx.avals_in), tuple(sorted(params.items()))), [key, a])[0])
+
+
+@functools.lru_cache(maxsize=None)
+def _gamma_jaxpr(avals: tuple, params: tuple) -> Any:
+    return trace_to_jaxpr(lambda k, a: [_random_gamma_composition(k, a, **dict(params))], avals)
 
 
 def _gamma_grad(sample: Any, a: Any, *, log_space: bool, partitionable: bool) -> Any:
@@ -493,5 +456,6 @@ random_binomial_p = _host_loop_primitive(
     lambda key, count, prob, *, dtype, partitionable: ShapedArray(prob.shape, dtype))
 ad.defjvp_zero(random_binomial_p)
 
-# The primitives without a lowering rule: they run on the host until lax.while_loop exists.
-HOST_LOOP_PRIMITIVES = (random_gamma_p, random_poisson_p, random_binomial_p)
+# The primitives without a lowering rule: they run on the host (JAX's loops, per key, written
+# as lax.while_loops, are still to come).
+HOST_LOOP_PRIMITIVES = (random_poisson_p, random_binomial_p)

@@ -208,7 +208,7 @@ class _Vmapped:
         finally:
             btrace.valid = False
             stage.valid = False
-        if not staged:
+        if not staged and not any(core.eqn_has_effects(e) for e in stage.eqns):
             return tree_unflatten(out_tree, results)
         outvars = [results[i] for i in staged]
         key = stage.outputs_key(outvars)

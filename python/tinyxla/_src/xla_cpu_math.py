@@ -1,5 +1,6 @@
-"""XLA:CPU's float32 ``log``, ``log1p`` and ``erf_inv``, composed from lax ops so that the random
-samplers built on them give JAX's samples bit for bit.
+"""XLA:CPU's float32 ``log`` and ``log1p``, composed from lax ops so that the rejection samplers
+built on them give JAX's samples bit for bit (``erf_inv``, and so ``normal``, is a C++ kernel:
+tinyxla's float32 ``erf_inv`` is XLA:CPU's, in cpu/vmath_kernels.inc).
 
 XLA's CPU backend evaluates float32 ``log`` with the Cephes polynomial (Eigen's ``plog``) and
 ``log1p`` with the Cephes rational approximation below sqrt(2) - 1, and LLVM contracts the
@@ -8,7 +9,6 @@ correctly rounded instead, so about 10% of float32 results differ from XLA's in 
 The fused multiply-add is exact here: ``a*b`` is exact in float64 and the sum rounds once to
 float64 and once to float32 (a double rounding that changes a result with probability about
 2**-29). Each function was checked against jax 0.10.2 on 2**20 arguments with no mismatch.
-``erf_inv_f32`` differentiates as the exact function does (the bit tricks have no derivative);
 ``log_f32`` and ``log1p_f32`` are for samples, not for differentiation.
 """
 from __future__ import annotations
@@ -19,7 +19,6 @@ from typing import Any
 import numpy as np
 
 from tinyxla._src import core
-from tinyxla._src.custom_derivatives import custom_jvp
 from tinyxla._src.lax import lax
 
 _f32 = np.float32
@@ -40,11 +39,6 @@ _LOG1P_D = (1., 1.5062909083469192043167E1, 8.3047565967967209469434E1,
             2.2176239823732856465394E2, 3.0909872225312059774938E2,
             2.1642788614495947685003E2, 6.0118660497603843919306E1)
 
-# Giles' single-precision erf_inv: erfinv(x) = x * P(w), w = -log1p(-x^2), in two pieces.
-_ERFINV_W_LT_5 = (2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06,
-                  2.1858087e-04, -1.25372503e-03, -4.17768164e-03, 0.246640727, 1.50140941)
-_ERFINV_W_GE_5 = (-2.00214257e-04, 1.00950558e-04, 1.34934322e-03, -3.67342844e-03,
-                  5.73950773e-03, -7.6224613e-03, 9.43887047e-03, 1.00167406, 2.83297682)
 
 
 def _to(x: Any, dtype: Any) -> Any:
@@ -118,24 +112,3 @@ def log1p_f32(x: Any) -> Any:
     small = lax.add(x, fma_f32(x2, _f32(-0.5), small))
     large = log_f32(lax.add(x, _f32(1)))
     return lax.select(lax.lt(lax.abs(x), _f32(0.41421356237309504880)), small, large)
-
-
-@custom_jvp
-def erf_inv_f32(x: Any) -> Any:
-    """XLA's float32 ``erf_inv`` (Giles' polynomial over XLA's ``log1p``, fused Horner steps)."""
-    w = lax.neg(log1p_f32(lax.neg(lax.mul(x, x))))
-    lt = lax.lt(w, _f32(5.0))
-    w = lax.select(lt, lax.sub(w, _f32(2.5)), lax.sub(lax.sqrt(w), _f32(3.0)))
-
-    def coefficient(i: int) -> Any:
-        return lax.select(lt, lax.full_like(x, _f32(_ERFINV_W_LT_5[i])),
-                          lax.full_like(x, _f32(_ERFINV_W_GE_5[i])))
-
-    p = coefficient(0)
-    for i in range(1, len(_ERFINV_W_LT_5)):
-        p = fma_f32(p, w, coefficient(i))
-    return lax.select(lax.eq(lax.abs(x), _f32(1)), lax.mul(x, _f32(np.inf)), lax.mul(p, x))
-
-
-erf_inv_f32.defjvps(lambda t, ans, x: lax.mul(
-    t, lax.mul(_f32(np.sqrt(np.pi) / 2), lax.exp(lax.mul(ans, ans)))))

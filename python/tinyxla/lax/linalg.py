@@ -4,6 +4,7 @@ from tinyxla._src.lax.linalg import (  # noqa: F401
     symmetrize)
 from tinyxla._src.lax.linalg_condensed import (  # noqa: F401
     hessenberg, hessenberg_p, schur, schur_p, tridiagonal, tridiagonal_p)
+from tinyxla._src.lax.linalg_qdwh import qdwh  # noqa: F401
 from tinyxla._src.lax.linalg_qr import (  # noqa: F401
     geqp3, geqp3_p, geqrf, geqrf_p, householder_product, householder_product_p, qr, qr_p)
 from tinyxla._src.lax.linalg_solve import (  # noqa: F401

@@ -583,11 +583,11 @@ def transpose_jaxpr(closed: ClosedJaxpr, linear: tuple[bool, ...],
 
 def dce_jaxpr(jaxpr: Jaxpr, used_outputs: Sequence[bool]) -> Jaxpr:
     """``jaxpr`` keeping only the outputs marked used and the equations they need
-    (``pe.dce_jaxpr``; inputs are kept). Equations are pure, so unused ones go."""
+    (``pe.dce_jaxpr``; inputs are kept). Unused pure equations go; effectful ones stay."""
     live: set[Var] = {v for v, u in zip(jaxpr.outvars, used_outputs) if u and type(v) is Var}
     eqns = []
     for eqn in reversed(jaxpr.eqns):
-        if any(v in live for v in eqn.outvars):
+        if any(v in live for v in eqn.outvars) or core.eqn_has_effects(eqn):
             eqns.append(eqn)
             live.update(v for v in eqn.invars if type(v) is Var)
     eqns.reverse()

@@ -23,6 +23,7 @@ import numpy as np
 from tinyxla import _core
 from tinyxla._src import compile_log, core
 from tinyxla._src.array import _CODE, _DTYPES, Array, _new_array, _to_array, _wrap
+from tinyxla._src.interpreters import executable_budget
 
 LoweringRule = Callable[..., Any]
 _lowerings: dict[core.Primitive, LoweringRule] = {}
@@ -196,15 +197,31 @@ def lower_jaxpr(closed: core.ClosedJaxpr) -> Any:
 
 class GraphExecutable:
     """A jaxpr compiled by the C++ graph compiler; called with flat arguments, returns flat
-    outputs as Arrays with the jaxpr's output dtypes and weak types."""
+    outputs as Arrays with the jaxpr's output dtypes and weak types. Counted by
+    ``executable_budget``, which may release the compiled graph (``release``); the next
+    call then compiles it again."""
 
-    __slots__ = ("closed", "executable", "_out", "_in")
+    __slots__ = ("closed", "executable", "_out", "_in", "used", "nbytes", "__weakref__")
 
     def __init__(self, closed: core.ClosedJaxpr, executable: Any):
         self.closed = closed
         self.executable = executable
         self._in = [(v.aval.dtype, code(v.aval.dtype)) for v in closed.jaxpr.invars]
         self._out = [(a.weak_type, _DTYPES[code(a.dtype)]) for a in closed.out_avals]
+        self.used = True
+        self.nbytes = (sum(int(getattr(c, "nbytes", 0)) for c in closed.consts) +
+                       executable_budget.BYTES_PER_EQUATION * (1 + len(closed.jaxpr.eqns)))
+
+    def release(self) -> None:
+        """Drops the compiled graph (runs in flight keep it until they finish)."""
+        self.executable = _Released(self)
+
+    def recompile(self) -> Any:
+        """The compiled graph again, after ``release``."""
+        self.executable = _core.compile(lower_jaxpr(self.closed))
+        self.used = True
+        executable_budget.admit(self)
+        return self.executable
 
     def __call__(self, args: Sequence[Any], device: int | None = None,
                  donated: Sequence[bool] | None = None) -> list[Array]:
@@ -223,6 +240,7 @@ class GraphExecutable:
                 if device is None:
                     device = h.device
             handles.append(h)
+        self.used = True
         if donated is None:
             outs = self.executable.run(handles, device or 0)
         else:
@@ -240,6 +258,7 @@ class GraphExecutable:
     def call_arrays(self, args: Sequence[Array]) -> list[Array]:
         """``self(args)`` for Arrays already of the parameters' dtypes (jit's cached fast
         path, whose key guarantees it)."""
+        self.used = True
         device, committed = 0, False
         for a in args:
             if a._committed:
@@ -286,6 +305,19 @@ class GraphExecutable:
     def wait_codegen(self) -> None:
         """Blocks until a started upper-tier build has finished (loaded or failed)."""
         self.executable.wait_codegen()
+
+
+class _Released:
+    """What a released GraphExecutable holds in place of its compiled graph: any use
+    compiles it again."""
+
+    __slots__ = ("owner",)
+
+    def __init__(self, owner: GraphExecutable):
+        self.owner = owner
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.owner.recompile(), name)
 
 
 class JaxprExecutable:
@@ -352,6 +384,7 @@ def compile_jaxpr(closed: core.ClosedJaxpr, name: str = "jit") -> GraphExecutabl
             return exe
         exe = GraphExecutable(closed, _core.compile(builder))
     _dump(name, closed, builder, exe.executable)
+    executable_budget.admit(exe)
     return exe
 
 

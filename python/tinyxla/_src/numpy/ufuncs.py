@@ -263,8 +263,20 @@ def _float_divmod(x1: Any, x2: Any) -> tuple[Any, Any]:
     div = lax.div(x1_corrected, x2)
     ind = lax.bitwise_and(not_equal(mod, 0), not_equal(lax.sign(x2), lax.sign(mod)))
     mod = lax.select_n(ind, mod, add(mod, x2))
-    div = lax.select_n(ind, div, subtract(div, 1.0))
-    return lax.round(div), mod
+    div = lax.round(lax.select_n(ind, div, subtract(div, 1.0)))
+    # A zero quotient takes the sign of x1 / x2 (finite wherever div is zero), as the
+    # Array API's special cases have it; JAX's divmod may lose it.
+    signed_zero = lax_elementwise.stop_gradient(multiply(true_divide(x1, x2), 0))
+    return _where(equal(div, 0), signed_zero, div), _signed_zero_remainder(mod, x2)
+
+
+def _signed_zero_remainder(mod: Any, x2: Any) -> Any:
+    """``mod`` with a zero given x2's sign (Python's and the Array API's rule; JAX's
+    remainder may give x1's). The zero keeps mod's tangent: ``z - (stop(mod) - mod)`` is z
+    itself, as ``stop(mod) - mod`` is +0."""
+    z = lax_elementwise.stop_gradient(true_divide(0, x2))
+    return _where(equal(mod, 0), subtract(z, subtract(lax_elementwise.stop_gradient(mod), mod)),
+                  mod)
 
 
 floor_divide = _binary("floor_divide", _floor_divide, "numeric", ("x1", "x2"))
@@ -277,7 +289,8 @@ def _remainder(x1: Any, x2: Any) -> Any:
     trunc_mod = lax.rem(x1, x2)
     do_plus = lax.bitwise_and(lax.ne(lax.lt(trunc_mod, zero), lax.lt(x2, zero)),
                               lax.ne(trunc_mod, zero))
-    return lax.select_n(do_plus, trunc_mod, lax.add(trunc_mod, x2))
+    out = lax.select_n(do_plus, trunc_mod, lax.add(trunc_mod, x2))
+    return out if _is_int(out.dtype) else _signed_zero_remainder(out, x2)
 
 
 remainder = _binary("remainder", _remainder, "numeric", ("x1", "x2"))

@@ -18,7 +18,8 @@ from tinyxla._src import dtypes
 from tinyxla._src.api import jit
 from tinyxla._src.custom_derivatives import custom_jvp
 from tinyxla._src.lax import linalg as lax_linalg
-from tinyxla._src.lax import linalg_condensed, linalg_qr, linalg_solve, linalg_svd
+from tinyxla._src.lax import (
+    linalg_condensed, linalg_qdwh, linalg_qr, linalg_solve, linalg_svd)
 from tinyxla._src.numpy.promotion import promote_dtypes_inexact
 from tinyxla._src.numpy.vectorize import vectorize
 
@@ -347,8 +348,21 @@ def hessenberg(a: Any, *, calc_q: bool = False, overwrite_a: bool = False,
     return h, q
 
 
-def _polar_2d(a: Any, side: str, method: str) -> tuple[Any, Any]:
-    if method not in ("qdwh", "svd"):
+def _polar_2d(a: Any, side: str, method: str, eps: float | None) -> tuple[Any, Any]:
+    m, n = a.shape
+    if method == "qdwh":
+        # As JAX: qdwh of a (right) or of a^H (left); max_iterations is not passed on.
+        if m >= n and side == "right":
+            unitary, posdef, _, _ = linalg_qdwh.qdwh(a, is_hermitian=False, eps=eps)
+        elif m < n and side == "left":
+            unitary, posdef, _, _ = linalg_qdwh.qdwh(a.T.conj(), is_hermitian=False, eps=eps)
+            unitary, posdef = unitary.T.conj(), posdef.T.conj()
+        else:
+            raise NotImplementedError("method='qdwh' only supports mxn matrices where m < n "
+                                      "where side='right' and m >= n side='left', got "
+                                      f"{a.shape} with {side=}")
+        return unitary, posdef
+    if method != "svd":
         raise ValueError(f"Unknown polar decomposition method {method}.")
     s_svd, u_svd, vh_svd = linalg_svd.svd(a, full_matrices=False)
     s_svd = s_svd.astype(u_svd.dtype)
@@ -364,13 +378,13 @@ def _polar_2d(a: Any, side: str, method: str) -> tuple[Any, Any]:
 def polar(a: Any, side: str = "right", *, method: str = "qdwh", eps: float | None = None,
           max_iterations: int | None = None) -> tuple[Any, Any]:
     """Mirrors ``jax.scipy.linalg.polar``: ``(u, p)`` with ``a = u p`` (side 'right') or
-    ``a = p u`` ('left'). Differs from JAX: both methods compute it from the SVD (JAX's
-    default 'qdwh' iterates; the factors agree to rounding for full-rank input)."""
+    ``a = p u`` ('left'), by QDWH iterations (``lax.linalg.qdwh``, tall right or wide left
+    matrices only, as JAX) or from the SVD."""
     arr = jnp.asarray(a)
     if arr.ndim < 2:
         raise ValueError("The input `a` must be at least a 2-D array.")
     if side not in ("right", "left"):
         raise ValueError("The argument `side` must be either 'right' or 'left'.")
     sig = "(m,n)->(m,n),(n,n)" if side == "right" else "(m,n)->(m,n),(m,m)"
-    return vectorize(functools.partial(_polar_2d, side=side, method=method),
+    return vectorize(functools.partial(_polar_2d, side=side, method=method, eps=eps),
                      signature=sig)(arr)

@@ -1,9 +1,10 @@
 """``jax.scipy.linalg``'s matrix functions: ``expm`` (scaling and squaring with JAX's
 Padé approximants and thresholds), ``expm_frechet`` (its JVP), ``sqrtm`` and ``funm``
 (through the complex Schur form, by the Parlett recurrence) and ``rsf2csf`` (real to
-complex Schur form). JAX runs their data-dependent steps in ``lax`` control flow; here the
-choices are ``where`` selections over statically unrolled steps, which compute the same
-values, so the functions trace under jit, vmap and grad alike."""
+complex Schur form). Their data-dependent steps run in ``lax`` control flow as JAX's do:
+expm's squarings in a ``scan`` of ``cond``s, sqrtm's and funm's recurrences one
+superdiagonal per ``fori_loop`` trip (JAX's loops go element by element), so a trace does
+not grow with the matrix; the Padé degree is a ``where`` selection."""
 from __future__ import annotations
 
 import functools
@@ -11,6 +12,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from tinyxla import lax
 from tinyxla import numpy as jnp
 from tinyxla._src import dtypes
 from tinyxla._src.api import jit
@@ -79,8 +81,10 @@ def _calc_p_q(a: Any) -> tuple[Any, Any, Any]:
 def _expm_2d(a: Any, upper_triangular: bool, max_squarings: int) -> Any:
     p, q, n_squarings = _calc_p_q(a)
     r = solve_triangular(q, p) if upper_triangular else jnp.linalg.solve(q, p)
-    for i in range(max_squarings):
-        r = jnp.where(i < n_squarings, r @ r, r)
+
+    def square(r: Any, i: Any) -> tuple[Any, None]:
+        return lax.cond(i < n_squarings, lambda x: x @ x, lambda x: x, r), None
+    r, _ = lax.scan(square, r, jnp.arange(max_squarings, dtype=n_squarings.dtype))
     return jnp.where(n_squarings > max_squarings, jnp.full_like(a, np.nan), r)
 
 
@@ -114,8 +118,9 @@ def expm_frechet(A: Any, E: Any, *, method: str | None = None, compute_expm: boo
     return (expm_a, frechet) if compute_expm else frechet
 
 
-def _superdiagonal_mask(n: int, p: int) -> Any:
-    return jnp.eye(n, n, k=p, dtype=bool)
+def _superdiagonal_mask(n: int, p: Any) -> Any:
+    """The entries (i, i + p) of an n x n matrix (p may be traced)."""
+    return lax.broadcasted_iota(np.int32, (n, n), 1) - lax.broadcasted_iota(np.int32, (n, n), 0) == p
 
 
 def _sqrtm_triu(t: Any) -> Any:
@@ -123,12 +128,12 @@ def _sqrtm_triu(t: Any) -> Any:
     time: ``U_ij (U_ii + U_jj) = T_ij - sum_{i<k<j} U_ik U_kj``."""
     n = t.shape[-1]
     diag = jnp.sqrt(jnp.diagonal(t))
-    u = jnp.diag(diag)
-    for p in range(1, n):
+
+    def superdiagonal(p: Any, u: Any) -> Any:
         s = u @ u  # the sum over i < k < j while the p-th superdiagonal of u is zero
         value = jnp.where(t == s, 0.0, (t - s) / (diag[:, None] + diag[None, :]))
-        u = jnp.where(_superdiagonal_mask(n, p), value, u)
-    return u
+        return jnp.where(_superdiagonal_mask(n, p), value, u)
+    return lax.fori_loop(1, n, superdiagonal, jnp.diag(diag))
 
 
 @jit
@@ -194,14 +199,16 @@ def _parlett(f: Any, t: Any) -> tuple[Any, Any]:
     minden = jnp.abs(t[0, 0])
     diag = jnp.diagonal(t)
     den = diag[None, :] - diag[:, None]  # T_jj - T_ii
-    for p in range(1, n):
+
+    def superdiagonal(p: Any, carry: tuple[Any, Any]) -> tuple[Any, Any]:
         # With the p-th superdiagonal of f still zero, (t f - f t)_ij is
         # T_ij (F_jj - F_ii) + sum_{i<k<j} (T_ik F_kj - F_ik T_kj).
+        f, minden = carry
         s = t @ f - f @ t
         mask = _superdiagonal_mask(n, p)
         f = jnp.where(mask, jnp.where(den != 0, s / den, s), f)
-        minden = jnp.minimum(minden, jnp.min(jnp.where(mask, jnp.abs(den), np.inf)))
-    return f, minden
+        return f, jnp.minimum(minden, jnp.min(jnp.where(mask, jnp.abs(den), np.inf)))
+    return lax.fori_loop(1, n, superdiagonal, (f, minden))
 
 
 def funm(A: Any, func: Callable[[Any], Any], disp: bool = True) -> Any:

@@ -1,7 +1,9 @@
 """``lax.associative_scan``: a parallel prefix scan of an associative function, composed
 of slices, pads and the function itself (so it gets jit, grad and vmap from those), as
 JAX's is: combine neighbouring pairs, scan the half-length result, then fill in the
-elements between (O(n) work in log2(n) rounds).
+elements between (O(n) work in log2(n) rounds). A function that is one lax add, mul, max
+or min of its two arguments is that op's cumulative primitive instead (one pass over the
+data; any association is the same scan for an associative ``fn``, float rounding aside).
 """
 from __future__ import annotations
 
@@ -9,8 +11,11 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from tinyxla._src import core
 from tinyxla._src.interpreters import batching
-from tinyxla._src.lax.elementwise import add, bitwise_or
+from tinyxla._src.interpreters import partial_eval as pe
+from tinyxla._src.lax.cumulative import cummax, cummin, cumprod, cumsum
+from tinyxla._src.lax.elementwise import add, add_p, bitwise_or, max_p, min_p, mul_p
 from tinyxla._src.lax.shape_ops import concatenate, pad, rev
 from tinyxla._src.lax.shape_ops import slice as lax_slice
 from tinyxla._src.tree_util import tree_flatten, tree_unflatten
@@ -39,6 +44,29 @@ def _interleave(evens: Any, odds: Any, axis: int) -> Any:
                    pad(odds, zero, config(1, 0 if same else 1)))
 
 
+_CUMULATIVE = {add_p: cumsum, mul_p: cumprod, max_p: cummax, min_p: cummin}
+
+
+def _as_cumulative(fn: Callable[[Any, Any], Any], tree: Any, x: Any) -> Callable | None:
+    """The cumulative function (``cumsum`` ...) that scanning the one array ``x`` with
+    ``fn`` is, when ``fn`` traces to exactly that one op on its two arguments; else None."""
+    aval = core.get_aval(x)
+    if aval.dtype == np.bool_:
+        return None
+    pair = lambda a, b: tree_flatten(fn(tree_unflatten(tree, [a]), tree_unflatten(tree, [b])))[0]
+    try:
+        jaxpr = pe.trace_to_jaxpr(pair, [aval, aval]).jaxpr
+    except Exception:  # noqa: BLE001 - fn's own errors surface from the general path
+        return None
+    if len(jaxpr.eqns) != 1 or len(jaxpr.outvars) != 1:
+        return None
+    eqn = jaxpr.eqns[0]
+    if (eqn.primitive not in _CUMULATIVE or set(map(id, eqn.invars)) != set(map(id, jaxpr.invars))
+            or eqn.outvars[0] is not jaxpr.outvars[0] or core.get_aval(eqn.outvars[0]) != aval):
+        return None
+    return _CUMULATIVE[eqn.primitive]
+
+
 def associative_scan(fn: Callable[[Any, Any], Any], elems: Any, reverse: bool = False,
                      axis: int = 0) -> Any:
     """The inclusive scan of ``elems`` (a pytree of arrays of equal length along
@@ -51,6 +79,8 @@ def associative_scan(fn: Callable[[Any, Any], Any], elems: Any, reverse: bool = 
     if not all(int(np.shape(x)[axis]) == n for x in leaves[1:]):
         raise ValueError("Array inputs to associative_scan must have the same first dimension. "
                          f"(saw: {[np.shape(x) for x in leaves]})")
+    if len(leaves) == 1 and (cumulative := _as_cumulative(fn, tree, leaves[0])) is not None:
+        return tree_unflatten(tree, [cumulative(leaves[0], axis, reverse)])
     if reverse:
         leaves = [rev(x, (axis,)) for x in leaves]
 

@@ -148,8 +148,9 @@ _EQ = _core.BINARY_OPS.index("eq")
 
 
 def _is_small(branch: ClosedJaxpr) -> bool:
+    # A branch with effects must not run when not taken.
     return len(branch.eqns) <= _SELECT_MAX_EQNS and not any(
-        core._sub_jaxprs(e.params) for e in branch.eqns)
+        core._sub_jaxprs(e.params) for e in branch.eqns) and not core.jaxpr_has_effects(branch.jaxpr)
 
 
 def _cond_lowering(ctx, index, *ops, branches):
@@ -165,19 +166,21 @@ def _cond_lowering(ctx, index, *ops, branches):
         return outs
     # Branch k is a while_loop region of at most one trip (index == k), its carry the
     # outputs: the others pass the carry through, so only the taken branch runs.
+    # A cond without outputs (one kept for its effects) carries a dummy: a region has results.
+    carry_avals = list(ctx.avals_out) or [core.ShapedArray((), np.dtype(np.int32))]
     carry = []
-    for aval in ctx.avals_out:
+    for aval in carry_avals:
         zero = common.scalar_constant(b, 0, aval.dtype)
         carry.append(b.broadcast_in_dim(zero, list(aval.shape), []) if aval.shape else zero)
     op_avals = ctx.avals_in[1:]
     for k, br in enumerate(branches):
         body = _core.GraphBuilder()
-        params = common.graph_parameters(body, [*op_avals, *ctx.avals_out])
+        params = common.graph_parameters(body, [*op_avals, *carry_avals])
         outs = lowering.inline_jaxpr(body, br, params[:len(ops)])
-        body.set_outputs([*outs, common.scalar_constant(body, False, np.bool_)])
+        body.set_outputs([*(outs or params[-1:]), common.scalar_constant(body, False, np.bool_)])
         taken = b.binary(_EQ, index, common.scalar_constant(b, k, np.int32))
         carry = b.while_loop(taken, [*ops, *carry], len(ops), body)
-    return carry
+    return carry[:len(ctx.avals_out)]
 
 
 lowering.register_lowering(cond_p, _cond_lowering)

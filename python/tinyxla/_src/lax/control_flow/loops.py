@@ -85,8 +85,8 @@ def _instantiate(t: Any, primal: Any) -> Any:
 
 @while_p.def_abstract_eval
 def _while_abstract_eval(*avals, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
-    carry = avals[cond_nconsts + body_nconsts:]
-    return [ShapedArray(o.shape, o.dtype, a.weak_type) for a, o in zip(carry, body_jaxpr.out_avals)]
+    # As JAX: the body's output types, weak types included.
+    return list(body_jaxpr.out_avals)
 
 
 @while_p.def_impl
@@ -249,9 +249,9 @@ core.pp_fresh_names.add(while_p)
 @scan_p.def_abstract_eval
 def _scan_abstract_eval(*avals, jaxpr, length, reverse, linear, unroll, num_consts, num_carry,
                         _split_transpose):
-    carry = avals[num_consts:num_consts + num_carry]
+    # As JAX: the carry has the body's output types, weak types included.
     outs = jaxpr.out_avals
-    return [*[ShapedArray(o.shape, o.dtype, a.weak_type) for a, o in zip(carry, outs)],
+    return [*outs[:num_carry],
             *[ShapedArray((length, *o.shape), o.dtype, o.weak_type) for o in outs[num_carry:]]]
 
 

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Builds tinyxla with sanitizers into its own build directory (build-address/, build-thread/)
+# and runs the C++ tests and a Python subset (eager, jit, grad, vmap, pmap, threads) under
+# them:
+#
+#   scripts/sanitize.sh address [PYTEST ARGS...]   # ASan + UBSan (and LeakSanitizer for C++)
+#   scripts/sanitize.sh thread  [PYTEST ARGS...]   # TSan
+#
+# PYTEST ARGS replace the default Python subset (e.g. `tests/test_jit.py -k cache`); with
+# SANITIZE_CPP_ONLY=1 only the C++ tests run. Needs ./.venv as scripts/test.sh makes it
+# (cmake, ninja, pybind11, scipy-openblas32, numpy, pytest). Suppressions, for third-party
+# code only, are in scripts/sanitizers/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+kind=${1:?usage: scripts/sanitize.sh address|thread [pytest args...]}
+shift
+case "$kind" in
+  address) sanitize=address,undefined runtime=libasan.so ;;
+  thread) sanitize=thread runtime=libtsan.so ;;
+  *) echo "usage: scripts/sanitize.sh address|thread [pytest args...]" >&2; exit 2 ;;
+esac
+root=$PWD
+build=$root/build-$kind
+venv=$root/.venv
+supp=$root/scripts/sanitizers
+
+PATH="$venv/bin:$PATH" cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Debug \
+  -DTINYXLA_SANITIZE="$sanitize" -DPython_EXECUTABLE="$venv/bin/python" >/dev/null
+PATH="$venv/bin:$PATH" cmake --build "$build" -j "${SANITIZE_JOBS:-2}"
+
+# A finding fails the run; reports keep their stacks.
+export ASAN_OPTIONS="abort_on_error=0:halt_on_error=1:detect_leaks=1:strict_init_order=1:detect_stack_use_after_return=0"
+export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:suppressions=$supp/ubsan.supp"
+export LSAN_OPTIONS="suppressions=$supp/lsan.supp"
+export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$supp/tsan.supp"
+# The upper tier's generated modules are built by the system compiler, uninstrumented;
+# running them is covered by the normal test run, so the sanitized runs stay on the
+# instrumented base tier unless a test turns codegen on itself.
+export TINYXLA_CACHE_DIR="$build/codegen-cache"
+
+"$venv/bin/ctest" --test-dir "$build" --output-on-failure
+[ "${SANITIZE_CPP_ONLY:-0}" = 1 ] && exit 0
+
+# Python: the sources from python/tinyxla with the instrumented _core beside them, an
+# interpreter without site processing (so the editable install's finder does not bring in
+# the uninstrumented _core), and the sanitizer's runtime preloaded (CPython is not built
+# with it, and the runtime must come first among the loaded libraries).
+overlay=$build/python/tinyxla
+rm -rf "$build/python"
+mkdir -p "$overlay"
+for f in "$root"/python/tinyxla/*; do ln -s "$f" "$overlay/"; done
+ln -s "$build"/_core*.so "$overlay/"
+site=$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+# CPython's own allocations live until exit by design: leaks are checked on the C++ tests.
+export ASAN_OPTIONS="$ASAN_OPTIONS:detect_leaks=0"
+if [ $# -eq 0 ]; then
+  set -- tests/test_array.py tests/test_jit.py tests/test_jit_cache.py tests/test_autodiff.py \
+    tests/test_vmap.py tests/test_pmap.py tests/test_async.py tests/test_concurrency_stress.py \
+    tests/test_control_flow.py tests/test_graph_text_compat.py tests/test_exported_graph_fuzz.py
+fi
+LD_PRELOAD="$(gcc -print-file-name=$runtime)" PYTHONPATH="$build/python:$site" \
+  "$venv/bin/python" -S -m pytest -q -p no:cacheprovider -x "$@"
