@@ -45,9 +45,9 @@ _DAZ = ("denormal operands read as zero (README: XLA:CPU's DAZ); XLA's expansion
 DEPARTURES: dict[str, str] = {
     **{f"{name}|complex64": _COMPLEX for name in (
         "abs", "arccosh", "arccos", "arcsinh", "arcsin", "arctan2", "arctanh", "arctan",
-        "cosh", "cos", "exp2", "exp", "float_power", "log10", "log1p", "log2", "logaddexp2",
+        "cosh", "cos", "exp2", "exp", "expm1", "float_power", "log10", "log1p", "log2", "logaddexp2",
         "logaddexp", "log", "max", "min", "multiply", "nn.celu", "nn.elu", "nn.log_sigmoid",
-        "nn.sigmoid", "nn.softplus", "power", "ptp", "sinh", "sin", "sqrt", "tanh", "tan")},
+        "nn.selu", "nn.sigmoid", "nn.softplus", "power", "ptp", "sinh", "sin", "sqrt", "tanh", "tan")},
     **{key: _DAZ for key in (
         "arcsin|float16", "arctan2|bfloat16", "arctan2|float32", "count_nonzero|bfloat16",
         "float_power|bfloat16", "float_power|float32", "power|bfloat16", "power|float32",
