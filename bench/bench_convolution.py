@@ -4,7 +4,8 @@ a gemm of the same flops in its im2col shape (the own-gemm peak it runs on); a s
 training step on MNIST-shaped data (Conv 32 3x3, Relu, Conv 64 3x3, Relu, MaxPool 2x2,
 Flatten, Dense 128, Relu, Dense 10, LogSoftmax; batch 128; Adam) and its first call
 (trace + compile); per-example gradients of that network under vmap(grad) (batch 64);
-max_pool 2x2 stride 2 on (32, 64, 64, 64) float32 beside a copy of its input's bytes.
+max_pool 2x2 stride 2 on (32, 64, 64, 64) float32 and its gradient beside a copy of its
+input's bytes; conv + bias + relu with its epilogue fused and kept apart.
 
     python bench/run.py --only conv,cnn,maxpool
 
@@ -80,6 +81,26 @@ def _conv_fwd(lib, d):
     f = jax.jit(lambda x, w: lax.conv_general_dilated(x, w, (1, 1), "SAME",
                                                       dimension_numbers=_DN))
     return lambda: lib.block(f(x, w))
+
+
+def _conv_bias_relu(apart):
+    """relu(conv + bias); `apart` also returns the conv's result, which keeps the epilogue
+    out of the conv's kernel (the unfused program: one more pass over the result)."""
+    def make(lib, d):
+        mods = _modules(lib)
+        if mods is None:
+            return None
+        jax, lax = mods[:2]
+        x, w = (lib.put(a) for a in _data("conv"))
+        b = lib.put(np.linspace(-1, 1, 64, dtype=np.float32).reshape(1, 1, 1, 64))
+
+        def f(x, w, b):
+            y = lax.conv_general_dilated(x, w, (1, 1), "SAME", dimension_numbers=_DN)
+            out = jax.nn.relu(y + b)
+            return (out, y) if apart else out
+        f = jax.jit(f)
+        return lambda: jax.block_until_ready(f(x, w, b))
+    return make
 
 
 def _conv_grad(lib, d):
@@ -182,6 +203,18 @@ def _maxpool(lib, d):
     return lambda: lib.block(f(x))
 
 
+def _maxpool_grad(lib, d):
+    mods = _modules(lib)
+    if mods is None:
+        return None
+    jax, lax = mods[:2]
+    x = lib.put(_data("pool"))
+    g = lib.put(_data("pool")[:, ::2, ::2, :] * 0.5)
+    pool = lambda x: lax.reduce_window(x, -np.inf, lax.max, (1, 2, 2, 1), (1, 2, 2, 1), "VALID")
+    f = jax.jit(lambda x, g: jax.vjp(pool, x)[1](g)[0])
+    return lambda: jax.block_until_ready(f(x, g))
+
+
 def _copy(lib, d):
     if lib.name == "torch":
         import torch
@@ -215,6 +248,10 @@ def metrics():
     return [
         Metric("conv_fwd", "conv 3x3 NHWC 32x32x32x64->64 fwd, jit", "GFLOP/s", _conv_fwd,
                ref=_conv_ref, flops=_CONV_FLOPS, rtol=1e-3),
+        Metric("conv_bias_relu", "conv 3x3 + bias + relu fwd, jit (fused epilogue)", "GFLOP/s",
+               _conv_bias_relu(False), flops=_CONV_FLOPS),
+        Metric("conv_bias_relu_apart", "conv 3x3 + bias + relu, conv result kept (unfused)",
+               "GFLOP/s", _conv_bias_relu(True), flops=_CONV_FLOPS),
         Metric("conv_grad", "conv 3x3 jit(grad) wrt input+kernel", "GFLOP/s", _conv_grad,
                flops=2 * _CONV_FLOPS),
         Metric("conv_gemm_peak", "gemm 32768x576x64 (the conv's im2col)", "GFLOP/s", _gemm,
@@ -223,6 +260,7 @@ def metrics():
         Metric("cnn_first_call", "stax CNN train step, first call", "ms", _cnn_first_call),
         Metric("cnn_per_example", "CNN vmap(grad) per-example, b=64, jit", "ms", _per_example),
         Metric("maxpool", "max_pool 2x2/2 (32,64,64,64) f32", "ms", _maxpool, ref=_pool_ref),
+        Metric("maxpool_grad", "max_pool 2x2/2 gradient (vjp), jit", "ms", _maxpool_grad),
         Metric("maxpool_copy", "copy of max_pool's input (32 MB)", "ms", _copy),
     ]
 

@@ -372,7 +372,19 @@ def _conv_cases(dt: np.dtype) -> list[Case]:
                                             feature_group_count=1, batch_group_count=2,
                                             padding=((0, -1), (2, 0)))),
             Case((x.transpose(0, 2, 3, 1), w.transpose(2, 3, 1, 0)),
-                 dict(base, dimension_numbers=nhwc))]
+                 dict(base, dimension_numbers=nhwc)),
+            # 1-D with a kernel longer than the input, padded; an empty batch; 3-D.
+            Case((x[:, :, 0, :2], w[:, :, 0, :]), dict(base, window_strides=(1,),
+                                                   padding=((2, 1),), lhs_dilation=(1,),
+                                                   rhs_dilation=(2,), dimension_numbers=(
+                                                       lax.ConvDimensionNumbers(
+                                                           (0, 1, 2), (0, 1, 2), (0, 1, 2))))),
+            Case((x[:0], w), dict(base, window_strides=(1, 1))),
+            Case((x.reshape(2, 4, 5, 2, 2), w[..., None]),
+                 dict(base, window_strides=(1, 1, 2), padding=((1, 1), (0, 1), (1, 0)),
+                      lhs_dilation=(1, 1, 1), rhs_dilation=(1, 1, 1),
+                      dimension_numbers=lax.ConvDimensionNumbers(
+                          (0, 1, 2, 3, 4), (0, 1, 2, 3, 4), (0, 1, 2, 3, 4))))]
 
 
 def _window_cases(dt: np.dtype) -> list[Case]:
@@ -385,6 +397,32 @@ def _window_cases(dt: np.dtype) -> list[Case]:
                             padding=((0, -1), (1, 1), (0, 0)))),
             Case((x,), dict(base, window_dimensions=(1, 2, 2), window_strides=(1, 1, 1),
                             padding=((0, 0), (0, 0), (1, 1))))]
+
+
+def _pool_cases(dt: np.dtype) -> list[Case]:
+    """Rows long enough for the kernels' blocked paths (interior windows), and edges."""
+    x = random_values(dt, 2 * 7 * 6 * 70, seed_of("pooling", dt.name)).reshape(2, 7, 6, 70)
+    pool = dict(window_dimensions=(1, 2, 2, 1), window_strides=(1, 2, 2, 1),
+                padding=((0, 0), (0, 1), (0, 0), (0, 0)), base_dilation=(1, 1, 1, 1),
+                window_dilation=(1, 1, 1, 1))
+    return [Case((x,), pool), Case((x,), dict(pool, window_dimensions=(1, 3, 3, 1),
+                                             padding=((0, 0), (1, 1), (1, 1), (0, 0))))]
+
+
+def _window_select_cases(scatter: bool) -> Callable[[np.dtype], list[Case]]:
+    """select_and_{scatter,gather}_add: values shaped as the windows (scatter) or the
+    operand (gather), for each reduce_window geometry, by max and by min."""
+    def cases(dt: np.dtype) -> list[Case]:
+        out = []
+        for op in ("max", "min"):
+            for c in _window_cases(dt) + _pool_cases(dt):
+                (x,) = c.args
+                shape = lax.reduce_window_shape_tuple(x.shape, **c.params) if scatter \
+                    else x.shape
+                v = random_values(dt, int(np.prod(shape)), seed_of("select", dt.name, shape))
+                out.append(Case((v.reshape(shape), x), dict(c.params, op=op)))
+        return out
+    return cases
 
 
 def _matrix(dt: np.dtype, name: str, m: int, n: int) -> np.ndarray:
@@ -555,9 +593,11 @@ SPECS: dict[str, Spec] = {
     "cholesky": Spec(_cholesky_cases, "rounding"),
     "fft": Spec(_fft_cases, "rounding"),
     "conv_general_dilated": Spec(_conv_cases, "rounding"),
-    "reduce_window_sum": Spec(_window_cases, "rounding"),
-    "reduce_window_max": Spec(_window_cases),
-    "reduce_window_min": Spec(_window_cases),
+    "reduce_window_sum": Spec(lambda dt: _window_cases(dt) + _pool_cases(dt), "rounding"),
+    "reduce_window_max": Spec(lambda dt: _window_cases(dt) + _pool_cases(dt)),
+    "reduce_window_min": Spec(lambda dt: _window_cases(dt) + _pool_cases(dt)),
+    "select_and_gather_add": Spec(_window_select_cases(scatter=False)),
+    "select_and_scatter_add": Spec(_window_select_cases(scatter=True), "rounding"),
     **_LINALG_SPECS,
     **{name: Spec(kind="excluded", reason=_COLLECTIVE) for name in (
         "psum", "pmax", "pmin", "all_gather", "all_to_all", "ppermute", "reduce_scatter",

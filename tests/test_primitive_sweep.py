@@ -364,13 +364,16 @@ def test_primitive(name, sweep):
 
 def test_every_cpp_op_is_reached(sweep):
     """Every C++ op kind and elementwise code appears in a graph the sweep ran."""
-    # unary, binary, reduce, reduce_window, scatter and cumulative print as their op codes;
-    # an iota has no inputs, so the graph folds it to a constant (its kernel runs on the eager path).
+    # unary, binary, reduce, reduce_window, select_and_*_add, scatter and cumulative print as
+    # their op codes; an iota has no inputs, so the graph folds it to a constant (its kernel
+    # runs on the eager path).
+    selects = ("select_and_gather_add", "select_and_scatter_add")
     kinds = set(_core.OP_KINDS) - {"parameter", "constant", "unary", "binary", "reduce",
-                                   "scatter", "cumulative", "iota", "reduce_window"}
+                                   "scatter", "cumulative", "iota", "reduce_window", *selects}
     names = (kinds | set(_core.UNARY_OPS) | set(_core.BINARY_OPS) |
              {"reduce_" + r.rstrip("_") for r in _core.REDUCE_OPS} |
-             {"reduce_window_" + r for r in ("sum", "max", "min")})
+             {"reduce_window_" + r for r in ("sum", "max", "min")} |
+             {f"{s}_{r}" for s in selects for r in ("max", "min")})
     seen = {n.rstrip("_") for n in _graph_ops}
     missing = sorted(n for n in names if n.rstrip("_") not in seen)
     assert not missing, f"C++ ops no swept graph reached: {missing}"

@@ -247,3 +247,85 @@ def _first_max_grad(y, ct):
         a, b = np.unravel_index(np.argmax(win), win.shape)
         g[n, 2 * i + a, 3 * j + b, c] += ct[n, i, j, c]
     return g
+
+
+def _pool_ref(x, window, strides, fn, init):
+    """VALID pooling over axes 1, 2 of NHWC ``x`` (numpy, tap by tap in row-major order)."""
+    n, h, w, c = x.shape
+    oh, ow = (h - window[0]) // strides[0] + 1, (w - window[1]) // strides[1] + 1
+    out = np.full((n, oh, ow, c), init, x.dtype)
+    for a, b in itertools.product(range(window[0]), range(window[1])):
+        out = fn(out, x[:, a:a + strides[0] * oh:strides[0], b:b + strides[1] * ow:strides[1]])
+    return out
+
+
+@pytest.mark.parametrize("init,fn,npfn", [(-np.inf, lax.max, np.maximum),
+                                          (np.inf, lax.min, np.minimum),
+                                          (0.0, lax.add, np.add)])
+def test_channels_last_pooling_fast_path(init, fn, npfn):
+    """Interior windows over long channel rows (the blocked, vectorised path), with NaNs,
+    infinities and signed zeros in some windows (a NaN window is redone exactly)."""
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((3, 9, 8, 70)).astype(np.float32)
+    x[0, 0, 0, 5] = np.nan
+    x[1, 4, 3, 69] = np.nan
+    x[2, 2, 2, :] = -0.0
+    x[2, 3, 3, 10] = np.inf
+    for window, strides in (((2, 2), (2, 2)), ((3, 3), (2, 2)), ((3, 2), (1, 3))):
+        want = _pool_ref(x, window, strides, npfn, np.float32(init))
+        f = lambda a: lax.reduce_window(a, init, fn, (1, *window, 1), (1, *strides, 1), "VALID")
+        for got in (f(x), jax.jit(f)(x)):
+            np.testing.assert_array_equal(np.isnan(np.asarray(got)), np.isnan(want))
+            np.testing.assert_allclose(np.asarray(got), want, rtol=1e-6)
+            if fn is not lax.add:  # max(-0, -0) keeps its sign
+                np.testing.assert_array_equal(np.signbit(np.asarray(got)), np.signbit(want))
+
+
+@pytest.mark.parametrize("window,strides,padding", [((2, 2), (2, 2), "VALID"),
+                                                    ((3, 3), (2, 2), "SAME"),
+                                                    ((3, 2), (1, 1), ((1, 1), (0, 1)))])
+def test_max_pool_gradient_of_channel_rows(window, strides, padding):
+    """select_and_scatter_add over rows of 70 channels, overlapping windows included (their
+    cotangents add up in one element), against the hand-written first-maximum scatter."""
+    rng = np.random.default_rng(8)
+    x = rng.standard_normal((2, 9, 8, 70)).astype(np.float32)
+    x[0, :4, :4, :3] = 1.0  # ties: the first maximum in tap order is chosen
+    full = padding if isinstance(padding, str) else ((0, 0), *padding, (0, 0))
+    pool = lambda a: lax.reduce_window(a, -np.inf, lax.max, (1, *window, 1),
+                                       (1, *strides, 1), full)
+    out, vjp = jax.vjp(pool, x)
+    ct = rng.standard_normal(out.shape).astype(np.float32)
+    pads = (padding if not isinstance(padding, str) else
+            lax.padtype_to_pads(x.shape[1:3], window, strides, padding))
+    xp = np.pad(x, ((0, 0), *pads, (0, 0)), constant_values=-np.inf)
+    want = np.zeros_like(xp)
+    for n, i, j, c in itertools.product(*map(range, ct.shape)):
+        win = xp[n, i * strides[0]:i * strides[0] + window[0],
+                 j * strides[1]:j * strides[1] + window[1], c]
+        a, b = np.unravel_index(np.argmax(win), win.shape)
+        want[n, i * strides[0] + a, j * strides[1] + b, c] += ct[n, i, j, c]
+    want = want[:, pads[0][0]:pads[0][0] + 9, pads[1][0]:pads[1][0] + 8]
+    np.testing.assert_allclose(np.asarray(vjp(ct)[0]), want, rtol=1e-6, atol=1e-6)
+    jitted = jax.jit(lambda a, g: jax.vjp(pool, a)[1](g)[0])(x, ct)
+    np.testing.assert_array_equal(np.asarray(jitted), np.asarray(vjp(ct)[0]))
+    # The JVP gathers each window's tangent from the same element.
+    t = rng.standard_normal(x.shape).astype(np.float32)
+    _, tangent = jax.jvp(pool, (x,), (t,))
+    np.testing.assert_allclose(np.sum(np.asarray(tangent) * ct), np.sum(want * t), rtol=1e-4)
+
+
+def test_select_primitives_vmap_and_second_order(x64):
+    """vmap of max pooling's gradient against a loop, and the gradient of a gradient (the
+    transpose of select_and_scatter_add is select_and_gather_add)."""
+    rng = np.random.default_rng(9)
+    x = rng.permutation(3 * 2 * 6 * 5 * 4).reshape(3, 2, 6, 5, 4).astype(np.float64) / 9
+    pool = lambda a: lax.reduce_window(a, -np.inf, lax.max, (1, 2, 3, 1), (1, 2, 1, 1), "SAME")
+    g = lambda a: jax.grad(lambda b: jnp.sum(jnp.sin(pool(b))))(a)
+    got = jax.vmap(g)(x)
+    want = np.stack([np.asarray(g(x[i])) for i in range(3)])
+    np.testing.assert_allclose(np.asarray(got), want, rtol=1e-12)
+    check_grads(lambda a: jnp.sum(jnp.sin(pool(a)) ** 2), (x[0],), order=2,
+                modes=("fwd", "rev"), eps=1e-3)
+    check_grads(lambda a: lax.reduce_window(a, np.inf, lax.min, (1, 2, 2, 2),
+                                            (1, 1, 2, 1), "SAME", (1, 1, 1, 1), (1, 2, 1, 1)),
+                (x[1],), order=2, modes=("fwd", "rev"), eps=1e-3)

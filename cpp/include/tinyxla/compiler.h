@@ -10,6 +10,7 @@ namespace tinyxla {
 struct CompileOptions {
   bool simplify = true;  // algebraic simplification, constant folding, CSE, DCE
   bool fuse = true;      // fused elementwise kernels and reduction prologues
+  bool fuse_epilogues = true;  // elementwise consumers run inside a conv's kernel (with fuse)
 };
 
 // Verifies `graph` (throwing its Error when malformed), optimises and plans it.

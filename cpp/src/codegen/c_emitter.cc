@@ -230,7 +230,8 @@ bool emit_kernel(const Graph& body, const std::vector<Strides>& param_strides,
                  const std::string& symbol, int max_ops, FunctionTable& table, std::string& source,
                  KernelInfo& info) {
   const FusedBodyInfo shape = check_fused_body(body);
-  if (shape.size == 0) return false;
+  // An anchored body runs as its anchor's kernel with the base tier's epilogue.
+  if (shape.size == 0 || shape.anchor >= 0) return false;
   std::vector<const Node*> reduces;
   if (shape.has_reduce) {
     if (!cpu::reduce_layout(shape.iter_shape, shape.reduce_axes, &info.k1, &info.r, &info.k2))

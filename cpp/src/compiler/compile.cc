@@ -34,6 +34,7 @@ Program compile_program(const Graph& graph, const CompileOptions& options) {
   Graph g = graph;
   if (options.simplify) g = passes::dce(passes::cse(passes::simplify(g)));
   if (options.fuse) g = passes::dce(passes::fuse(g, target));
+  if (options.fuse && options.fuse_epilogues) g = passes::fuse_epilogues(g, target);
   g.verify();
   Program p;
   const passes::MemoryPlan plan = passes::plan_memory(g);
@@ -69,9 +70,22 @@ Program compile_program(const Graph& graph, const CompileOptions& options) {
           p.cost += double(num_elements(g.type(n.first_result + r).shape));
       }
       if (n.kind == OpKind::fused) {
-        p.cost += double(check_fused_body(*n.body).size);
+        const FusedBodyInfo info = check_fused_body(*n.body);
+        p.cost += double(info.size);
         for (const Node& b : n.body->nodes())
           if (b.kind == OpKind::constant) p.constants.push_back(b.constant);
+        if (info.anchor >= 0) {
+          // Else (an epilogue op the interpreter lacks) the body runs node by node.
+          try {
+            step.kernel = std::make_unique<cpu::FusedKernel>(epilogue_body(*n.body, info.anchor));
+            step.anchor = info.anchor;
+          } catch (const Error&) {
+            step.kernel.reset();
+          }
+          step.kind = step.kernel ? StepKind::Anchored : StepKind::Body;
+          p.steps.push_back(std::move(step));
+          continue;
+        }
       }
       // Elementwise and fused nodes go through the interpreter when it has their ops;
       // otherwise the ops' kernels run them (and report unsupported dtypes their way).

@@ -4,6 +4,7 @@
 #include "../cpu/elementwise_ops.h"
 #include "../fused/interpreter.h"
 #include "../ops/elementwise.h"
+#include "../ops/windows.h"
 
 namespace tinyxla::compiler {
 
@@ -20,6 +21,13 @@ bool CpuFusionTarget::is_expensive(const Node& n) const {
   if (n.kind == OpKind::unary) return cpu::is_expensive(n.attr<ops::UnaryAttrs>().op);
   if (n.kind == OpKind::binary) return cpu::is_expensive(n.attr<ops::BinaryAttrs>().op);
   return false;
+}
+
+bool CpuFusionTarget::can_anchor(const Node& n) const {
+  // The conv kernel hands out whole output rows only without groups.
+  if (n.kind != OpKind::conv) return false;
+  const auto& a = n.attr<ops::ConvAttrs>();
+  return a.feature_group_count == 1 && a.batch_group_count == 1;
 }
 
 }  // namespace tinyxla::compiler

@@ -10,6 +10,7 @@ class CpuFusionTarget final : public passes::FusionTarget {
   bool can_fuse_reduce(ReduceOp op, DType dtype, const Shape& operand,
                        const std::vector<int64_t>& axes) const override;
   bool is_expensive(const Node& n) const override;
+  bool can_anchor(const Node& n) const override;
 };
 
 }  // namespace tinyxla::compiler

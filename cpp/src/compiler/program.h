@@ -13,12 +13,15 @@
 namespace tinyxla::compiler {
 
 // Loop: a while_loop region, whose body the runtime compiles and runs once per trip.
-enum class StepKind { Parameter, Constant, View, Kernel, Interpreted, Body, Loop };
+// Anchored: a fused node whose body starts with an anchor op: the op's kernel runs with the
+// rest of the body (the step's kernel, reading the anchor's result last) as its epilogue.
+enum class StepKind { Parameter, Constant, View, Kernel, Interpreted, Body, Loop, Anchored };
 
 // How node i of the optimised graph runs.
 struct Step {
   StepKind kind = StepKind::Kernel;
-  std::unique_ptr<cpu::FusedKernel> kernel;  // Interpreted steps
+  std::unique_ptr<cpu::FusedKernel> kernel;  // Interpreted and Anchored steps
+  int anchor = -1;                           // Anchored: the anchor's node in the body
   std::vector<ValueId> release;              // values dropped after the step
   std::vector<std::pair<int, int>> inplace;  // (input, result) that may share a buffer
 };

@@ -5,7 +5,9 @@
 // group's kernel columns straight into the output (row stride O). Few rows over a long
 // reduction (a kernel's gradient) split the reduction instead. Chunks run on the pool,
 // each on one thread with a single-threaded gemm: our AVX-512 sgemm where the CPU has it,
-// else OpenBLAS; dtypes without a BLAS product use a plain loop.
+// else OpenBLAS; dtypes without a BLAS product use a plain loop. A fused epilogue runs on
+// each chunk's output rows right after its gemm (without groups: a chunk's rows are then
+// whole), else over the output once it is complete.
 #include <cblas.h>
 
 #include <algorithm>
@@ -29,6 +31,8 @@ namespace {
 using semantics::Compute;
 using semantics::narrow;
 using semantics::widen;
+
+using Epilogue = std::function<void(int64_t, int64_t)>;
 
 constexpr int64_t kPatchBytes = 1 << 19;  // one chunk's patch buffer
 constexpr int64_t kMinChunkRows = 16;
@@ -205,8 +209,10 @@ void gemm_on_thread(int64_t m, int64_t n, int64_t k, const T* a, const T* b, int
 }
 
 // Output rows split into chunks, each gathered and multiplied on one thread.
+// Returns whether it ran the epilogue.
 template <typename T>
-void conv_by_rows(const ConvPlan& p, const WindowGeometry& g, const T* x, const T* w, T* y) {
+bool conv_by_rows(const ConvPlan& p, const WindowGeometry& g, const T* x, const T* w, T* y,
+                  const Epilogue* epilogue) {
   const int64_t chunk =
       std::max(kMinChunkRows, kPatchBytes / std::max<int64_t>(1, p.kcols * int64_t(sizeof(T))));
   const int64_t chunks = (p.rows + chunk - 1) / chunk;
@@ -219,8 +225,10 @@ void conv_by_rows(const ConvPlan& p, const WindowGeometry& g, const T* x, const 
       im2col(p, g, x, t, r0, r1, 0, outer_taps, patches.get());
       gemm_on_thread<T>(r1 - r0, p.Og, p.kcols, patches.get(), w + t * p.Og, p.O,
                         y + r0 * p.O + t * p.Og, p.O);
+      if (epilogue && p.groups == 1) (*epilogue)(r0 * p.O, r1 * p.O);
     }
   }, /*long_chunks=*/work >= double(kLongOpWork));
+  return p.groups == 1;
 }
 
 // Few output rows over a long reduction (a kernel's gradient: the window is the whole
@@ -257,17 +265,30 @@ void conv_by_taps(const ConvPlan& p, const WindowGeometry& g, const T* x, const 
   }, /*long_chunks=*/true);
 }
 
+// Returns whether it ran the epilogue.
 template <typename T>
-void conv_typed(const ConvPlan& p, const WindowGeometry& g, const T* x, const T* w, T* y) {
+bool conv_typed(const ConvPlan& p, const WindowGeometry& g, const T* x, const T* w, T* y,
+                const Epilogue* epilogue) {
   // Floating types only: the accumulators' adds are plain T arithmetic.
   constexpr bool kSplittable = std::is_same_v<T, float> || std::is_same_v<T, double> ||
                                std::is_same_v<T, complex64> || std::is_same_v<T, complex128>;
   if constexpr (kSplittable) {
     if (p.nsp > 0 && p.rows * p.Og <= kSplitOutput && p.kcols >= 8 * p.rows &&
-        p.taps / p.kernel.back() >= 2)
-      return conv_by_taps(p, g, x, w, y);
+        p.taps / p.kernel.back() >= 2) {
+      conv_by_taps(p, g, x, w, y);
+      return false;
+    }
   }
-  conv_by_rows(p, g, x, w, y);
+  return conv_by_rows(p, g, x, w, y, epilogue);
+}
+
+// The epilogue over all of `out`, in parallel chunks.
+void run_epilogue(const Epilogue& epilogue, const Array& out) {
+  constexpr int64_t kChunk = 1 << 14;
+  const int64_t n = out.size(), chunks = (n + kChunk - 1) / kChunk;
+  parallel_for(chunks, 1, [&](int64_t lo, int64_t hi) {
+    epilogue(lo * kChunk, std::min(n, hi * kChunk));
+  }, /*long_chunks=*/n >= kLongOpWork);
 }
 
 Array dense_as(const Array& x, DType t) {
@@ -281,20 +302,24 @@ Array dense_as(const Array& x, DType t) {
 }  // namespace
 
 void conv(const Array& lhs, const Array& rhs, const WindowGeometry& geometry,
-          int64_t feature_groups, int64_t batch_groups, const Array& out) {
+          int64_t feature_groups, int64_t batch_groups, const Array& out,
+          const Epilogue* epilogue) {
   if (out.size() == 0) return;
   const ConvPlan p = plan_of(lhs, rhs, out, feature_groups, batch_groups);
   if (p.kcols == 0) {
     fill(Scalar::of_int(0), out);
+    if (epilogue) run_epilogue(*epilogue, out);
     return;
   }
   // Operands in the result's dtype (preferred_element_type widens them exactly).
   const Array x = dense_as(lhs, out.dtype()), w = dense_as(rhs, out.dtype());
-  visit_dtype(out.dtype(), [&](auto zero) {
+  const bool ran = visit_dtype(out.dtype(), [&](auto zero) {
     using T = decltype(zero);
-    conv_typed<T>(p, geometry, reinterpret_cast<const T*>(x.data()),
-                  reinterpret_cast<const T*>(w.data()), reinterpret_cast<T*>(out.mutable_data()));
+    return conv_typed<T>(p, geometry, reinterpret_cast<const T*>(x.data()),
+                         reinterpret_cast<const T*>(w.data()),
+                         reinterpret_cast<T*>(out.mutable_data()), epilogue);
   });
+  if (epilogue && !ran) run_epilogue(*epilogue, out);
 }
 
 }  // namespace tinyxla::cpu

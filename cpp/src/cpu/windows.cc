@@ -1,8 +1,10 @@
 // lax.reduce_window_{sum,max,min} on the CPU. The trailing dimensions that the window
 // leaves alone (window 1, stride 1, no padding or dilation: the channels of a pooling)
-// form a contiguous row that each window tap combines at once, so the inner loop
-// vectorises; the other dimensions are walked tap by tap, skipping taps on padding or
-// dilation holes (they read as the identity).
+// form a contiguous row that each window tap combines at once. A window that lies inside
+// the input (no padding or base dilation under it) reads its taps at fixed row offsets and
+// combines them in blocks of the row kept in registers, vectorised (an AVX2 build of the
+// same code where the CPU has it); other windows are walked tap by tap, skipping taps on
+// padding or dilation holes (they read as the identity).
 #include <algorithm>
 #include <memory>
 #include <type_traits>
@@ -12,6 +14,7 @@
 #include "../core/thread_pool.h"
 #include "kernels.h"
 #include "tinyxla/error.h"
+#include "vmath.h"
 #include "windows.h"
 
 namespace tinyxla::cpu {
@@ -21,12 +24,63 @@ using semantics::AccOf;
 using semantics::narrow;
 using semantics::widen;
 
+constexpr int64_t kRowBlock = 64;  // row elements combined at once (accumulators in registers)
+constexpr int64_t kLongRow = 1 << 14;  // longer rows split into column blocks over the pool
+
+template <typename Op, typename T>
+constexpr bool kNoNanForm =
+    (std::is_same_v<Op, semantics::MaxOp> || std::is_same_v<Op, semantics::MinOp>) &&
+    (std::is_same_v<AccOf<Op, T>, float> || std::is_same_v<AccOf<Op, T>, double>);
+
+// dst[j] = the identity combined with rows[0][j], rows[1][j], ... in tap order, for j <
+// n. Max and min of floats use the compare-and-select form, which vectorises; it returns
+// false when a NaN was read (the caller then redoes the window exactly).
+template <typename Op, typename T>
+inline bool combine_rows_body(const T* const* rows, int64_t taps, int64_t n, T* dst) {
+  using Acc = AccOf<Op, T>;
+  int seen = 0;
+  for (int64_t j0 = 0; j0 < n; j0 += kRowBlock) {
+    const int64_t m = std::min(kRowBlock, n - j0);
+    Acc acc[kRowBlock];
+    for (int64_t j = 0; j < m; ++j) acc[j] = Op::template identity<Acc>();
+    for (int64_t t = 0; t < taps; ++t) {
+      const T* row = rows[t] + j0;
+      if constexpr (kNoNanForm<Op, T>) {
+        for (int64_t j = 0; j < m; ++j) {
+          const Acc v = Acc(widen(row[j]));
+          seen |= v != v;
+          acc[j] = Op::no_nan(acc[j], v);
+        }
+      } else {
+        for (int64_t j = 0; j < m; ++j) acc[j] = Op::template apply<Acc>(acc[j], Acc(widen(row[j])));
+      }
+    }
+    for (int64_t j = 0; j < m; ++j) dst[j0 + j] = narrow<T>(acc[j]);
+  }
+  return !seen;
+}
+
+template <typename Op, typename T>
+bool combine_rows_generic(const T* const* rows, int64_t taps, int64_t n, T* dst) {
+  return combine_rows_body<Op, T>(rows, taps, n, dst);
+}
+
+template <typename Op, typename T>
+__attribute__((target("avx2,fma"))) bool combine_rows_avx2(const T* const* rows, int64_t taps,
+                                                           int64_t n, T* dst) {
+  return combine_rows_body<Op, T>(rows, taps, n, dst);
+}
+
+template <typename Op, typename T>
+bool combine_rows(const T* const* rows, int64_t taps, int64_t n, T* dst) {
+  static const bool avx2 = vmath::isa_supported(vmath::Isa::Avx2);
+  return avx2 ? combine_rows_avx2<Op, T>(rows, taps, n, dst)
+              : combine_rows_generic<Op, T>(rows, taps, n, dst);
+}
+
 template <typename Op, typename T>
 void reduce_window_typed(const Array& x, const WindowGeometry& g, const Array& out) {
   using Acc = AccOf<Op, T>;
-  constexpr bool kNoNanForm =
-      (std::is_same_v<Op, semantics::MaxOp> || std::is_same_v<Op, semantics::MinOp>) &&
-      (std::is_same_v<Acc, float> || std::is_same_v<Acc, double>);
   const Shape& in = x.shape();
   const Shape& os = out.shape();
   int nd = x.ndim();
@@ -44,24 +98,46 @@ void reduce_window_typed(const Array& x, const WindowGeometry& g, const Array& o
     outer *= os[size_t(d)];
     taps *= g.window[size_t(d)];
   }
+  // Interior windows: per dimension, which output positions have every tap inside the
+  // input; their taps sit at fixed row offsets from the window's first row.
+  std::vector<std::vector<char>> interior(static_cast<size_t>(nd));
+  std::vector<int64_t> row_stride(static_cast<size_t>(nd), 1), tap_rows;
+  for (int d = nd - 2; d >= 0; --d) row_stride[size_t(d)] = row_stride[size_t(d + 1)] * in[size_t(d + 1)];
+  for (int d = 0; d < nd; ++d) {
+    const size_t u = size_t(d);
+    interior[u].resize(size_t(os[u]));
+    for (int64_t o = 0; o < os[u]; ++o) {
+      const int64_t first = o * g.strides[u] - g.pad_lo[u];
+      const int64_t last = first + (g.window[u] - 1) * g.window_dilation[u];
+      interior[u][size_t(o)] = g.base_dilation[u] == 1 && first >= 0 && last < in[u];
+    }
+  }
+  {
+    std::vector<int64_t> k(static_cast<size_t>(nd), 0);
+    for (int64_t tap = 0; tap < taps; ++tap) {
+      int64_t off = 0;
+      for (int d = 0; d < nd; ++d) off += k[size_t(d)] * g.window_dilation[size_t(d)] * row_stride[size_t(d)];
+      tap_rows.push_back(off);
+      for (int d = nd - 1; d >= 0; --d) {
+        if (++k[size_t(d)] < g.window[size_t(d)]) break;
+        k[size_t(d)] = 0;
+      }
+    }
+  }
   const T* src = reinterpret_cast<const T*>(x.data());
   T* dst = reinterpret_cast<T*>(out.mutable_data());
-  const int64_t grain = std::max<int64_t>(1, (1 << 14) / std::max<int64_t>(1, inner * taps));
-  parallel_for(outer, grain, [&](int64_t lo, int64_t hi) {
-    auto acc = std::make_unique<Acc[]>(static_cast<size_t>(inner));
+  // Work items: an output position's row, long rows cut into column blocks.
+  const int64_t cols = inner > kLongRow ? kLongRow : std::max<int64_t>(inner, 1);
+  const int64_t cblocks = (inner + cols - 1) / cols;
+  const int64_t grain = std::max<int64_t>(1, (1 << 14) / std::max<int64_t>(1, cols * taps));
+  parallel_for(outer * cblocks, grain, [&](int64_t lo, int64_t hi) {
+    auto acc = std::make_unique<Acc[]>(static_cast<size_t>(cols));
+    std::vector<const T*> rows(static_cast<size_t>(taps));
     std::vector<int64_t> o(static_cast<size_t>(nd)), k(static_cast<size_t>(nd));
-    int64_t rem = lo;
-    for (int d = nd - 1; d >= 0; --d) {
-      o[size_t(d)] = rem % os[size_t(d)];
-      rem /= os[size_t(d)];
-    }
-    // One output position's taps into acc; with `exact` false, max and min of floats use the
-    // compare-and-select form that vectorises and report whether a NaN was read (the
-    // position is then redone exactly).
-    auto reduce_taps = [&](bool exact) {
-      std::fill(acc.get(), acc.get() + inner, Op::template identity<Acc>());
+    // Columns [c0, c1) of one output position's taps into acc, exactly, tap by tap.
+    auto reduce_taps = [&](int64_t c0, int64_t c1) {
+      std::fill(acc.get(), acc.get() + (c1 - c0), Op::template identity<Acc>());
       std::fill(k.begin(), k.end(), 0);
-      bool nan = false;
       for (int64_t tap = 0; tap < taps; ++tap) {
         int64_t off = 0;
         bool inside = true;
@@ -78,39 +154,50 @@ void reduce_window_typed(const Array& x, const WindowGeometry& g, const Array& o
           }
         }
         if (inside) {
-          const T* row = src + off * inner;
+          const T* row = src + off * inner + c0;
           Acc* a = acc.get();
-          bool fast = false;
-          if constexpr (kNoNanForm) fast = !exact;
-          if (fast) {
-            if constexpr (kNoNanForm) {
-              int seen = 0;
-              for (int64_t j = 0; j < inner; ++j) {
-                const Acc v = Acc(widen(row[j]));
-                seen |= v != v;
-                a[j] = Op::no_nan(a[j], v);
-              }
-              nan = nan || seen;
-            }
-          } else {
-            for (int64_t j = 0; j < inner; ++j)
-              a[j] = Op::template apply<Acc>(a[j], Acc(widen(row[j])));
-          }
+          for (int64_t j = 0; j < c1 - c0; ++j)
+            a[j] = Op::template apply<Acc>(a[j], Acc(widen(row[j])));
         }
         for (int d = nd - 1; d >= 0; --d) {
           if (++k[size_t(d)] < g.window[size_t(d)]) break;
           k[size_t(d)] = 0;
         }
       }
-      return nan;
     };
-    for (int64_t i = lo; i < hi; ++i) {
-      if (reduce_taps(false)) reduce_taps(true);
-      T* orow = dst + i * inner;
-      for (int64_t j = 0; j < inner; ++j) orow[j] = narrow<T>(acc[j]);
-      for (int d = nd - 1; d >= 0; --d) {
-        if (++o[size_t(d)] < os[size_t(d)]) break;
-        o[size_t(d)] = 0;
+    int64_t at = -1;  // the output position `o` holds
+    for (int64_t it = lo; it < hi; ++it) {
+      const int64_t i = it / cblocks, c0 = (it % cblocks) * cols, c1 = std::min(inner, c0 + cols);
+      if (at >= 0 && i == at + 1) {
+        for (int d = nd - 1; d >= 0; --d) {
+          if (++o[size_t(d)] < os[size_t(d)]) break;
+          o[size_t(d)] = 0;
+        }
+      } else if (i != at) {
+        int64_t rem = i;
+        for (int d = nd - 1; d >= 0; --d) {
+          o[size_t(d)] = rem % os[size_t(d)];
+          rem /= os[size_t(d)];
+        }
+      }
+      at = i;
+      T* orow = dst + i * inner + c0;
+      bool inside = true;
+      int64_t first = 0;  // the window's first row, when it is interior
+      for (int d = 0; d < nd && inside; ++d) {
+        const size_t u = size_t(d);
+        inside = interior[u][size_t(o[u])] != 0;
+        first += (o[u] * g.strides[u] - g.pad_lo[u]) * row_stride[u];
+      }
+      bool done = false;
+      if (inside) {
+        for (int64_t t = 0; t < taps; ++t)
+          rows[size_t(t)] = src + (first + tap_rows[size_t(t)]) * inner + c0;
+        done = combine_rows<Op, T>(rows.data(), taps, c1 - c0, orow);
+      }
+      if (!done) {
+        reduce_taps(c0, c1);
+        for (int64_t j = 0; j < c1 - c0; ++j) orow[j] = narrow<T>(acc[j]);
       }
     }
   }, /*long_chunks=*/double(out.size()) * double(taps) >= double(kLongOpWork));

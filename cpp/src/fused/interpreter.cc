@@ -655,10 +655,12 @@ bool FusedKernel::may_alias(int input, int output) const {
          itemsize(p.in_dtype[size_t(input)]) == itemsize(p.out_dtype[size_t(output)]);
 }
 
-void FusedKernel::run(const std::vector<Array>& inputs, const std::vector<Array>& outputs) const {
-  const Program& p = *p_;
-  RunState s;
-  std::vector<Array> copies;  // dense copies of large transposed inputs
+namespace {
+
+// The views of one run's inputs and outputs; `copies` keeps dense copies of large
+// transposed inputs alive.
+void prepare(const Program& p, const std::vector<Array>& inputs, const std::vector<Array>& outputs,
+             RunState& s, std::vector<Array>& copies) {
   for (const LoadSpec& l : p.loads) {
     const Array& src = l.param >= 0 ? inputs[size_t(l.param)] : l.constant;
     RunState::View v{src.data(), itemsize(l.dtype), l.target, broadcast_strides(src, l.target),
@@ -702,18 +704,54 @@ void FusedKernel::run(const std::vector<Array>& inputs, const std::vector<Array>
   for (size_t o = 0; o < outputs.size(); ++o)
     if (!p.out_reduced[o]) out_bytes += size_t(p.size) * s.out_item[o];
   if (out_bytes >= kStreamBytes) s.mode = 1, s.stream = true;
+}
+
+// Elements [b, e) of a body without reduces, on this thread.
+void run_range(const Program& p, const RunState& s, int64_t b, int64_t e) {
+  Ctx c;
+  setup(p, s, c);
+  for (int64_t i = b; i < e; i += p.tile) run_tile(p, s, c, i, std::min(p.tile, e - i));
+  if (s.stream) _mm_sfence();  // streamed stores are visible before the range counts done
+}
+
+}  // namespace
+
+struct FusedKernel::Bound::State {
+  const Program* p = nullptr;
+  RunState s;
+  std::vector<Array> copies;
+};
+
+FusedKernel::Bound::Bound(std::unique_ptr<State> state) : state_(std::move(state)) {}
+FusedKernel::Bound::~Bound() = default;
+FusedKernel::Bound::Bound(Bound&&) noexcept = default;
+
+void FusedKernel::Bound::run(int64_t begin, int64_t end) const {
+  if (begin < end) run_range(*state_->p, state_->s, begin, end);
+}
+
+FusedKernel::Bound FusedKernel::bind(const std::vector<Array>& inputs,
+                                     const std::vector<Array>& outputs) const {
+  if (!p_->reduces.empty())
+    throw_error(ErrorKind::Internal, "fused", "a body with reduces runs only as a whole");
+  auto state = std::make_unique<Bound::State>();
+  state->p = p_.get();
+  prepare(*p_, inputs, outputs, state->s, state->copies);
+  return Bound(std::move(state));
+}
+
+void FusedKernel::run(const std::vector<Array>& inputs, const std::vector<Array>& outputs) const {
+  const Program& p = *p_;
+  RunState s;
+  std::vector<Array> copies;
+  prepare(p, inputs, outputs, s, copies);
   const int64_t N = p.size, T = p.tile;
   const int64_t work = N * p.cost;
 
   if (p.reduces.empty()) {
     const int64_t tiles = (N + T - 1) / T;
     const int64_t grain = std::max<int64_t>(1, std::clamp<int64_t>((1 << 16) / p.cost, 4096, 1 << 16) / T);
-    auto chunk = [&](int64_t tb, int64_t te) {
-      Ctx c;
-      setup(p, s, c);
-      for (int64_t t = tb; t < te; ++t) run_tile(p, s, c, t * T, std::min(T, N - t * T));
-      if (s.stream) _mm_sfence();  // streamed stores are visible before the chunk counts done
-    };
+    auto chunk = [&](int64_t tb, int64_t te) { run_range(p, s, tb * T, std::min(N, te * T)); };
     if (work < kSerial) chunk(0, tiles);
     else parallel_for(tiles, grain, chunk, work >= kLongOpWork);
     return;

@@ -42,6 +42,24 @@ class FusedKernel {
   // of the body's output types. An output may share its buffer with an input that the
   // body reads only element for element (see may_alias).
   void run(const std::vector<Array>& inputs, const std::vector<Array>& outputs) const;
+  // A run of a body without reduces bound to its inputs and outputs, whose parts run
+  // separately: a producer's epilogue, each range of elements run (from any thread) as soon
+  // as the producer has written it, while it is still in cache.
+  class Bound {
+   public:
+    Bound(Bound&&) noexcept;
+    ~Bound();
+    // Elements [begin, end) of the iteration space, on the calling thread.
+    void run(int64_t begin, int64_t end) const;
+
+   private:
+    friend class FusedKernel;
+    struct State;
+    explicit Bound(std::unique_ptr<State> state);
+    std::unique_ptr<State> state_;
+  };
+  // As run(), without running anything yet; throws for a body with reduces.
+  Bound bind(const std::vector<Array>& inputs, const std::vector<Array>& outputs) const;
   // Whether input `i` is read element for element in the iteration order, so output `o`
   // (a non-reduced one) may overwrite it.
   bool may_alias(int input, int output) const;

@@ -2,6 +2,7 @@
 #include "fused_body.h"
 
 #include "../ops/reductions.h"
+#include "../ops/structural.h"
 
 #include <string>
 
@@ -20,6 +21,8 @@ bool is_elementwise(OpKind kind) {
   return kind == OpKind::unary || kind == OpKind::binary || kind == OpKind::select_n ||
          kind == OpKind::clamp || kind == OpKind::convert;
 }
+
+bool is_anchor(OpKind kind) { return kind == OpKind::conv; }
 
 FusedBodyInfo check_fused_body(const Graph& body) {
   FusedBodyInfo info;
@@ -44,8 +47,15 @@ FusedBodyInfo check_fused_body(const Graph& body) {
     const std::string what = std::string(op_kind_name(n.kind)) + " %" + std::to_string(n.first_result);
     if (n.kind == OpKind::parameter || n.kind == OpKind::constant) continue;
     if (n.kind == OpKind::fused) invalid("fused bodies cannot nest");
-    if (!is_elementwise(n.kind) && n.kind != OpKind::reshape && n.kind != OpKind::reduce)
+    if (is_anchor(n.kind)) {
+      if (info.anchor >= 0 || info.has_reduce) invalid(what + " is a second anchor or follows reduces");
+      for (ValueId v : n.inputs)
+        if (body.node(body.defining_node(v)).kind != OpKind::parameter)
+          invalid(what + " is an anchor reading a computed value");
+      info.anchor = int(&n - body.nodes().data());
+    } else if (!is_elementwise(n.kind) && n.kind != OpKind::reshape && n.kind != OpKind::reduce) {
       invalid(what + " cannot be part of a fused body");
+    }
     for (ValueId v : n.inputs)
       if (reduced[size_t(v)]) invalid(what + " uses a reduce result inside the body");
     if (n.kind == OpKind::reduce) {
@@ -61,6 +71,33 @@ FusedBodyInfo check_fused_body(const Graph& body) {
     if (!computed[size_t(v)] && !reduced[size_t(v)])
       invalid("output %" + std::to_string(v) + " of a fused body must be computed in it");
   return info;
+}
+
+Graph epilogue_body(const Graph& body, int anchor) {
+  Graph out;
+  std::vector<ValueId> map(size_t(body.num_values()), -1);
+  const Node& a = body.node(anchor);
+  for (const Node& n : body.nodes()) {
+    if (n.kind != OpKind::parameter) continue;
+    map[size_t(n.first_result)] = out.add_node(n, {body.type(n.first_result)});
+  }
+  const ValueType& t = body.type(a.first_result);
+  map[size_t(a.first_result)] = out.add_node(
+      ops::make_node(OpKind::parameter, ops::ParameterAttrs{0, t.shape, t.dtype}), {t});
+  for (const Node& n : body.nodes()) {
+    if (n.kind == OpKind::parameter || &n == &a) continue;
+    Node c = n;
+    for (ValueId& v : c.inputs) v = map[size_t(v)];
+    std::vector<ValueType> types;
+    for (int r = 0; r < n.num_results; ++r) types.push_back(body.type(n.first_result + r));
+    const ValueId first = out.add_node(std::move(c), std::move(types));
+    for (int r = 0; r < n.num_results; ++r) map[size_t(n.first_result + r)] = first + r;
+  }
+  std::vector<ValueId> outs;
+  for (ValueId v : body.outputs())
+    if (v != a.first_result) outs.push_back(map[size_t(v)]);
+  out.set_outputs(std::move(outs));
+  return out;
 }
 
 }  // namespace tinyxla

@@ -6,6 +6,10 @@
 namespace tinyxla::ops {
 namespace {
 
+cpu::WindowGeometry geometry_of(const ConvAttrs& a) {
+  return {{}, a.window_strides, a.padding_lo, a.padding_hi, a.lhs_dilation, a.rhs_dilation};
+}
+
 class ConvDef final : public TypedOpDef<ConvAttrs> {
  public:
   ConvDef() : TypedOpDef(OpKind::conv) {}
@@ -49,9 +53,13 @@ class ConvDef final : public TypedOpDef<ConvAttrs> {
   }
   void run(const std::any& attrs, const Arrays& ins, const Arrays& outs) const override {
     const ConvAttrs& a = get(attrs);
-    cpu::conv(ins[0], ins[1],
-              {{}, a.window_strides, a.padding_lo, a.padding_hi, a.lhs_dilation, a.rhs_dilation},
-              a.feature_group_count, a.batch_group_count, outs[0]);
+    cpu::conv(ins[0], ins[1], geometry_of(a), a.feature_group_count, a.batch_group_count, outs[0]);
+  }
+  void run_with_epilogue(const std::any& attrs, const Arrays& ins, const Arrays& outs,
+                         const std::function<void(int64_t, int64_t)>& epilogue) const override {
+    const ConvAttrs& a = get(attrs);
+    cpu::conv(ins[0], ins[1], geometry_of(a), a.feature_group_count, a.batch_group_count, outs[0],
+              &epilogue);
   }
   double cost(const std::any&, const Arrays& ins, const std::vector<ValueType>& outs) const override {
     // Multiply-adds: each output element reads its window over C / G features.

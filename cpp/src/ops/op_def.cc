@@ -79,6 +79,13 @@ void OpDef::run(const std::any&, const std::vector<Array>&, const std::vector<Ar
   throw_error(ErrorKind::Internal, name(), "has no kernel");
 }
 
+void OpDef::run_with_epilogue(const std::any& attrs, const std::vector<Array>& ins,
+                              const std::vector<Array>& outs,
+                              const std::function<void(int64_t, int64_t)>& epilogue) const {
+  run(attrs, ins, outs);
+  epilogue(0, outs[0].size());
+}
+
 double OpDef::cost(const std::any&, const std::vector<Array>&,
                    const std::vector<ValueType>& outs) const {
   double c = 0;

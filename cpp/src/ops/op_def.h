@@ -17,6 +17,7 @@
 #pragma once
 #include <any>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <typeinfo>
@@ -142,6 +143,13 @@ class OpDef {
   // Runs the kernel on ready `ins` into `outs`, dense arrays of the result types.
   virtual void run(const std::any& attrs, const std::vector<Array>& ins,
                    const std::vector<Array>& outs) const;
+  // As run() for an op of one result, calling `epilogue(begin, end)` once elements
+  // [begin, end) of the result are written, on disjoint ranges that cover it, from any
+  // thread. An anchor op (ir/fused_body.h is_anchor) calls it part by part while each part
+  // is still in cache; by default it runs over everything once the kernel is done.
+  virtual void run_with_epilogue(const std::any& attrs, const std::vector<Array>& ins,
+                                 const std::vector<Array>& outs,
+                                 const std::function<void(int64_t, int64_t)>& epilogue) const;
   // Element-operations, for the choice of running small work on the caller.
   virtual double cost(const std::any& attrs, const std::vector<Array>& ins,
                       const std::vector<ValueType>& outs) const;

@@ -28,6 +28,9 @@ class FusionTarget {
                                const std::vector<int64_t>& axes) const = 0;
   // Whether recomputing elementwise node `n` costs more than a memory round trip.
   virtual bool is_expensive(const Node& n) const = 0;
+  // Whether node `n` (an is_anchor op) should run its elementwise consumers as an epilogue
+  // on each part of its result as its kernel writes it.
+  virtual bool can_anchor(const Node& n) const = 0;
 };
 
 struct FusionOptions {
@@ -37,6 +40,12 @@ struct FusionOptions {
 // Groups elementwise chains into fused nodes that `target` can run, with elementwise
 // prologues of reductions and multi-output kernels (see fusion.cc for the rules).
 Graph fuse(const Graph& g, const FusionTarget& target, const FusionOptions& options = {});
+
+// Moves an elementwise consumer (a fused node without reduces, or a lone elementwise
+// node) into the anchor op that produces its operand, when it is that value's first reader:
+// one fused node whose body starts with the anchor (see check_fused_body), which also
+// returns the anchor's result when others read it, so the epilogue reads it from cache.
+Graph fuse_epilogues(const Graph& g, const FusionTarget& target);
 
 // Lifetimes: which values die after each node, and which inputs a node may overwrite.
 struct MemoryPlan {

@@ -26,10 +26,12 @@ py::tuple shape_tuple(const Shape& s) {
   return t;
 }
 
-std::shared_ptr<Executable> compile_graph(const Graph& g, bool simplify, bool fuse) {
+std::shared_ptr<Executable> compile_graph(const Graph& g, bool simplify, bool fuse,
+                                          bool fuse_epilogues) {
   CompileOptions options;
   options.simplify = simplify;
   options.fuse = fuse;
+  options.fuse_epilogues = fuse_epilogues;
   return compile(g, options);
 }
 
@@ -203,14 +205,14 @@ void bind_graph(py::module_& m) {
       .def_property_readonly("codegen_source", &Executable::codegen_source)
       .def_property_readonly("codegen_kernel_runs", &Executable::codegen_kernel_runs);
 
-  m.def("compile", [](const B& b, bool simplify, bool fuse) {
-    return compile_graph(b.graph(), simplify, fuse);
+  m.def("compile", [](const B& b, bool simplify, bool fuse, bool fuse_epilogues) {
+    return compile_graph(b.graph(), simplify, fuse, fuse_epilogues);
   }, py::arg("builder"), py::arg("simplify") = true, py::arg("fuse") = true,
-     py::call_guard<py::gil_scoped_release>());
-  m.def("compile", [](const Graph& g, bool simplify, bool fuse) {
-    return compile_graph(g, simplify, fuse);
+     py::arg("fuse_epilogues") = true, py::call_guard<py::gil_scoped_release>());
+  m.def("compile", [](const Graph& g, bool simplify, bool fuse, bool fuse_epilogues) {
+    return compile_graph(g, simplify, fuse, fuse_epilogues);
   }, py::arg("graph"), py::arg("simplify") = true, py::arg("fuse") = true,
-     py::call_guard<py::gil_scoped_release>());
+     py::arg("fuse_epilogues") = true, py::call_guard<py::gil_scoped_release>());
 }
 
 }  // namespace tinyxla

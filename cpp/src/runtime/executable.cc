@@ -56,6 +56,37 @@ void run_body(const Graph& body, const std::vector<Array>& ins, const std::vecto
   }
 }
 
+// A fused body that starts with an anchor op: the op's kernel runs the rest of the body
+// (`step.kernel`, which reads the anchor's result last) on each part of its result as it
+// writes it. That result goes straight into its own output when the body returns it, else
+// into an output the epilogue may overwrite in place, else into a temporary.
+void run_anchored(const Graph& body, const compiler::Step& step, const std::vector<Array>& ins,
+                  const std::vector<Array>& outs) {
+  const Node& a = body.node(step.anchor);
+  const ValueType& t = body.type(a.first_result);
+  std::vector<Array> operands;
+  for (ValueId v : a.inputs) operands.push_back(ins[size_t(body.node(body.defining_node(v)).attr<ops::ParameterAttrs>().index)]);
+  Array result;
+  std::vector<Array> epilogue_outs;
+  for (size_t o = 0; o < outs.size(); ++o) {
+    if (body.outputs()[o] == a.first_result) result = outs[o];
+    else epilogue_outs.push_back(outs[o]);
+  }
+  const int last = int(ins.size());
+  for (size_t o = 0; o < epilogue_outs.size() && !result.buffer(); ++o) {
+    const Array& out = epilogue_outs[o];
+    if (out.dtype() == t.dtype && out.shape() == t.shape && out.is_contiguous() &&
+        step.kernel->may_alias(last, int(o)))
+      result = out;
+  }
+  if (!result.buffer()) result = Array(t.shape, t.dtype, outs[0].device(), Event::ready());
+  std::vector<Array> epilogue_ins = ins;
+  epilogue_ins.push_back(result);
+  const cpu::FusedKernel::Bound epilogue = step.kernel->bind(epilogue_ins, epilogue_outs);
+  ops::op_def(a.kind).run_with_epilogue(a.attrs, operands, {result},
+                                        [&](int64_t b, int64_t e) { epilogue.run(b, e); });
+}
+
 }  // namespace
 
 struct Executable::Impl {
@@ -324,6 +355,7 @@ struct Executable::Impl {
         break;
       }
       case compiler::StepKind::Body: run_body(*n.body, ins, results); break;
+      case compiler::StepKind::Anchored: run_anchored(*n.body, step, ins, results); break;
       default: ops::op_def(n.kind).run(n.attrs, ins, results); break;
     }
     for (int r = 0; r < n.num_results; ++r) vals[size_t(v0 + r)] = std::move(results[size_t(r)]);

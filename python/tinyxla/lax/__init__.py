@@ -43,6 +43,9 @@ from tinyxla._src.lax.convolution import (  # noqa: F401,E402
     conv_dimension_numbers, conv_general_dilated, conv_general_dilated_p,
     conv_general_shape_tuple, conv_transpose, conv_transpose_shape_tuple,
     conv_with_general_padding, padtype_to_pads)
+from tinyxla._src.lax.conv_patches import conv_general_dilated_patches  # noqa: F401,E402
 from tinyxla._src.lax.windowed_reductions import (  # noqa: F401,E402
     reduce, reduce_window, reduce_window_max_p, reduce_window_min_p, reduce_window_shape_tuple,
     reduce_window_sum_p)
+from tinyxla._src.lax.window_select import (  # noqa: F401,E402
+    select_and_gather_add_p, select_and_scatter_add_p)

@@ -382,7 +382,10 @@ def compile_jaxpr(closed: core.ClosedJaxpr, name: str = "jit") -> GraphExecutabl
             exe: Any = JaxprExecutable(closed, f"no lowering for {e.args[0]}")
             _dump(name, closed, None, None)
             return exe
-        exe = GraphExecutable(closed, _core.compile(builder))
+        # TINYXLA_FUSE_EPILOGUES=0 keeps a conv's elementwise consumers out of its kernel
+        # (to measure what the fusion gains).
+        epilogues = os.environ.get("TINYXLA_FUSE_EPILOGUES", "1") != "0"
+        exe = GraphExecutable(closed, _core.compile(builder, fuse_epilogues=epilogues))
     _dump(name, closed, builder, exe.executable)
     executable_budget.admit(exe)
     return exe

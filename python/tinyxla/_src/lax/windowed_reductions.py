@@ -3,12 +3,9 @@ reductions by a user computation (``reduce``).
 
 Mirrors ``jax._src.lax.windowed_reductions`` and ``lax.reduce``. The sum, max and min
 primitives run one C++ ``reduce_window`` op; each has its rules side by side: the sum is
-linear (its transpose pads the cotangent and sums windows again, JAX's rule), max and min
-differentiate by routing each window's tangent from the element the window selected (the
-first maximum, as XLA's ``select_and_gather_add``), written with pads, strided slices and
-selects so that its transpose, max pooling's gradient, is the scatter of
-``select_and_scatter_add``. A computation that is not one of those monoids with its
-identity runs as a fold over the window's strided slices (``reduce_window``) or a pairwise
+linear (its transpose pads the cotangent and sums windows again, JAX's rule); max and min
+differentiate through ``select_and_gather_add`` (window_select.py). A computation that is
+not one of those monoids with its identity runs as a fold over the window's strided slices (``reduce_window``) or a pairwise
 tree (``reduce``), the computation applied to whole arrays: it must be elementwise, as
 JAX's scalar computations are.
 """
@@ -29,7 +26,7 @@ from tinyxla._src.lax.convolution import (
 from tinyxla._src.lax.conversion import _const, convert_element_type
 from tinyxla._src.lax.eager import EAGER, _operand, _reject, _result
 from tinyxla._src.lax.elementwise import (
-    add, bitwise_and, bitwise_or, bitwise_xor, gt, lt, mul, select)
+    add, bitwise_and, bitwise_or, bitwise_xor, mul, select)
 from tinyxla._src.lax.elementwise import max as lax_max, min as lax_min
 from tinyxla._src.lax.reductions import (
     reduce_and, reduce_max, reduce_min, reduce_or, reduce_prod, reduce_sum, reduce_xor)
@@ -198,34 +195,6 @@ def _window_taps(x: Any, pad_value: Any, out_shape: Sequence[int],
         limit = [s + (o - 1) * st + 1 for s, o, st in zip(start, out_shape, window_strides)]
         taps.append(slice(padded, start, limit, window_strides))
     return taps
-
-
-def _chooser_jvp(op: str) -> Callable[..., Any]:
-    prim = reduce_window_max_p if op == "max" else reduce_window_min_p
-    better = gt if op == "max" else lt
-
-    def jvp(primals: Sequence[Any], tangents: Sequence[Any], **params: Any
-            ) -> tuple[Any, Any]:
-        (x,), (t,) = primals, tangents
-        out = prim.bind(x, **params)
-        if type(t) is ad.Zero:
-            return out, t
-        shape = out.shape
-        if 0 in shape:
-            return out, full(shape, 0, t.dtype)
-        values = _window_taps(x, _const(x, _identity(op, x.dtype)), shape, **params)
-        grads = _window_taps(t, _const(t, 0), shape, **params)
-        best, best_t = values[0], grads[0]
-        for v, g in zip(values[1:], grads[1:]):
-            take = better(v, best)  # strict: the first of equal elements stays chosen
-            best, best_t = select(take, v, best), select(take, g, best_t)
-        return out, best_t
-
-    return jvp
-
-
-ad.primitive_jvps[reduce_window_max_p] = _chooser_jvp("max")
-ad.primitive_jvps[reduce_window_min_p] = _chooser_jvp("min")
 
 
 # ---- public functions ----
