@@ -275,6 +275,11 @@ void trim_cache(const std::string& dir, const std::string& used_so) {
 }
 
 void warn_fallback_once(const std::string& why) {
+  {
+    // A build the exit handler killed is no reason to warn: the process is ending.
+    std::lock_guard<std::mutex> lock(children_mutex());
+    if (exiting) return;
+  }
   static std::atomic<bool> warned{false};
   if (warned.exchange(true)) return;
   const std::string first_line = why.substr(0, why.find('\n'));

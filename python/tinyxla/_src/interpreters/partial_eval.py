@@ -117,8 +117,11 @@ def _cast(val: Any, aval: ShapedArray) -> Any:
         return v
     kind = aval.dtype.kind
     py = bool(v) if kind == "b" else int(v) if kind in "iu" else complex(v) if kind == "c" else float(v)
-    if dtypes.scalar_type_to_dtype(type(py), py) == aval.dtype:
-        return py
+    try:
+        if dtypes.scalar_type_to_dtype(type(py), py) == aval.dtype:
+            return py
+    except OverflowError:  # a weak uint32 past int32's range (-1 wrapped) stays an Array
+        pass
     return _from_numpy(v, weak_type=True)
 
 
