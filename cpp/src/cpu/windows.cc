@@ -36,7 +36,8 @@ constexpr bool kNoNanForm =
 // n. Max and min of floats use the compare-and-select form, which vectorises; it returns
 // false when a NaN was read (the caller then redoes the window exactly).
 template <typename Op, typename T>
-inline bool combine_rows_body(const T* const* rows, int64_t taps, int64_t n, T* dst) {
+inline __attribute__((always_inline)) bool combine_rows_body(const T* const* rows, int64_t taps,
+                                                          int64_t n, T* dst) {
   using Acc = AccOf<Op, T>;
   int seen = 0;
   for (int64_t j0 = 0; j0 < n; j0 += kRowBlock) {
