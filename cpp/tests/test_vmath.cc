@@ -203,6 +203,9 @@ struct UnarySpec {
 constexpr Tol kStrict{4, 0, 0};
 constexpr Tol kRelaxed32{0, 1e-6, 0};
 constexpr Tol kRelaxedZeros32{0, 1e-6, 1e-6};
+// float32 erf_inv is XLA:CPU's kernel, bit for bit (random.normal must match JAX's); near
+// +-1 its polynomial is 65 ulp (6e-6 relative) off the exact value.
+constexpr Tol kXlaErfInv32{0, 1e-5, 0};
 
 const UnarySpec kUnary[] = {
     {"exp", Unary::Exp, expl, {-104, 89}, {-1, 1}, kStrict, kStrict},
@@ -230,7 +233,7 @@ const UnarySpec kUnary[] = {
     {"cbrt", Unary::Cbrt, cbrtl, {-100, 100}, {-1, 1}, kStrict, kStrict},
     {"erf", Unary::Erf, erfl, {-5, 5}, {-0.6, 0.6}, kStrict, kStrict},
     {"erfc", Unary::Erfc, erfcl, {-5, 11}, {-0.6, 0.6}, kRelaxed32, kStrict},
-    {"erf_inv", Unary::ErfInv, erfinv_ref, {-1, 1}, {0.99, 1}, kRelaxed32, {0, 1e-13, 0}},
+    {"erf_inv", Unary::ErfInv, erfinv_ref, {-1, 1}, {0.99, 1}, kXlaErfInv32, {0, 1e-13, 0}},
     {"lgamma", Unary::Lgamma, lgamma_ref, {-20, 40}, {0, 3}, kRelaxedZeros32, {0, 1e-13, 1e-14}},
     {"digamma", Unary::Digamma, digamma_ref, {-20, 40}, {0, 3}, kRelaxedZeros32, {0, 1e-13, 1e-14}},
 };
