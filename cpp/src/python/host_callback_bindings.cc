@@ -93,6 +93,8 @@ their `callback` attribute while this object lives. fn(list of Array) returns on
 per result, of the result's dtype and size.)doc")
       .def(py::init<py::object>())
       .def_property_readonly("id", &HostCallable::id);
+  m.def("in_host_call", &in_host_call,
+        "Whether this thread runs a host callback (inside a device's task).");
 }
 
 }  // namespace tinyxla
