@@ -471,6 +471,15 @@ def _tridiagonal_solve_cases(dt: np.dtype) -> list[Case]:
                  dict(perturb_singular=False))]
 
 
+def _eigh_tridiagonal_cases(dt: np.dtype) -> list[Case]:
+    if dt.name not in ("float32", "float64"):
+        return []
+    d, e = (random_values(dt, n, seed_of("eigh_tridiagonal", dt.name, n)) for n in (5, 4))
+    tol = np.zeros((), dt)
+    return [Case((d, e, tol), dict(compute_vectors=v, lower_index=lo, upper_index=hi))
+            for v in (False, True) for lo, hi in ((0, 4), (1, 2))]
+
+
 def _hermitian(dt: np.dtype, name: str) -> np.ndarray:
     a = _matrix(dt, name, 4, 4)
     return (a + a.T.conj()).astype(dt)
@@ -498,6 +507,7 @@ _LINALG_SPECS = {
     "tridiagonal": _lapack_cases(lambda dt: [Case((_hermitian(dt, "tridiagonal"),),
                                                   dict(lower=lower)) for lower in (True, False)]),
     "tridiagonal_solve": _lapack_cases(_tridiagonal_solve_cases),
+    "eigh_tridiagonal": Spec(_eigh_tridiagonal_cases, "rounding"),
 }
 
 

@@ -34,6 +34,7 @@ import tinyxla.lax.linalg  # noqa: F401  (registers its primitives)
 import tinyxla.nn  # noqa: F401
 import tinyxla.numpy as jnp
 import tinyxla.random  # noqa: F401
+import tinyxla.scipy.linalg  # noqa: F401  (registers eigh_tridiagonal)
 import tinyxla.scipy.special  # noqa: F401
 from tinyxla import _core
 from tinyxla._src import core

@@ -59,6 +59,12 @@ void cumulative(CumulativeOp op, const Array& x, int64_t axis, bool reverse, con
 void eig(const Array& x, bool compute_left, bool compute_right, const std::vector<Array>& outs);
 // lax.linalg.eigh into outs = {v, w}.
 void eigh(const Array& x, bool lower, const std::vector<Array>& outs);
+// The eigenvalues lower_index..upper_index (ascending, inclusive) of each real symmetric
+// tridiagonal matrix of diagonal d [..., n] and off-diagonal e [..., n-1], found by bisection
+// to the absolute tolerance tol [...] (LAPACK's default where <= 0), into outs = {w [..., k]}
+// or, with compute_vectors, {w, v [..., n, k]} by inverse iteration (stebz, stein).
+void eigh_tridiagonal(const Array& d, const Array& e, const Array& tol, bool compute_vectors,
+                      int64_t lower_index, int64_t upper_index, const std::vector<Array>& outs);
 // lax.linalg.cholesky into out: each matrix's lower factor (read from its lower
 // triangle), zero above the diagonal, NaN on and below it where the matrix is not
 // positive definite (as JAX on CPU).

@@ -1,4 +1,5 @@
-// Definitions of the LAPACK-backed eigendecompositions (eig, eigh) and cholesky; the other
+// Definitions of the LAPACK-backed eigendecompositions (eig, eigh, eigh_tridiagonal) and
+// cholesky; the other
 // factorizations are in linalg_factorizations.cc.
 #include "linalg.h"
 
@@ -87,6 +88,62 @@ class EighDef final : public TypedOpDef<EighAttrs> {
   }
 };
 
+// Operands: the diagonal d [..., n] and off-diagonal e [..., n-1] of real symmetric
+// tridiagonal matrices and the bisection's absolute tolerance tol [...] (float32 or float64,
+// all alike). Results: the eigenvalues lower_index..upper_index [..., k] (ascending), then
+// with compute_vectors the eigenvectors as columns [..., n, k].
+class EighTridiagonalDef final : public TypedOpDef<EighTridiagonalAttrs> {
+ public:
+  EighTridiagonalDef() : TypedOpDef(OpKind::eigh_tridiagonal) {}
+  std::vector<ValueType> infer(std::any& a, const Types& ins) const override {
+    need(ins, 3);
+    const Shape& d = *ins[0].shape;
+    if (d.empty())
+      throw_error(ErrorKind::TypeError, name(),
+                  "eigh_tridiagonal requires a diagonal of rank at least 1, got shape " +
+                      shape_str(d));
+    if (ins[0].dtype != DType::F32 && ins[0].dtype != DType::F64)
+      throw_error(ErrorKind::TypeError, name(), std::string("eigh_tridiagonal supports float32 "
+                  "and float64, got ") + dtype_name(ins[0].dtype));
+    const int64_t n = d.back();
+    const Shape batch(d.begin(), d.end() - 1);
+    Shape e_shape = batch;
+    e_shape.push_back(std::max<int64_t>(0, n - 1));
+    if (ins[1].dtype != ins[0].dtype || ins[2].dtype != ins[0].dtype)
+      throw_error(ErrorKind::TypeError, name(), std::string("eigh_tridiagonal requires "
+                  "operands of one dtype, got ") + dtype_name(ins[0].dtype) + ", " +
+                  dtype_name(ins[1].dtype) + " and " + dtype_name(ins[2].dtype));
+    if (*ins[1].shape != e_shape || *ins[2].shape != batch)
+      invalid("eigh_tridiagonal requires an off-diagonal of shape " + shape_str(e_shape) +
+              " and a tolerance of shape " + shape_str(batch) + ", got " +
+              shape_str(*ins[1].shape) + " and " + shape_str(*ins[2].shape));
+    const auto& at = get(a);
+    if (at.lower_index < 0 || at.upper_index >= n || at.lower_index > at.upper_index + 1)
+      invalid("eigh_tridiagonal: eigenvalue indices " + std::to_string(at.lower_index) + ".." +
+              std::to_string(at.upper_index) + " out of range for order " + std::to_string(n));
+    Shape w = batch;
+    w.push_back(at.upper_index - at.lower_index + 1);
+    std::vector<ValueType> types{{w, ins[0].dtype}};
+    if (at.compute_vectors) {
+      Shape v = batch;
+      v.push_back(n);
+      v.push_back(w.back());
+      types.push_back({v, ins[0].dtype});
+    }
+    return types;
+  }
+  bool multiple_results() const override { return true; }
+  void run(const std::any& a, const Arrays& ins, const Arrays& outs) const override {
+    const auto& at = get(a);
+    cpu::eigh_tridiagonal(ins[0], ins[1], ins[2], at.compute_vectors, at.lower_index,
+                          at.upper_index, outs);
+  }
+  double cost(const std::any& a, const Arrays& ins, const std::vector<ValueType>&) const override {
+    const double k = double(get(a).upper_index - get(a).lower_index + 1);
+    return 60.0 * double(ins[0].size()) * k;
+  }
+};
+
 // The lower Cholesky factor of each matrix [..., n, n] (float or complex), read from its
 // lower triangle.
 class CholeskyDef final : public TypedOpDef<NoAttrs> {
@@ -122,6 +179,7 @@ class CholeskyDef final : public TypedOpDef<NoAttrs> {
 
 TINYXLA_REGISTER_OP(eig, EigDef)
 TINYXLA_REGISTER_OP(eigh, EighDef)
+TINYXLA_REGISTER_OP(eigh_tridiagonal, EighTridiagonalDef)
 TINYXLA_REGISTER_OP(cholesky, CholeskyDef)
 
 }  // namespace tinyxla::ops

@@ -20,6 +20,17 @@ struct EighAttrs {
   template <class V> void visit(V& v) { v("lower", lower); }
 };
 
+// The eigenpairs lower_index..upper_index (inclusive) of a symmetric tridiagonal matrix.
+struct EighTridiagonalAttrs {
+  bool compute_vectors = false;
+  int64_t lower_index = 0, upper_index = -1;
+  template <class V> void visit(V& v) {
+    v("compute_vectors", compute_vectors);
+    v("lower_index", lower_index);
+    v("upper_index", upper_index);
+  }
+};
+
 struct LuPivotsToPermutationAttrs {
   int64_t permutation_size = 0;
   template <class V> void visit(V& v) { v("permutation_size", permutation_size); }

@@ -1,6 +1,6 @@
 """``jax.scipy.linalg``'s factorizations and solves: ``cholesky``, ``cho_factor``,
 ``cho_solve``, ``lu``, ``lu_factor``, ``lu_solve``, ``solve`` (``assume_a``),
-``solve_triangular``, ``inv``, ``det``, ``eigh``, ``eigh_tridiagonal``, ``svd``, ``qr``,
+``solve_triangular``, ``inv``, ``det``, ``eigh``, ``svd``, ``qr``,
 ``schur``, ``hessenberg`` and ``polar``, over ``lax.linalg``'s primitives with
 ``jax.numpy.vectorize``'s broadcasting where JAX uses it. The scipy arguments that only
 concern memory (``overwrite_*``, ``check_finite``, ``lwork``) are accepted and ignored, as
@@ -232,46 +232,6 @@ def eigh(a: Any, b: Any = None, lower: bool = True, eigvals_only: bool = False,
     """Mirrors ``jax.scipy.linalg.eigh``: ``(w, v)`` (or ``w``) of Hermitian ``a``; only
     the standard problem (``b=None``, ``type=1``, all eigenvalues), as in JAX."""
     return _eigh(a, b, lower, eigvals_only, eigvals, type)
-
-
-@functools.partial(jit, static_argnames=("eigvals_only", "select", "select_range"))
-def eigh_tridiagonal(d: Any, e: Any, *, eigvals_only: bool = False, select: str = "a",
-                     select_range: tuple[float, float] | None = None, tol: float | None = None,
-                     key: Any = None) -> Any:
-    """Mirrors ``jax.scipy.linalg.eigh_tridiagonal``: the ascending eigenvalues (and
-    eigenvectors) of the Hermitian tridiagonal matrix of diagonal ``d`` and off-diagonal
-    ``e``. Differs from JAX in the method: LAPACK's eigh of the dense matrix rather than
-    bisection and inverse iteration, so ``tol`` and ``key`` are not used and eigenvector
-    signs may differ."""
-    alpha, beta = jnp.asarray(d), jnp.asarray(e)
-    supported = (np.float32, np.float64, np.complex64, np.complex128)
-    if alpha.dtype != beta.dtype:
-        raise TypeError("diagonal and off-diagonal values must have same dtype, got "
-                        f"{alpha.dtype} and {beta.dtype}")
-    if alpha.dtype not in supported or beta.dtype not in supported:
-        raise TypeError("Only float32 and float64 inputs are supported as inputs to "
-                        "jax.scipy.linalg.eigh_tridiagonal, got "
-                        f"{alpha.dtype} and {beta.dtype}")
-    n = alpha.shape[0]
-    if n <= 1:
-        return jnp.real(alpha) if eigvals_only else (jnp.real(alpha),
-                                                     jnp.eye(n, dtype=alpha.dtype))
-    if select == "a":
-        lo, hi = 0, n
-    elif select == "i":
-        if select_range is None:
-            raise ValueError("for select='i', select_range must be specified.")
-        if select_range[0] > select_range[1]:
-            raise ValueError("Got empty index range in select_range.")
-        lo, hi = int(select_range[0]), int(select_range[1]) + 1
-    elif select == "v":
-        raise NotImplementedError("eigh_tridiagonal(..., select='v') is not implemented")
-    else:
-        raise ValueError("'select must have a value in {'a', 'i', 'v'}.")
-    t = jnp.diag(alpha) + jnp.diag(beta, -1) + jnp.diag(jnp.conj(beta), 1)
-    v, w = lax_linalg.eigh(t, symmetrize_input=False)
-    w, v = w[lo:hi], v[:, lo:hi]
-    return w if eigvals_only else (w, v)
 
 
 @functools.partial(jit, static_argnames=("full_matrices", "compute_uv"))
