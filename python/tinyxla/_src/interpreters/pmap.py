@@ -303,7 +303,7 @@ class _Plan:
                         invars.append(x)
                 defined.update(e.outvars)
             outs = [v for e in g for v in e.outvars if v in later]
-            if outs:
+            if outs or any(core.eqn_has_effects(e) for e in g):  # prints run for themselves
                 steps.append(_Segment(g, invars, outs, f"pmap_{name}"))
         if distributed.state.num_processes > 1:
             return pmap_mpi.group_reductions(steps, _Collective)
