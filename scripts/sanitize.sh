@@ -33,7 +33,9 @@ PATH="$venv/bin:$PATH" cmake --build "$build" -j "${SANITIZE_JOBS:-2}"
 export ASAN_OPTIONS="abort_on_error=0:halt_on_error=1:detect_leaks=1:strict_init_order=1:detect_stack_use_after_return=0"
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:suppressions=$supp/ubsan.supp"
 export LSAN_OPTIONS="suppressions=$supp/lsan.supp"
-export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$supp/tsan.supp"
+# die_after_fork=0: the tests fork with the runtime started (a child that works is the
+# point); the child starts its own threads, which TSan refuses by default.
+export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:die_after_fork=0:suppressions=$supp/tsan.supp"
 # The upper tier's generated modules are built by the system compiler, uninstrumented;
 # running them is covered by the normal test run, so the sanitized runs stay on the
 # instrumented base tier unless a test turns codegen on itself.
@@ -43,16 +45,22 @@ export TINYXLA_CACHE_DIR="$build/codegen-cache"
 "$venv/bin/ctest" --test-dir "$build" --output-on-failure ${SANITIZE_CTEST_ARGS:-}
 [ "${SANITIZE_CPP_ONLY:-0}" = 1 ] && exit 0
 
-# Python: the sources from python/tinyxla with the instrumented _core beside them, an
-# interpreter without site processing (so the editable install's finder does not bring in
-# the uninstrumented _core), and the sanitizer's runtime preloaded (CPython is not built
-# with it, and the runtime must come first among the loaded libraries).
+# Python: the sources from python/tinyxla with the instrumented _core beside them, in an
+# interpreter of its own (a venv whose .pth puts them before the main venv's packages, so
+# the editable install's finder, which only a site directory's .pth installs, never brings
+# in the uninstrumented _core; the tests' subprocesses run this interpreter too), with the
+# sanitizer's runtime preloaded (CPython is not built with it, and the runtime must come
+# first among the loaded libraries).
 overlay=$build/python/tinyxla
 rm -rf "$build/python"
 mkdir -p "$overlay"
 for f in "$root"/python/tinyxla/*; do ln -s "$f" "$overlay/"; done
 ln -s "$build"/_core*.so "$overlay/"
 site=$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+pyenv=$build/pyenv
+[ -x "$pyenv/bin/python" ] || "$venv/bin/python" -m venv --without-pip "$pyenv"
+pyenv_site=$("$pyenv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+printf '%s\n%s\n' "$build/python" "$site" > "$pyenv_site/tinyxla_sanitized.pth"
 # CPython's own allocations live until exit by design: leaks are checked on the C++ tests.
 export ASAN_OPTIONS="$ASAN_OPTIONS:detect_leaks=0"
 if [ $# -eq 0 ]; then
@@ -60,5 +68,7 @@ if [ $# -eq 0 ]; then
     tests/test_vmap.py tests/test_pmap.py tests/test_async.py tests/test_concurrency_stress.py \
     tests/test_control_flow.py tests/test_graph_text_compat.py tests/test_exported_graph_fuzz.py
 fi
-LD_PRELOAD="$(gcc -print-file-name=$runtime)" PYTHONPATH="$build/python:$site" \
-  "$venv/bin/python" -S -m pytest -q -p no:cacheprovider -x "$@"
+# libstdc++ is preloaded too: the sanitizer resolves its __cxa_throw interceptor when it
+# starts, and without libstdc++ loaded by then every C++ throw fails its CHECK.
+LD_PRELOAD="$(gcc -print-file-name=$runtime) $(gcc -print-file-name=libstdc++.so.6)" \
+  "$pyenv/bin/python" -m pytest -q -p no:cacheprovider -x "$@"

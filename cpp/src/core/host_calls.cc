@@ -5,8 +5,10 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstring>
+#include <memory>
 #include <mutex>
 #include <thread>
+#include <vector>
 
 #include <unistd.h>
 
@@ -136,7 +138,16 @@ class HostCallThread {
 }  // namespace
 
 void set_host_call_handler(const HostCallHandler& h) {
-  handler.store(h.call ? new HostCallHandler(h) : nullptr, std::memory_order_release);  // kept
+  // Every handler is kept until exit: a device thread may still be reading a replaced one.
+  static std::mutex m;
+  static auto* kept = new std::vector<std::unique_ptr<HostCallHandler>>();  // never destroyed
+  std::lock_guard<std::mutex> lock(m);
+  const HostCallHandler* installed = nullptr;
+  if (h.call) {
+    kept->push_back(std::make_unique<HostCallHandler>(h));
+    installed = kept->back().get();
+  }
+  handler.store(installed, std::memory_order_release);
 }
 
 void call_host(int64_t callable, const std::vector<Array>& args, const std::vector<Array>& results) {
