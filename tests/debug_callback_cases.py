@@ -58,6 +58,12 @@ def print_cases(jax, jnp, lax):
     case("matrix", lambda: P("{}", jnp.arange(6.0).reshape(2, 3)))
     case("scalar_int", lambda: P("{x}", x=jnp.int32(3)))
     case("python_scalars", lambda: P("{} {} {}", 1, 2.5, True))
+    case("conversions", lambda: jax.jit(lambda x, y: P("{0!r} {0!s} {0!a} {0:>5} {0:{w}} {1!r} {1}", x, y, w=3))(3, jnp.float32(1.1)))
+    def dtypes_body(i, c):
+        P("i={} c={} {:.3f} even={} u8={} v={} {!s}", i, c, c, i % 2 == 0, (i * 100).astype(jnp.uint8),
+          jnp.stack([c, -c]), c.astype(jnp.float16))
+        return c * 1.1
+    case("fori_dtypes", lambda: jax.jit(lambda x: lax.fori_loop(0, 4, dtypes_body, x))(jnp.float32(1.0)))
     return out
 
 def print_errors(jax, jnp):

@@ -1,5 +1,6 @@
 // Unit tests of the runtime through the public C++ API: buffers and the caching allocator,
 // events, device streams, error propagation, eager ops, long chains, out-of-memory.
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -17,6 +18,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/host_calls.h"
 #include "core/thread_pool.h"
 #include "tinyxla/tinyxla.h"
 
@@ -454,6 +456,84 @@ void test_pool_leaves_cores_busy_with_devices() {
   CHECK(ids.size() == 1 && *ids.begin() == std::this_thread::get_id());
 }
 
+// Host calls: a test handler records (callable, first operand) in call order; callable 99
+// throws. Deferred calls run on the host-call thread, in order with the synchronous ones.
+std::mutex host_log_mu;
+std::vector<std::pair<int64_t, float>> host_log;
+std::set<std::thread::id> host_threads;
+
+void record_host_call(int64_t id, const std::vector<Array>& args, const std::vector<Array>&) {
+  if (id == 99) throw_error(ErrorKind::Internal, "host_callback", "callable 99 fails");
+  std::lock_guard<std::mutex> lock(host_log_mu);
+  host_log.push_back({id, args.empty() ? 0.f : host(args[0])[0]});
+  host_threads.insert(std::this_thread::get_id());
+}
+
+void record_deferred(std::vector<DeferredHostCall>& calls) {
+  std::vector<const void*> failed;
+  for (DeferredHostCall& c : calls) {
+    c.skip = c.skip || std::count(failed.begin(), failed.end(), c.run) > 0;
+    if (c.skip) continue;
+    try {
+      record_host_call(c.callable, c.args, {});
+    } catch (...) {
+      c.error = std::current_exception();
+      failed.push_back(c.run);
+    }
+  }
+}
+
+void test_deferred_host_calls() {
+  HostCallHandler h;
+  h.call = &record_host_call;
+  h.call_deferred = &record_deferred;
+  set_host_call_handler(h);
+  host_log.clear();
+  CHECK(!may_defer_host_calls());  // no scope on this thread
+  {
+    DeferredHostCalls scope;
+    CHECK(may_defer_host_calls());
+    for (int k = 0; k < 200; ++k) defer_host_call(1, {f32({float(k)}, {})});
+    call_host(2, {f32({7.f}, {})}, {});  // waits for the 200 before it
+    defer_host_call(3, {f32({8.f}, {})});
+    scope.finish();
+  }
+  CHECK(host_log.size() == 202);
+  for (int k = 0; k < 200; ++k) CHECK(host_log[size_t(k)] == std::make_pair(int64_t(1), float(k)));
+  CHECK(host_log[200] == std::make_pair(int64_t(2), 7.f));
+  CHECK(host_log[201] == std::make_pair(int64_t(3), 8.f));
+  CHECK(host_threads.size() == 2);  // this thread and the host-call thread
+  // A failing call: finish() throws its error, and the run's later calls are not made.
+  host_log.clear();
+  {
+    DeferredHostCalls scope;
+    defer_host_call(1, {f32({1.f}, {})});
+    defer_host_call(99, {});
+    for (int k = 0; k < 50; ++k) defer_host_call(4, {f32({2.f}, {})});
+    CHECK_THROWS(scope.finish(), ErrorKind::Internal, "[host_callback] callable 99 fails");
+    scope.finish();  // the error was reported once
+  }
+  CHECK(host_log.size() == 1 && host_log[0].first == 1);
+  // Nested scopes wait for their own calls only; the outer one resumes deferring.
+  host_log.clear();
+  {
+    DeferredHostCalls outer;
+    defer_host_call(5, {f32({1.f}, {})});
+    {
+      DeferredHostCalls inner;
+      defer_host_call(6, {f32({2.f}, {})});
+      inner.finish();
+      std::lock_guard<std::mutex> lock(host_log_mu);
+      CHECK(host_log.size() == 2);
+    }
+    CHECK(may_defer_host_calls());
+    defer_host_call(7, {f32({3.f}, {})});
+  }
+  CHECK(host_log.size() == 3 && host_log[2].first == 7);
+  CHECK(!may_defer_host_calls());
+  set_host_call_handler(HostCallHandler());
+}
+
 const Test kTests[] = {
     {"buffer_alignment", test_buffer_alignment},
     {"caching_allocator_reuse", test_caching_allocator_reuse},
@@ -472,6 +552,7 @@ const Test kTests[] = {
     {"long_chain", test_long_chain},
     {"oversized_allocation", test_oversized_allocation},
     {"pool_leaves_cores_busy_with_devices", test_pool_leaves_cores_busy_with_devices},
+    {"deferred_host_calls", test_deferred_host_calls},
 };
 
 std::atomic<const char*> current_test{"startup"};

@@ -17,6 +17,7 @@
 #include "../fused/interpreter.h"
 #include "../ir/fused_body.h"
 #include "../ops/elementwise.h"
+#include "../ops/host_callback.h"
 #include "../ops/reductions.h"
 #include "../ops/structural.h"
 
@@ -223,6 +224,7 @@ typedef void (*tx_binary)(const void*, const void*, void*, int64_t);
 typedef void (*tx_clamp)(const void*, const void*, const void*, void*, int64_t);
 typedef void (*tx_select)(const void*, const void* const*, int64_t, void*, int64_t);
 typedef void (*tx_stream)(void*, const void*, size_t);
+typedef int (*tx_host_call)(int64_t, int64_t, const void* const*, const int64_t*);
 )" + std::string(kElementSemantics) + "\n";
 }
 
@@ -653,16 +655,27 @@ bool emit_kernel(const Graph& body, const std::vector<Strides>& param_strides,
 }
 
 bool emit_loop(const Graph& body, int64_t num_consts, const std::string& symbol, int max_ops,
-               FunctionTable& table, std::string& source) {
+               HostCallFn host_call, FunctionTable& table, std::string& source, KernelInfo& info) {
   const int nv = body.num_values();
   const size_t np = body.parameters().size();
   if (body.outputs().size() + size_t(num_consts) != np + 1) return false;
+  // A host call's `done` value (bool[0]) is the only value that is not one element, and
+  // nothing may read it.
+  std::vector<char> done(size_t(nv), 0);
+  for (const Node& n : body.nodes())
+    if (n.kind == OpKind::host_callback && n.num_results == 1) done[size_t(n.first_result)] = 1;
   for (int v = 0; v < nv; ++v)
-    if (num_elements(body.type(v).shape) != 1) return false;
+    if (!done[size_t(v)] && num_elements(body.type(v).shape) != 1) return false;
+  for (const Node& n : body.nodes())
+    for (ValueId v : n.inputs)
+      if (done[size_t(v)]) return false;
+  for (ValueId v : body.outputs())
+    if (done[size_t(v)]) return false;
   if (int(body.nodes().size()) > max_ops) return false;
   auto var = [](ValueId v) { return "v" + std::to_string(v); };
   std::ostringstream pre, trip;
-  pre << "void " << symbol << "(const char* const* in, char* const* out) {\n"
+  std::vector<int64_t> callables;
+  pre << "int " << symbol << "(const char* const* in, char* const* out) {\n"
       << "  uint8_t go = 1;\n";
   for (const Node& n : body.nodes()) {
     const ValueId v = n.first_result;
@@ -682,6 +695,19 @@ bool emit_loop(const Graph& body, int64_t num_consts, const std::string& symbol,
     } else if (n.kind == OpKind::reshape || n.kind == OpKind::broadcast_in_dim ||
                n.kind == OpKind::transpose) {
       trip << "    const " << ct << " " << var(v) << " = " << var(n.inputs[0]) << ";\n";
+    } else if (n.kind == OpKind::host_callback) {
+      const std::string id = "in[" + std::to_string(np + callables.size()) + "]";
+      callables.push_back(n.attr<ops::HostCallbackAttrs>().callback);
+      std::string args, dtypes;
+      for (size_t k = 0; k < n.inputs.size(); ++k) {
+        args += (k ? ", &" : "&") + var(n.inputs[k]);
+        dtypes += (k ? ", " : "") + std::to_string(int(body.type(n.inputs[k]).dtype));
+      }
+      if (n.inputs.empty()) args = dtypes = "0";
+      trip << "    { static const int64_t d[] = {" << dtypes << "}; const void* a[] = {" << args
+           << "};\n      int64_t id; memcpy(&id, " << id << ", sizeof id);\n"
+           << "      if (((tx_host_call)tx_fn[" << table.add(reinterpret_cast<void*>(host_call))
+           << "])(id, " << n.inputs.size() << ", a, d)) return 1; }\n";
     } else if (is_elementwise(n.kind)) {
       const DType in = n.inputs.empty() ? t : body.type(n.inputs[0]).dtype;
       std::vector<std::string> args;
@@ -706,7 +732,8 @@ bool emit_loop(const Graph& body, int64_t num_consts, const std::string& symbol,
     const std::string p = var(body.parameters()[size_t(num_consts) + k]);
     source += "  memcpy(out[" + std::to_string(k) + "], &" + p + ", sizeof " + p + ");\n";
   }
-  source += "}\n";
+  source += "  return 0;\n}\n";
+  info.host_callables = std::move(callables);
   return true;
 }
 

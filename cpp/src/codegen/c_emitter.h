@@ -38,6 +38,9 @@ struct KernelInfo {
   std::vector<Array> runtime_constants;  // inputs after the parameters
   std::vector<Strides> param_strides;    // the element strides the kernel reads inputs with
   bool loop = false;  // a whole while_loop (emit_loop), not a fused kernel
+  // A loop's host calls without results (host_callback), in body order: the callable ids,
+  // passed after the loop's inputs (ids are the process's, the source stays reusable).
+  std::vector<int64_t> host_callables;
 };
 
 // The table of functions the generated code calls; index 0 is the streaming copy.
@@ -55,13 +58,17 @@ bool emit_kernel(const Graph& body, const std::vector<Strides>& param_strides,
                  const std::string& symbol, int max_ops, FunctionTable& table, std::string& source,
                  KernelInfo& info);
 
-// Appends the C definition of a function `void symbol(const char* const* in, char* const*
+// Appends the C definition of a function `int symbol(const char* const* in, char* const*
 // out)` that runs a whole while_loop whose body (see ops/control_flow.h) holds only
-// one-element values and elementwise ops, from a true predicate: `in` are the loop's
-// constants and carry, `out` its results; the carry lives in locals. False (nothing
-// appended) for other bodies or more than `max_ops` nodes.
+// one-element values, elementwise ops and host calls without results, from a true
+// predicate: `in` are the loop's constants and carry, then one int64 callable id per host
+// call (info.host_callables); `out` its results; the carry lives in locals. A host call
+// goes through `host_call` (added to `table`), and when it fails the function returns 1
+// at once (else 0). False (nothing appended) for other bodies or more than `max_ops` nodes.
+using HostCallFn = int (*)(int64_t callable, int64_t n, const void* const* args,
+                           const int64_t* dtypes);
 bool emit_loop(const Graph& body, int64_t num_consts, const std::string& symbol, int max_ops,
-               FunctionTable& table, std::string& source);
+               HostCallFn host_call, FunctionTable& table, std::string& source, KernelInfo& info);
 
 // The declarations every generated module starts with; the module then defines
 // `static void* tx_fn[]` of the table's size and `void tx_init(void* const* fns)` that

@@ -10,13 +10,16 @@
 #include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <exception>
 #include <limits>
 #include <thread>
 #include <type_traits>
+#include <utility>
 
 #include "../cpu/kernels.h"
 #include "../ops/control_flow.h"
 #include "../ops/layout.h"
+#include "../core/host_calls.h"
 #include "../core/profiler.h"
 #include "../core/thread_pool.h"
 #include "toolchain.h"
@@ -102,6 +105,38 @@ Mode mode_from_env() {
   return Mode::Eager;
 }
 
+namespace {
+
+// The host calls of generated loops: their device (for the operands' Arrays) and the
+// error of the call that stopped one, for run_loop to throw.
+thread_local int host_call_device = 0;
+thread_local std::exception_ptr host_call_error;
+
+// A host call without results from a generated loop, on one-element values: left to the
+// host-call thread when this thread may, else made now. Never throws into the C code.
+int host_call(int64_t callable, int64_t n, const void* const* args, const int64_t* dtypes) {
+  try {
+    if (n <= DeferredHostCall::kMaxScalars && may_defer_host_calls()) {
+      defer_host_call(callable, n, args, dtypes, host_call_device);
+      return 0;
+    }
+    std::vector<Array> xs;
+    xs.reserve(size_t(n));
+    for (int64_t k = 0; k < n; ++k)
+      xs.push_back(Array::from_host(args[k], Shape{}, DType(dtypes[k]), host_call_device));
+    if (may_defer_host_calls())
+      defer_host_call(callable, std::move(xs));
+    else
+      call_host(callable, xs, {});
+    return 0;
+  } catch (...) {
+    host_call_error = std::current_exception();
+    return 1;
+  }
+}
+
+}  // namespace
+
 // One thread builds modules in order: a build takes a core for a while, and on a small
 // machine two at once would starve the running program.
 class Builder {
@@ -153,7 +188,7 @@ std::shared_ptr<Module> Module::generate(const Graph& graph) {
       info.symbol = "tx_loop" + std::to_string(i);
       info.loop = true;
       if (!emit_loop(*n.body, n.attr<ops::WhileLoopAttrs>().num_consts, info.symbol,
-                     kMaxLoopNodes, m->table_, kernels))
+                     kMaxLoopNodes, &host_call, m->table_, kernels, info))
         continue;
       m->kernel_of_node_[size_t(i)] = int(m->kernels_.size());
       m->kernels_.push_back(std::move(info));
@@ -287,15 +322,19 @@ bool Module::has_loop(int node) const {
 
 bool Module::run_loop(int node, const std::vector<Array>& inputs, const std::vector<Array>& outputs) const {
   if (!has_loop(node)) return false;
+  const KernelInfo& info = kernels_[size_t(kernel_of_node_[size_t(node)])];
   void* const sym = fns_[size_t(kernel_of_node_[size_t(node)])].load(std::memory_order_acquire);
   std::vector<const char*> in;
-  in.reserve(inputs.size());
+  in.reserve(inputs.size() + info.host_callables.size());
   for (const Array& a : inputs) in.push_back(a.data());  // one element each
+  for (const int64_t& id : info.host_callables) in.push_back(reinterpret_cast<const char*>(&id));
   std::vector<char*> out;
   out.reserve(outputs.size());
   for (const Array& a : outputs) out.push_back(a.mutable_data());
-  reinterpret_cast<void (*)(const char* const*, char* const*)>(sym)(in.data(), out.data());
+  host_call_device = outputs.empty() ? 0 : outputs[0].device();
+  const int failed = reinterpret_cast<int (*)(const char* const*, char* const*)>(sym)(in.data(), out.data());
   runs_.fetch_add(1, std::memory_order_relaxed);
+  if (failed) std::rethrow_exception(std::exchange(host_call_error, nullptr));
   return true;
 }
 

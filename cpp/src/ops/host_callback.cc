@@ -4,6 +4,7 @@
 #include "host_callback.h"
 
 #include "../core/host_calls.h"
+#include "../cpu/kernels.h"
 
 namespace tinyxla::ops {
 namespace {
@@ -45,6 +46,16 @@ class HostCallbackDef final : public TypedOpDef<HostCallbackAttrs> {
       args.push_back(x.is_ready() ? x
                                   : Array(x.shape(), x.strides(), x.offset(), x.dtype(), x.device(),
                                           x.buffer(), Event::ready()));
+    if (outs.size() == 1 && may_defer_host_calls()) {
+      // No results: the call may run later on the host-call thread, on copies (a loop
+      // writes its carry in place on the next trip).
+      Arrays copies;
+      for (const Array& x : args) {
+        copies.emplace_back(x.shape(), x.dtype(), x.device(), Event::ready());
+        if (x.size()) cpu::copy(x, copies.back());
+      }
+      return defer_host_call(get(a).callback, std::move(copies));
+    }
     call_host(get(a).callback, args, Arrays(outs.begin(), outs.end() - 1));
   }
 };

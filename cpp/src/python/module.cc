@@ -8,6 +8,7 @@
 
 #include "python/graph_bindings.h"
 #include "python/host_callback_bindings.h"
+#include "python/numpy_views.h"
 #include "python/op_bindings.h"
 #include "python/profiler_bindings.h"
 #include "python/stages_bindings.h"
@@ -40,21 +41,6 @@ py::tuple shape_tuple(const Shape& s) {
   py::tuple t(s.size());
   for (size_t i = 0; i < s.size(); ++i) t[i] = py::int_(s[i]);
   return t;
-}
-
-// Zero-copy, read-only numpy view that keeps the buffer alive.
-py::array to_numpy(const Array& a, py::dtype dt) {
-  {
-    py::gil_scoped_release release;
-    a.wait();
-  }
-  auto* keep = new Array(a);
-  py::capsule base(keep, [](void* p) { delete static_cast<Array*>(p); });
-  std::vector<py::ssize_t> shape(a.shape().begin(), a.shape().end()), strides;
-  for (int64_t s : a.strides()) strides.push_back(s * py::ssize_t(itemsize(a.dtype())));
-  py::array out(dt, shape, strides, a.size() ? a.data() : nullptr, base);
-  py::detail::array_proxy(out.ptr())->flags &= ~py::detail::npy_api::NPY_ARRAY_WRITEABLE_;
-  return out;
 }
 
 Array from_numpy(py::array arr, int code, int device) {

@@ -5,9 +5,11 @@
 // output buffer of an elementwise step. compile() wraps compiler::compile_program.
 #include <atomic>
 #include <mutex>
+#include <optional>
 #include <string>
 
 #include "../codegen/module.h"
+#include "../core/host_calls.h"
 #include "../compiler/program.h"
 #include "../core/profiler.h"
 #include "../cpu/kernels.h"
@@ -95,6 +97,7 @@ struct Executable::Impl {
   const Graph& graph = program.graph;
   // Per node: a while_loop's compiled body (compiled with the graph).
   std::vector<std::shared_ptr<Executable>> bodies;
+  bool side_effects = false;  // the graph or a body of it calls the host
 
   // The upper tier: generated when first needed, then read by runs without a lock.
   codegen::Mode codegen_mode = codegen::Mode::Off;
@@ -128,6 +131,9 @@ struct Executable::Impl {
       {
         // Recorded before the results are ready: whoever waited for them sees the span.
         profiler::Span span(program.name, "executable");
+        // Host calls without results may run behind the graph; the results wait for them.
+        std::optional<DeferredHostCalls> host_calls;
+        if (side_effects) host_calls.emplace();
         std::vector<Array> vals(size_t(graph.num_values()));
         for (size_t k = 0; k < outs.size(); ++k)
           if (outs[k].event() == ev) vals[size_t(graph.outputs()[k])] = outs[k];
@@ -136,6 +142,7 @@ struct Executable::Impl {
           run_named_step(int(i), args, vals, dev);
           for (ValueId v : program.steps[i].release) vals[size_t(v)] = Array();
         }
+        if (host_calls) host_calls->finish();
       }
       ev->set_ready();
     } catch (...) {
@@ -548,7 +555,7 @@ std::vector<Array> Executable::run(std::vector<Array> args, int dev,
       computes = true;
     }
   }
-  if (!computes && !impl_->program.graph.has_side_effects()) return outs;
+  if (!computes && !impl_->side_effects) return outs;
   if (impl_->codegen_mode == codegen::Mode::Auto && impl_->runs.fetch_add(1) == 1)
     impl_->start_codegen();
   std::vector<EventPtr> deps;
@@ -581,6 +588,7 @@ std::shared_ptr<Executable> compile(const Graph& graph, const CompileOptions& op
     auto impl = std::make_unique<Executable::Impl>();
     impl->program = compiler::compile_program(g, options);
     impl->codegen_mode = mode;
+    impl->side_effects = impl->program.graph.has_side_effects();
     impl->bodies.resize(size_t(impl->program.graph.num_nodes()));
     if (mode == codegen::Mode::Eager) impl->start_codegen();
     return std::shared_ptr<Executable>(new Executable(std::move(impl)));

@@ -15,7 +15,6 @@ when its results are unused, as in JAX.
 from __future__ import annotations
 
 import logging
-import threading
 import traceback
 from typing import Any, Callable, Sequence
 
@@ -32,29 +31,20 @@ from tinyxla._src.lax.slicing import dynamic_index_in_dim
 logger = logging.getLogger(__name__)
 
 
-class _CallbackState(threading.local):
-    depth = 0  # > 0 while this thread runs a host callback
-
-
-_state = _CallbackState()
-
-
-def in_callback() -> bool:
-    """Whether this thread is running a host callback (eager work then runs inline)."""
-    return _state.depth > 0
-
-
 class HostFunction:
     """A Python function of flat arguments, as the callback parameter of the primitives
     (JAX's ``_FlatCallback``): equal when the function and argument tree are, so equal
-    calls key caches alike. ``fn(*flat_args)`` returns the flat results."""
+    calls key caches alike. ``fn(*flat_args)`` returns the flat results. With
+    ``host_values`` the function gets numpy values (scalars when 0-d), not Arrays: for
+    ``debug.print``, whose text is the same either way, this spares a wrapper per value."""
 
-    __slots__ = ("fn", "in_tree", "what", "_hosts", "_positional", "__weakref__")
+    __slots__ = ("fn", "in_tree", "what", "host_values", "_hosts", "_positional", "__weakref__")
 
-    def __init__(self, fn: Callable[..., Any], in_tree: Any, what: str):
+    def __init__(self, fn: Callable[..., Any], in_tree: Any, what: str, host_values: bool = False):
         self.fn = fn
         self.in_tree = in_tree
         self.what = what  # for the log line: "jax.pure_callback"
+        self.host_values = host_values
         self._hosts: dict[tuple, Any] = {}
         # The arguments are the flat leaves themselves (the per-call fast path).
         self._positional = in_tree == _positional_tree(in_tree.num_leaves)
@@ -65,14 +55,18 @@ class HostFunction:
         else:
             args, kwargs = tree_util.tree_unflatten(self.in_tree, flat_args)
             out = self.fn(*args, **kwargs)
-        return [] if type(out) is tuple and not out else tree_util.tree_leaves(out)
+        if out is None or (type(out) is tuple and not out):
+            return []
+        return tree_util.tree_leaves(out)
+
+    def _key(self) -> tuple:
+        return (self.fn, self.in_tree, self.what, self.host_values)
 
     def __eq__(self, other):
-        return (type(other) is HostFunction and self.fn == other.fn and self.in_tree == other.in_tree
-                and self.what == other.what)
+        return type(other) is HostFunction and self._key() == other._key()
 
     def __hash__(self):
-        return hash((self.fn, self.in_tree, self.what))
+        return hash(self._key())
 
     def __repr__(self):
         return getattr(self.fn, "__name__", repr(self.fn))
@@ -86,7 +80,9 @@ class HostFunction:
         key = (tuple(in_avals), tuple(out_avals))
         host = self._hosts.get(key)
         if host is None:
-            host = self._hosts[key] = _core.HostCallable(_host_entry(self, key[0], key[1]))
+            host_dtypes = [a.dtype for a in key[0]] if self.host_values else None
+            host = self._hosts[key] = _core.HostCallable(_host_entry(self, key[0], key[1]),
+                                                         host_dtypes)
         return host
 
 
@@ -95,22 +91,35 @@ def _positional_tree(n: int) -> Any:
     return tree_util.tree_structure((tuple(range(n)), {}))
 
 
-def _host_entry(fn: HostFunction, in_avals: tuple, out_avals: tuple) -> Callable[[list], list]:
-    """What the device thread calls: ``_core.Array`` handles in, host arrays of the result
-    types out; a failure becomes JAX's ``CpuCallback error`` text."""
-    def call(handles: list) -> list:
-        _state.depth += 1
+def _host_entry(fn: HostFunction, in_avals: tuple, out_avals: tuple) -> Callable[..., list]:
+    """What the device thread calls: one ``_core.Array`` handle (or host value, for
+    ``fn.host_values``) per argument in, host arrays of the result types out; a failure
+    becomes JAX's ``CpuCallback error`` text."""
+    if fn.host_values and fn._positional and not out_avals:
+        target = fn.fn
+
+        def call_on_values(*values: Any) -> None:  # debug.print's path: no layer to spare
+            try:
+                target(*values)
+            except BaseException:
+                _raise_callback_error(fn)
+        return call_on_values
+
+    def call(*handles: Any) -> list:
         try:
             # Strong arrays, as JAX's callbacks get (its arguments are device_put).
-            outs = fn(*[_wrap(h, False, _DTYPES[h.dtype_code]) for h in handles])
+            outs = fn(*(handles if fn.host_values else
+                        [_wrap(h, False, _DTYPES[h.dtype_code]) for h in handles]))
             return outs if not outs and not out_avals else host_results(outs, out_avals)
         except BaseException:
-            logger.exception("%s failed", fn.what)
-            raise RuntimeError(
-                f"CpuCallback error calling callback: {traceback.format_exc()}") from None
-        finally:
-            _state.depth -= 1
+            _raise_callback_error(fn)
     return call
+
+
+def _raise_callback_error(fn: HostFunction) -> None:
+    """Logs the exception being handled and raises JAX's text for it (as its CPU runtime)."""
+    logger.exception("%s failed", fn.what)
+    raise RuntimeError(f"CpuCallback error calling callback: {traceback.format_exc()}") from None
 
 
 def host_results(outs: Sequence[Any], out_avals: Sequence[core.ShapedArray]) -> list[np.ndarray]:
@@ -378,14 +387,14 @@ lowering.register_lowering(debug_callback_p, _lower_host_call)
 
 def bind_debug_callback(fn: Callable[..., Any], in_tree: Any, dyn_args: Sequence[Any],
                         static_args: dict[int, Any], ordered: bool, partitioned: bool,
-                        what: str = "jax.debug.callback") -> None:
+                        what: str = "jax.debug.callback", host_values: bool = False) -> None:
     """Binds ``debug_callback`` calling ``fn(*args, **kwargs)``, the arguments being the
-    tree ``in_tree`` of the array leaves ``dyn_args`` and the other leaves
-    ``static_args`` (by position)."""
+    tree ``in_tree`` of the array leaves ``dyn_args`` (as numpy values with
+    ``host_values``, else Arrays) and the other leaves ``static_args`` (by position)."""
     flat = _positional_tree(len(dyn_args))
     # Arguments that are all arrays, passed positionally, reach ``fn`` as they are.
     call = fn if not static_args and in_tree == flat else _StaticMerged(fn, in_tree, static_args)
-    debug_callback_p.bind(*dyn_args, callback=HostFunction(call, flat, what),
+    debug_callback_p.bind(*dyn_args, callback=HostFunction(call, flat, what, host_values),
         ordered=ordered, partitioned=partitioned)
 
 

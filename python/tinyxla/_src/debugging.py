@@ -80,25 +80,43 @@ class _FormatChecker(string.Formatter):
 _checker = _FormatChecker()
 
 
+try:  # numpy's print options live in a context variable that set_printoptions replaces
+    from numpy._core.printoptions import format_options as _np_format_options
+except ImportError:  # numpy < 2
+    _np_format_options = None
+
+
 class _PrintFormatted:
     """Formats and writes one ``debug.print`` line; equal for equal format strings and
-    print options, so re-traced prints share their compiled callback."""
+    print options, so re-traced prints share their compiled callback. The numpy print
+    options of the trace apply, as in JAX: entered only when they differ from the current
+    ones, which is checked once per change of options, not per print."""
 
-    __slots__ = ("fmt", "np_printoptions", "has_placeholders", "_options")
+    __slots__ = ("fmt", "np_printoptions", "has_placeholders", "_options", "_same_as")
 
     def __init__(self, fmt: str, np_printoptions: tuple, has_placeholders: bool):
         self.fmt = fmt
         self.np_printoptions = np_printoptions
         self.has_placeholders = has_placeholders
         self._options = dict(np_printoptions)
+        self._same_as = None  # the options object last found equal to ours
+
+    def _options_current(self) -> bool:
+        if _np_format_options is None:
+            return self._options == np.get_printoptions()
+        current = _np_format_options.get()
+        if self._options != np.get_printoptions():
+            return False
+        self._same_as = current
+        return True
 
     def __call__(self, *args: Any, **kwargs: Any) -> None:
         if self.has_placeholders:
-            options = self._options
-            if options == np.get_printoptions():  # the usual case: no context to enter
+            if ((_np_format_options is not None and _np_format_options.get() is self._same_as)
+                    or self._options_current()):
                 msg = self.fmt.format(*args, **kwargs)
             else:
-                with np.printoptions(**options):
+                with np.printoptions(**self._options):
                     msg = self.fmt.format(*args, **kwargs)
         else:
             msg = " ".join((self.fmt, *(str(a) for a in args)))
@@ -116,6 +134,16 @@ class _PrintFormatted:
     __name__ = "debug_print"
 
 
+def _formats_values_only(fmt: str) -> bool:
+    """Whether ``fmt`` only formats its arguments' values (no ``!r``/``!a`` conversion,
+    attribute or item access), so numpy values print as the Arrays would."""
+    for _, field, spec, conversion in string.Formatter().parse(fmt):
+        if field is not None and (conversion in ("r", "a") or "." in field or "[" in field
+                                  or (spec and not _formats_values_only(spec))):
+            return False
+    return True
+
+
 def debug_print(fmt: str | None = None, *args: Any, ordered: bool = False, partitioned: bool = False,
                 skip_format_check: bool = False, **kwargs: Any) -> Callable[..., None] | None:
     """Prints ``fmt.format(*args, **kwargs)`` with the arrays' values, from staged code too
@@ -131,7 +159,8 @@ def debug_print(fmt: str | None = None, *args: Any, ordered: bool = False, parti
             has_placeholders = field_name is not None
         in_tree, dyn, static = _split_args(c_args, c_kwargs)
         printer = _PrintFormatted(fmt, tuple(np.get_printoptions().items()), has_placeholders)
-        bind_debug_callback(printer, in_tree, dyn, static, ordered, partitioned, "jax.debug.print")
+        bind_debug_callback(printer, in_tree, dyn, static, ordered, partitioned, "jax.debug.print",
+                            host_values=_formats_values_only(fmt))
 
     if fmt is not None:
         _debug_print(fmt, *args, **kwargs)
