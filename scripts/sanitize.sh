@@ -7,7 +7,8 @@
 #   scripts/sanitize.sh thread  [PYTEST ARGS...]   # TSan
 #
 # PYTEST ARGS replace the default Python subset (e.g. `tests/test_jit.py -k cache`); with
-# SANITIZE_CPP_ONLY=1 only the C++ tests run. Needs ./.venv as scripts/test.sh makes it
+# SANITIZE_CPP_ONLY=1 only the C++ tests run; SANITIZE_CTEST_ARGS are passed to ctest
+# (CI's job excludes the slowest C++ tests with -E). Needs ./.venv as scripts/test.sh makes it
 # (cmake, ninja, pybind11, scipy-openblas32, numpy, pytest). Suppressions, for third-party
 # code only, are in scripts/sanitizers/.
 set -euo pipefail
@@ -38,7 +39,8 @@ export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$supp/
 # instrumented base tier unless a test turns codegen on itself.
 export TINYXLA_CACHE_DIR="$build/codegen-cache"
 
-"$venv/bin/ctest" --test-dir "$build" --output-on-failure
+# shellcheck disable=SC2086  # word splitting of the ctest arguments is intended
+"$venv/bin/ctest" --test-dir "$build" --output-on-failure ${SANITIZE_CTEST_ARGS:-}
 [ "${SANITIZE_CPP_ONLY:-0}" = 1 ] && exit 0
 
 # Python: the sources from python/tinyxla with the instrumented _core beside them, an

@@ -127,15 +127,21 @@ x = jnp.arange(1000.0)
 big = [jnp.dot(jnp.ones((300, 300)), jnp.ones((300, 300))) for _ in range(4)]  # in flight
 f = jax.jit(lambda v: v * 2 + 1)
 assert float(f(x)[3]) == 7.0
-pid = os.fork()
-if pid == 0:
-    ok = (float(jnp.sum(x)) == 499500.0 and float(f(x)[4]) == 9.0
-          and float(jax.jit(lambda v: v - 1)(x)[0]) == -1.0
-          and float(jax.grad(lambda v: jnp.sum(v * v))(x)[2]) == 4.0)
-    os._exit(0 if ok else 3)
-_, status = os.waitpid(pid, 0)
-assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, status
-assert float(big[3][0, 0]) == 300.0
+for _ in range(3):  # each fork with work in flight: the child finds idle devices
+    more = [jnp.dot(jnp.ones((300, 300)), jnp.ones((300, 300))) for _ in range(4)]
+    pid = os.fork()
+    if pid == 0:
+        import signal
+        signal.alarm(60)  # a hang fails the test instead of stalling it
+        ok = (float(jnp.sum(x)) == 499500.0 and float(f(x)[4]) == 9.0
+              and float(jax.jit(lambda v: v - 1)(x)[0]) == -1.0
+              and float(jax.grad(lambda v: jnp.sum(v * v))(x)[2]) == 4.0
+              and float(more[3][1, 1]) == 300.0
+              and float(jnp.sum(jnp.sin(jnp.zeros(1 << 22)))) == 0.0)
+        os._exit(0 if ok else 3)
+    _, status = os.waitpid(pid, 0)
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, status
+assert float(big[3][0, 0]) == 300.0 and float(more[0][0, 0]) == 300.0
 print("parent ok")
 """
     proc = _run_python(program)

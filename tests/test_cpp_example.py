@@ -18,7 +18,7 @@ def test_cpp_example_builds_and_runs(cpp_examples, clean_env):
     ]:
         assert line + "\n" in out, f"missing {line!r} in:\n{out}"
     assert ("dot_general (2,3)x(2,3) raised tinyxla::Error: [dot_general] dot_general requires "
-            "contracting dimensions to have the same shape, got 3 and 2.") in out
+            "contracting dimensions to have the same shape, got (3,) and (2,).") in out
     assert "add of 2^48 elements raised tinyxla::Error: " in out
     assert "RESOURCE_EXHAUSTED" in out
     assert "MISMATCH" not in out and "WRONG KIND" not in out

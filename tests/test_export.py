@@ -131,6 +131,26 @@ def test_grad_in_the_exporting_process_only(exported):
         jax.grad(lambda x: back.call(x, {"y": 1.0})["a"].sum())(jnp.arange(3.0))
 
 
+def test_forward_mode_and_vmap_of_a_call_as_jax(exported):
+    """JAX 0.10.2: a call is a custom_vjp function (jvp refused, grad works) without a
+    batching rule (vmap over a mapped argument refused, also under jit); unmapped
+    arguments under vmap are fine."""
+    x, y = jnp.arange(3.0), {"y": 1.0}
+    with pytest.raises(TypeError, match=r"^can't apply forward-mode autodiff \(jvp\) to a "
+                                        r"custom_vjp function\.$"):
+        jax.jvp(lambda v: exported.call(v, y)["a"], (x,), (jnp.ones(3),))
+    batched = lambda v: exported.call(v, y)["a"]
+    for fn in (jax.vmap(batched), jax.jit(jax.vmap(batched)), jax.vmap(jax.jit(batched))):
+        with pytest.raises(NotImplementedError,
+                           match=r"^Batching rule for 'call_exported' not implemented$"):
+            fn(jnp.ones((2, 3)))
+    out = jax.vmap(lambda s: exported.call(x, y)["a"] * s)(jnp.arange(2.0))
+    np.testing.assert_allclose(out, np.outer(np.arange(2.0), np.asarray(exported.call(x, y)["a"])),
+                               rtol=1e-6)
+    g = jax.jit(jax.grad(lambda v: exported.call(v, y)["a"].sum()))(x)
+    np.testing.assert_allclose(g, np.cos(np.arange(3.0)), rtol=1e-6)
+
+
 def test_call_under_jit_is_one_graph(exported):
     back = export.deserialize(exported.serialize())
     fn = jax.jit(lambda x, y: back.call(x, {"y": y})["b"][0] + 1)

@@ -93,7 +93,7 @@ def test_errors_name_the_op():
         _core.make_op("reduce", {"axes": 1})
     with pytest.raises(ValueError, match=r"\[parameter\] does not run"):
         _core.make_op("parameter")
-    with pytest.raises(TypeError, match=r"\[add\] requires arguments to have the same dtypes"):
+    with pytest.raises(TypeError, match=r"\[add\] lax.add requires arguments to have the same dtypes"):
         _core.make_op("binary", {"op": "add"})(_f32([1.0]), _core.from_numpy(np.array([1], np.int32), I32, 0))
     b = _core.GraphBuilder()
     x = b.parameter([2], F32)

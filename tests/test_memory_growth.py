@@ -121,6 +121,25 @@ def test_many_distinct_functions_stay_bounded(budget):
     assert executable_budget.stats()["entries"] <= 128
 
 
+def test_pmap_plans_release_their_executables(budget):
+    # A pmap plan's segments hold no compiled graph of their own: once the budget releases
+    # one, the memory goes, and the next call compiles it again.
+    jax.config.update("tinyxla_executable_cache_max_entries", 4)
+    n = jax.local_device_count()
+    x = jnp.arange(n * 3.0).reshape(n, 3)
+    funs = [jax.pmap(lambda v, i=i: jnp.sin(v) * i + 1.0) for i in range(12)]
+    for f in funs:
+        f(x).block_until_ready()
+    assert executable_budget.stats()["entries"] <= 4
+    segments = [step for f in funs for plan, _ in f._pmapped.plans.values()
+                for step in plan.steps if type(step).__name__ == "_Segment"]
+    assert len(segments) == 12
+    released = [s for s in segments if type(s.exe.executable).__name__ == "_Released"]
+    assert len(released) >= 8
+    np.testing.assert_allclose(np.asarray(funs[0](x)), np.sin(np.asarray(x)) * 0 + 1.0)
+    np.testing.assert_allclose(np.asarray(funs[1](x)), np.sin(np.asarray(x)) + 1.0, rtol=1e-6)
+
+
 def test_budget_options_read_the_environment():
     program = ("import tinyxla as jax; c = jax.config; "
                "print(c.tinyxla_executable_cache_max_entries, c.tinyxla_executable_cache_max_bytes)")

@@ -184,6 +184,62 @@ def _packed(b):
     return vals
 
 
+def _xplane_spans(space: bytes) -> tuple[list, list, dict]:
+    """The hostnames of a serialized XSpace, and the spans of its one plane as
+    (thread id, name, category, detail, start ns, duration ns), decoded with the field
+    numbers of tsl/profiler/protobuf/xplane.proto; also the plane's stat names."""
+    fields = _fields(space)
+    hostnames = [v.decode() for f, v in fields if f == 4]  # XSpace.hostnames = 4
+    (plane,) = [_fields(v) for f, v in fields if f == 1]  # XSpace.planes = 1
+    assert [v for f, v in plane if f == 2] == [b"/host:CPU"]  # XPlane.name = 2
+    names, stats = {}, {}
+    for f, v in plane:
+        if f in (4, 5):  # event_metadata / stat_metadata: map<int64, ...> {key 1, value 2}
+            entry = dict(_fields(v))
+            meta = dict(_fields(entry[2]))
+            assert meta[1] == entry[1]  # XEventMetadata.id / XStatMetadata.id = 1
+            (names if f == 4 else stats)[entry[1]] = meta[2].decode()  # .name = 2
+    spans = []
+    for f, v in plane:
+        if f != 3:  # XPlane.lines = 3
+            continue
+        line = _fields(v)
+        head = {k: x for k, x in line if k != 4}
+        # XLine: id 1, name 2, timestamp_ns 3, display_id 10, display_name 11
+        assert head[10] == head[1] and head[11] == head[2]
+        for k, ev in line:
+            if k != 4:  # XLine.events = 4
+                continue
+            event = _fields(ev)
+            fields_of = dict(event)  # XEvent: metadata_id 1, offset_ps 2, duration_ps 3
+            stat = {stats[dict(_fields(x))[1]]: dict(_fields(x))[5].decode()  # XStat.str_value
+                    for j, x in event if j == 4}
+            spans.append((head[1], names[fields_of[1]], stat["category"], stat.get("long_name"),
+                          head[3] + fields_of[2] // 1000, fields_of[3] // 1000))
+    return hostnames, spans, stats
+
+
+def test_xplane_pb_holds_the_trace_spans(mlp_trace, tmp_path):
+    path = _trace_file(tmp_path).with_name(f"{socket.gethostname()}.xplane.pb")
+    hostnames, spans, stats = _xplane_spans(path.read_bytes())
+    assert hostnames == [socket.gethostname()]
+    assert sorted(stats.values()) == ["category", "long_name"]
+    threads = {e["tid"]: e["args"]["name"] for e in mlp_trace["traceEvents"]
+               if e["ph"] == "M" and e["name"] == "thread_name"}
+    json_spans = _spans(mlp_trace)
+    assert len(spans) == len(json_spans) > 10
+    origin = min(s[4] for s in spans)
+    got = sorted((tid, name, cat, detail, round((t - origin) / 1e3, 3), round(d / 1e3, 3))
+                 for tid, name, cat, detail, t, d in spans)
+    want = sorted((e["tid"], e["name"], e["cat"], e.get("args", {}).get("detail"),
+                   round(e["ts"], 3), round(e["dur"], 3)) for e in json_spans)
+    assert got == want
+    assert {tid for tid, *_ in spans} <= set(threads)
+    assert any(name == "jit(step)" and cat == "executable" for _, name, cat, *_ in spans)
+    import time
+    assert abs(origin - time.time_ns()) < 600e9  # wall-clock times
+
+
 def test_device_memory_profile_is_pprof(tmp_path):
     keep = jnp.ones((100, 10))  # 4000 bytes, as JAX's profile counts it
     keep2 = jnp.ones((100, 10))

@@ -74,7 +74,7 @@ void test_validation() {
   CHECK_THROWS(scatter(ScatterOp::add, x, idx, upd, kRows, IndexMode::clip), "must not exceed");
   Array upd_i = from(std::vector<int32_t>{1, 2, 3}, {1, 3}, DType::I32);
   CHECK_THROWS(scatter(ScatterOp::add, x, idx, upd_i, kRows, IndexMode::clip), "same dtypes");
-  CHECK_THROWS(dynamic_slice(x, {i32(0)}, {1, 1}), "start_indices must have length");
+  CHECK_THROWS(dynamic_slice(x, {i32(0)}, {1, 1}), "Length of slice indices must match");
   CHECK_THROWS(dynamic_update_slice(x, upd, {i32(0), i32(0)}), "must be smaller");
 }
 

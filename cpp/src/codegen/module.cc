@@ -4,6 +4,7 @@
 
 #include <dlfcn.h>
 #include <emmintrin.h>
+#include <pthread.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -19,6 +20,7 @@
 #include "../cpu/kernels.h"
 #include "../ops/control_flow.h"
 #include "../ops/layout.h"
+#include "../core/after_fork.h"
 #include "../core/host_calls.h"
 #include "../core/profiler.h"
 #include "../core/thread_pool.h"
@@ -142,7 +144,16 @@ int host_call(int64_t callable, int64_t n, const void* const* args, const int64_
 class Builder {
  public:
   static Builder& get() {
-    static Builder* b = new Builder();  // never destroyed: its thread may outlive statics
+    static Builder* b = [] {
+      auto* made = new Builder();  // never destroyed: its thread may outlive statics
+      // The queue's lock is held across fork(); the child's queue gets a new condition
+      // variable (the parent's builder thread waits on the old one: after_fork.h).
+      pthread_atfork([] { get().m_.lock(); }, [] { get().m_.unlock(); }, [] {
+        remake_in_child(get().cv_);
+        get().m_.unlock();
+      });
+      return made;
+    }();
     return *b;
   }
   void push(std::weak_ptr<Module> m) {
@@ -251,7 +262,10 @@ void Module::wait() const {
     std::lock_guard<std::mutex> lock(m_);
     if (state_ != State::Queued) return;
     requeue = queued_by_ != getpid();
-    if (requeue) queued_by_ = getpid();
+    if (requeue) {
+      queued_by_ = getpid();
+      remake_in_child(cv_);  // a thread of the parent may have waited on it
+    }
   }
   // Queued in the parent of this forked process, whose builder thread stayed behind (and
   // may have been building it): queue it here.

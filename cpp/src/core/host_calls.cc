@@ -10,6 +10,7 @@
 
 #include <unistd.h>
 
+#include "after_fork.h"
 #include "profiler.h"
 #include "tinyxla/error.h"
 
@@ -67,6 +68,7 @@ class HostCallThread {
   void post(Item&& item) {
     std::unique_lock<std::mutex> lock(m_);
     if (thread_pid_ != getpid()) {  // first use, or a forked child, which has no copy of it
+      if (thread_pid_ != 0) remake_in_child(cv_);
       thread_pid_ = getpid();
       sleeping_ = false;
       std::thread([this] { loop(); }).detach();

@@ -55,4 +55,24 @@ int64_t canonical_axis(int64_t axis, int64_t rank, const char* op) {
   return axis < 0 ? axis + rank : axis;
 }
 
+namespace {
+[[noreturn]] void overflows(int64_t a, const char* sign, int64_t b, const char* op) {
+  throw_error(ErrorKind::InvalidArgument, op,
+              "shape arithmetic overflows int64: " + std::to_string(a) + sign +
+                  std::to_string(b));
+}
+}  // namespace
+
+int64_t checked_add(int64_t a, int64_t b, const char* op) {
+  int64_t r;
+  if (__builtin_add_overflow(a, b, &r)) overflows(a, " + ", b, op);
+  return r;
+}
+
+int64_t checked_mul(int64_t a, int64_t b, const char* op) {
+  int64_t r;
+  if (__builtin_mul_overflow(a, b, &r)) overflows(a, " * ", b, op);
+  return r;
+}
+
 }  // namespace tinyxla

@@ -2,6 +2,7 @@
 #include "thread_pool.h"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <sched.h>
 #include <unistd.h>
 #include <xmmintrin.h>
@@ -17,6 +18,7 @@
 #include <mutex>
 #include <thread>
 
+#include "after_fork.h"
 #include "profiler.h"
 #include <vector>
 
@@ -86,11 +88,7 @@ struct Job {
 
 class Pool {
  public:
-  Pool() {
-    unsigned hw = std::max(1u, usable_cores());
-    for (unsigned i = 1; i < hw; ++i) workers_.emplace_back([this, i] { loop(int(i)); });
-    size_ = int(hw);
-  }
+  Pool() : size_(int(std::max(1u, usable_cores()))) { start_workers(); }
   ~Pool() {
     {
       std::lock_guard<std::mutex> lock(mu_);
@@ -98,11 +96,28 @@ class Pool {
       stop_flag_ = true;
     }
     cv_.notify_all();
-    for (auto& t : workers_) t.join();
+    for (auto& t : workers_) t->join();
   }
   int size() const { return size_; }
 
+  // fork(): the lock is held across it, so the child copies a consistent queue; the child
+  // has none of the workers and starts new ones at its first parallel_for.
+  void lock_for_fork() { mu_.lock(); }
+  void unlock_after_fork(bool in_child) {
+    if (in_child) {
+      forked_ = true;
+      spinning_workers.store(0, std::memory_order_relaxed);
+      busy_devices.store(0, std::memory_order_relaxed);
+      awake_streams.store(0, std::memory_order_relaxed);
+    }
+    mu_.unlock();
+  }
+
   void run(const std::function<void(int64_t, int64_t)>& fn, int64_t n, int64_t grain) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (forked_) restart_locked();
+    }
     auto job = std::make_shared<Job>();
     job->fn = &fn;
     job->n = n;
@@ -133,6 +148,25 @@ class Pool {
   }
 
  private:
+  void start_workers() {
+    for (int i = 1; i < size_; ++i)
+      workers_.push_back(std::make_unique<std::thread>([this, i] { loop(i); }));
+  }
+
+  // In a forked child: the parent's workers do not exist here, so their std::thread
+  // objects must never be joined or destroyed (that would terminate); they are leaked. The
+  // parent's jobs belong to callers that do not exist here either.
+  void restart_locked() {
+    for (auto& t : workers_) t.release();
+    workers_.clear();
+    remake_in_child(cv_);
+    jobs_.clear();
+    queued_.store(0, std::memory_order_relaxed);
+    parked_ = 0;
+    forked_ = false;
+    start_workers();
+  }
+
   void loop(int index) {
     set_flush_denormals_for_thread();
     profiler::set_thread_name("pool worker " + std::to_string(index));
@@ -173,7 +207,7 @@ class Pool {
     }
   }
 
-  std::vector<std::thread> workers_;
+  std::vector<std::unique_ptr<std::thread>> workers_;
   std::deque<std::shared_ptr<Job>> jobs_;
   std::mutex mu_;
   std::condition_variable cv_;
@@ -181,11 +215,17 @@ class Pool {
   std::atomic<bool> stop_flag_{false};  // stop_, readable while spinning
   std::atomic<int> queued_{0};          // jobs_.size(), readable while spinning
   int parked_ = 0;                      // workers waiting for a job they left to be dropped
-  int size_ = 1;
+  bool forked_ = false;                 // this is a forked child, and workers_ the parent's
+  const int size_;
 };
 
 Pool& pool() {
-  static Pool* p = new Pool();  // never destroyed: threads may outlive static teardown
+  static Pool* p = [] {
+    auto* made = new Pool();  // never destroyed: threads may outlive static teardown
+    pthread_atfork([] { pool().lock_for_fork(); }, [] { pool().unlock_after_fork(false); },
+                   [] { pool().unlock_after_fork(true); });
+    return made;
+  }();
   return *p;
 }
 

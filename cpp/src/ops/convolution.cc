@@ -35,7 +35,7 @@ class ConvDef final : public TypedOpDef<ConvAttrs> {
     const int64_t N = x[0], C = x.back(), I = w[nsp], O = w.back();
     if (G < 1 || B < 1 || (G > 1 && B > 1))
       invalid("needs positive group counts, at most one of them above 1");
-    if (C != I * G)
+    if (C % G != 0 || C / G != I)
       invalid("lhs has " + std::to_string(C) + " features, not rhs's " + std::to_string(I) +
               " times feature_group_count " + std::to_string(G));
     if (O % G != 0 || O % B != 0 || N % B != 0)
@@ -46,7 +46,8 @@ class ConvDef final : public TypedOpDef<ConvAttrs> {
       if (a.window_strides[d] < 1 || a.lhs_dilation[d] < 1 || a.rhs_dilation[d] < 1)
         invalid("strides and dilations must be positive");
       out.push_back(window_count(x[d + 1], w[d], a.window_strides[d], a.padding_lo[d],
-                                 a.padding_hi[d], a.lhs_dilation[d], a.rhs_dilation[d]));
+                                 a.padding_hi[d], a.lhs_dilation[d], a.rhs_dilation[d],
+                                 name()));
     }
     out.push_back(O);
     return {{out, a.preferred_element_type.value_or(ins[0].dtype)}};

@@ -32,14 +32,22 @@ void check_start_indices(const char* op, size_t rank, const std::vector<TypeRef>
 // one dtype, one per axis).
 void dynamic_slice(const Shape& x, const std::vector<TypeRef>& starts,
                    const std::vector<int64_t>& sizes) {
+  if (starts.size() != x.size())
+    invalid("dynamic_slice", "Length of slice indices must match number of operand dimensions (" +
+                                 std::to_string(starts.size()) + " vs " + shape_str(x) + ")");
   if (sizes.size() != x.size())
     throw_error(ErrorKind::TypeError, "dynamic_slice",
                 "dynamic_slice slice_sizes must have the same length as the operand's rank, "
                 "got slice_sizes " + ints_str(sizes) + " for operand shape " + shape_str(x));
   for (size_t i = 0; i < x.size(); ++i)
-    if (sizes[i] < 0 || sizes[i] > x[i])
+    if (sizes[i] < 0)
       throw_error(ErrorKind::TypeError, "dynamic_slice",
-                  "slice slice_sizes must be between zero and the operand shape, got "
+                  "slice slice_sizes must be greater than or equal to zero, got slice_sizes of " +
+                      ints_str(sizes) + ".");
+  for (size_t i = 0; i < x.size(); ++i)
+    if (sizes[i] > x[i])
+      throw_error(ErrorKind::TypeError, "dynamic_slice",
+                  "slice slice_sizes must be less than or equal to operand shape, got "
                   "slice_sizes " + ints_str(sizes) + " for operand shape " + shape_str(x) + ".");
   check_start_indices("dynamic_slice", x.size(), starts);
 }
@@ -90,13 +98,18 @@ std::vector<int64_t> check_index_dims(const std::string& op, const TypeRef& x,
   const Shape& xs = *x.shape;
   const Shape& is = *indices.shape;
   const int64_t rank = int64_t(xs.size());
-  if (!is_integral(indices.dtype))
-    type_error(op, op + " indices must have an integer type, got " + dtype_name(indices.dtype) + ".");
+  if (!is_integral(indices.dtype)) invalid(op, "indices must have an integer type");
   if (is.empty()) type_error(op, op + " indices must have at least one dimension.");
   if (int64_t(d.start_index_map.size()) != is.back())
     type_error(op, op + " requires the index vector size (the last dimension of the indices, " +
                        std::to_string(is.back()) + ") to equal the size of " + map_name + " " +
                        ints_str(d.start_index_map) + ".");
+  for (size_t i = 0; i < d.start_index_map.size(); ++i)
+    if (d.start_index_map[i] < 0 || d.start_index_map[i] >= rank)
+      type_error(op, "Invalid " + std::string(map_name) +
+                         (op == "gather" ? "" : " mapping") + "; domain is [0, " +
+                         std::to_string(rank) + "), got: " + std::to_string(i) + "->" +
+                         std::to_string(d.start_index_map[i]) + ".");
   check_dims(op, map_name, d.start_index_map, rank, false);
   check_dims(op, collapsed_name, d.collapsed_slice_dims, rank, true);
   check_dims(op, "operand_batching_dims", d.operand_batching_dims, rank, true);
@@ -134,9 +147,9 @@ Shape gather(const TypeRef& x, const TypeRef& indices, const GatherDims& d,
   std::vector<int64_t> window = check_index_dims("gather", x, indices, d, "collapsed_slice_dims",
                                                  "start_index_map");
   if (slice_sizes.size() != xs.size())
-    type_error("gather", "gather slice_sizes must have the same length as the operand's rank, "
-                         "got slice_sizes " + ints_str(slice_sizes) + " for operand shape " +
-                         shape_str(xs) + ".");
+    type_error("gather", "Gather op must have one slice size for every input dimension; got: "
+                         "len(slice_sizes)=" + std::to_string(slice_sizes.size()) +
+                         ", input_shape.rank=" + std::to_string(xs.size()));
   for (size_t i = 0; i < xs.size(); ++i)
     if (slice_sizes[i] < 0 || slice_sizes[i] > xs[i])
       type_error("gather", "Slice size at index " + std::to_string(i) +
@@ -174,7 +187,9 @@ Shape gather(const TypeRef& x, const TypeRef& indices, const GatherDims& d,
 void scatter(ScatterOp op, const TypeRef& x, const TypeRef& indices, const TypeRef& updates,
              const GatherDims& d) {
   const std::string name = op == ScatterOp::set ? "scatter" : std::string("scatter_") + op_name(op);
-  check_same_dtypes(name, {x.dtype, updates.dtype});
+  if (x.dtype != updates.dtype)
+    type_error(name, std::string("lax.scatter requires arguments to have the same dtypes, got ") +
+                         dtype_name(x.dtype) + ", " + dtype_name(updates.dtype) + ".");
   const Shape& xs = *x.shape;
   const Shape& is = *indices.shape;
   const Shape& us = *updates.shape;
@@ -203,7 +218,7 @@ void scatter(ScatterOp op, const TypeRef& x, const TypeRef& indices, const TypeR
         type_error(name, "Bounds of the scatter dimensions of updates must be the same as the "
                          "bounds of the corresponding dimensions of scatter indices. For scatter "
                          "dimension " + std::to_string(b) + ", updates bound is " +
-                         std::to_string(us[i]) + ", scatter_indices bound is " +
+                         std::to_string(us[i]) + ", indices bound is " +
                          std::to_string(is[b]) + ".");
       ++b;
     }

@@ -12,9 +12,14 @@ namespace tinyxla::ops::infer {
 namespace {
 
 void reshape(const Shape& x, const Shape& shape) {
-  for (int64_t d : shape)
-    if (d < 0) invalid("reshape", "negative dimensions are not allowed: " + shape_str(shape));
-  if (num_elements(shape) != num_elements(x))
+  int64_t size = 1;
+  for (int64_t d : shape) {
+    if (d < 0)
+      throw_error(ErrorKind::TypeError, "reshape",
+                  "reshape new_sizes must all be positive, got " + shape_str(shape) + ".");
+    size = checked_mul(size, d, "reshape");
+  }
+  if (size != num_elements(x))
     throw_error(ErrorKind::TypeError, "reshape",
                 "cannot reshape array of shape " + shape_str(x) + " (size " +
                     std::to_string(num_elements(x)) + ") into shape " + shape_str(shape) +
@@ -23,8 +28,9 @@ void reshape(const Shape& x, const Shape& shape) {
 
 Shape transpose(const Shape& x, const std::vector<int64_t>& perm) {
   auto fail = [&] {
-    invalid("transpose", "transpose permutation isn't a permutation of operand dimensions, got "
-                         "permutation " + ints_str(perm) + " for operand shape " + shape_str(x));
+    throw_error(ErrorKind::TypeError, "transpose",
+                "transpose permutation isn't a permutation of operand dimensions, got "
+                "permutation " + ints_str(perm) + " for operand shape " + shape_str(x) + ".");
   };
   if (perm.size() != x.size()) fail();
   std::vector<bool> seen(perm.size(), false);
@@ -39,43 +45,70 @@ Shape transpose(const Shape& x, const std::vector<int64_t>& perm) {
 }
 
 void broadcast_in_dim(const Shape& x, const Shape& shape, const std::vector<int64_t>& dims) {
-  if (dims.size() != x.size())
-    invalid("broadcast_in_dim", "broadcast_dimensions must have length equal to operand ndim; "
-                                "got broadcast_dimensions " + ints_str(dims) +
-                                " for operand ndim " + std::to_string(x.size()) + ".");
-  for (size_t i = 0; i < dims.size(); ++i) {
-    int64_t d = dims[i];
-    if (d < 0 || d >= int64_t(shape.size()) || (i > 0 && d <= dims[i - 1]))
-      invalid("broadcast_in_dim", "broadcast_dimensions must be strictly increasing and in range; "
-                                  "got broadcast_dimensions " + ints_str(dims));
-    if (x[i] != 1 && x[i] != shape[size_t(d)])
-      invalid("broadcast_in_dim",
-              "broadcast_in_dim operand dimension sizes must either be 1, or be equal to their "
-              "corresponding dimensions in the target broadcast shape; got operand of shape " +
-                  shape_str(x) + ", target broadcast shape " + shape_str(shape) +
-                  ", broadcast_dimensions " + ints_str(dims));
-  }
+  auto type_error = [](const std::string& msg) {
+    throw_error(ErrorKind::TypeError, "broadcast_in_dim", "broadcast_in_dim " + msg);
+  };
   for (int64_t d : shape)
     if (d < 0)
-      invalid("broadcast_in_dim", "negative dimensions are not allowed: " + shape_str(shape));
+      type_error("shape must have every element be nonnegative, got " + shape_str(shape) + ".");
+  if (dims.size() != x.size())
+    type_error("broadcast_dimensions must have length equal to operand ndim; got "
+               "broadcast_dimensions " + ints_str(dims) + " for operand ndim " +
+               std::to_string(x.size()) + ".");
+  for (size_t i = 0; i < dims.size(); ++i) {
+    int64_t d = dims[i];
+    if (d < 0 || d >= int64_t(shape.size()))
+      type_error("broadcast_dimensions must be a subset of output dimensions, got " +
+                 ints_str(dims) + " for operand ndim " + std::to_string(x.size()) +
+                 " and shape " + shape_str(shape) + ".");
+    if (i > 0 && d <= dims[i - 1])  // lax allows it (a transpose too); our view does not
+      invalid("broadcast_in_dim", "broadcast_dimensions must be strictly increasing, got " +
+                                      ints_str(dims));
+    if (x[i] != 1 && x[i] != shape[size_t(d)])
+      type_error("operand dimension sizes must either be 1, or be equal to their corresponding "
+                 "dimensions in the target broadcast shape; got operand of shape " +
+                 shape_str(x) + ", target broadcast shape " + shape_str(shape) +
+                 ", broadcast_dimensions " + ints_str(dims) + " ");
+  }
 }
 
 // `steps` may be empty (all 1).
 Shape slice(const Shape& x, const std::vector<int64_t>& start, const std::vector<int64_t>& limit,
             const std::vector<int64_t>& steps) {
-  size_t n = x.size();
-  if (start.size() != n || limit.size() != n || (!steps.empty() && steps.size() != n))
-    invalid("slice", "slice start_indices, limit_indices and strides must have length " +
-                         std::to_string(n));
+  // JAX's checks, in its order.
+  auto type_error = [](const std::string& msg) {
+    throw_error(ErrorKind::TypeError, "slice", "slice " + msg);
+  };
+  const size_t n = x.size();
+  if (start.size() != n)
+    type_error("start_indices must have length equal to the number of dimensions of the "
+               "operand, got indices " + ints_str(start) + " for operand shape " + shape_str(x) +
+               ".");
+  if (limit.size() != n)
+    type_error("limit_indices must have the same length as start_indices, got start_indices " +
+               ints_str(start) + " and limit_indices " + ints_str(limit) + ".");
+  for (size_t i = 0; i < n; ++i)
+    if (limit[i] > x[i])
+      type_error("limit_indices must be less than or equal to operand shape, got "
+                 "limit_indices " + ints_str(limit) + " for operand shape " + shape_str(x) + ".");
+  for (size_t i = 0; i < n; ++i)
+    if (start[i] < 0)
+      type_error("start_indices must be greater than or equal to zero, got start_indices of " +
+                 ints_str(start) + ".");
+  for (size_t i = 0; i < n; ++i)
+    if (limit[i] < start[i])
+      type_error("limit_indices must be greater than or equal to start_indices, got "
+                 "start_indices " + ints_str(start) + " and limit_indices " + ints_str(limit) +
+                 ".");
+  if (!steps.empty() && steps.size() != n)
+    type_error("strides must have length equal to the number of dimensions of the operand, "
+               "got strides " + ints_str(steps) + " for operand shape " + shape_str(x) + ".");
   Shape shape(n);
   for (size_t i = 0; i < n; ++i) {
-    int64_t st = steps.empty() ? 1 : steps[i];
-    if (st <= 0) invalid("slice", "slice strides must be positive, got " + ints_str(steps));
-    if (start[i] < 0 || limit[i] > x[i] || start[i] > limit[i])
-      invalid("slice", "slice indices out of bounds or decreasing: start_indices " +
-                           ints_str(start) + ", limit_indices " + ints_str(limit) +
-                           " for operand shape " + shape_str(x));
-    shape[i] = (limit[i] - start[i] + st - 1) / st;
+    const int64_t st = steps.empty() ? 1 : steps[i];
+    if (st <= 0) type_error("strides must be positive, got " + ints_str(steps));
+    const int64_t extent = limit[i] - start[i];  // in [0, x[i]]: no overflow
+    shape[i] = extent / st + (extent % st != 0);
   }
   return shape;
 }
@@ -85,8 +118,14 @@ std::vector<int64_t> rev(const Shape& x, const std::vector<int64_t>& dims) {
   std::vector<bool> seen(x.size(), false);
   std::vector<int64_t> canon;
   for (int64_t d : dims) {
-    int64_t c = canonical_axis(d, int64_t(x.size()), "rev");
-    if (seen[size_t(c)]) invalid("rev", "rev dimensions must be unique, got " + ints_str(dims));
+    if (d >= int64_t(x.size()) || d < -int64_t(x.size()))
+      throw_error(ErrorKind::TypeError, "rev",
+                  "rev dimensions must all be less than operand ndim, got dimensions " +
+                      ints_str(dims) + " for operand ndim " + std::to_string(x.size()) + ".");
+    const int64_t c = d < 0 ? d + int64_t(x.size()) : d;
+    if (seen[size_t(c)])
+      throw_error(ErrorKind::TypeError, "rev",
+                  "rev dimensions must be unique, got " + ints_str(dims) + ".");
     seen[size_t(c)] = true;
     canon.push_back(c);
   }
@@ -95,47 +134,79 @@ std::vector<int64_t> rev(const Shape& x, const std::vector<int64_t>& dims) {
 
 Shape pad(const TypeRef& x, const TypeRef& padding_value, const std::vector<int64_t>& lo,
           const std::vector<int64_t>& hi, const std::vector<int64_t>& interior) {
-  check_same_dtypes("pad", {x.dtype, padding_value.dtype});
-  size_t n = x.shape->size();
+  if (x.dtype != padding_value.dtype)
+    throw_error(ErrorKind::TypeError, "pad",
+                std::string("pad operand and padding_value must be same dtype: got ") +
+                    dtype_name(x.dtype) + " and " + dtype_name(padding_value.dtype) + ".");
+  const size_t n = x.shape->size();
   if (!padding_value.shape->empty()) invalid("pad", "padding_value must be a scalar");
+  // padding_config as JAX prints it: ((lo, hi, interior),) per dimension.
+  std::string config = "(";
+  const size_t m = std::min({lo.size(), hi.size(), interior.size()});
+  for (size_t i = 0; i < m; ++i)
+    config += (i ? ", (" : "(") + std::to_string(lo[i]) + ", " + std::to_string(hi[i]) + ", " +
+              std::to_string(interior[i]) + ")";
+  config += m == 1 ? ",)" : ")";
   if (lo.size() != n || hi.size() != n || interior.size() != n)
-    invalid("pad", "padding_config has the wrong length for operand shape " +
-                       shape_str(*x.shape));
+    invalid("pad", "length of padding_config must equal the number of axes of operand, got "
+                   "padding_config " + config + " for operand shape " + shape_str(*x.shape));
+  for (size_t i = 0; i < n; ++i)
+    if (interior[i] < 0)
+      invalid("pad", "interior padding in padding_config must be nonnegative, got "
+                     "padding_config " + config);
   Shape shape(n);
   for (size_t i = 0; i < n; ++i) {
-    if (interior[i] < 0)
-      invalid("pad", "interior padding must be non-negative, got " + ints_str(interior));
-    int64_t d = (*x.shape)[i];
-    int64_t core = d == 0 ? 0 : d + (d - 1) * interior[i];
-    shape[i] = lo[i] + core + hi[i];
+    const int64_t d = (*x.shape)[i];
+    const int64_t core =
+        d == 0 ? 0 : checked_add(d, checked_mul(d - 1, interior[i], "pad"), "pad");
+    shape[i] = checked_add(checked_add(lo[i], core, "pad"), hi[i], "pad");
+  }
+  for (size_t i = 0; i < n; ++i)
     if (shape[i] < 0)
       invalid("pad", "Dimension size after padding is not at least 0, got result shape " +
-                         shape_str(shape));
-  }
+                         shape_str(shape) + ", for padding_config " + config +
+                         " and operand shape " + shape_str(*x.shape));
   return shape;
 }
 
 // Returns the result shape; `dimension` is made non-negative.
 Shape concatenate(const std::vector<TypeRef>& xs, int64_t* dimension) {
-  if (xs.empty()) invalid("concatenate", "concatenate requires at least one operand");
-  std::vector<DType> dtypes;
-  for (const TypeRef& x : xs) dtypes.push_back(x.dtype);
-  check_same_dtypes("concatenate", dtypes);
+  // JAX's checks, in its order (negative dimensions count from the end, which lax does not
+  // allow).
+  if (xs.empty()) invalid("concatenate", "concatenate requires a non-empty sequences of arrays");
+  auto type_error = [](const std::string& msg) {
+    throw_error(ErrorKind::TypeError, "concatenate", msg);
+  };
   const Shape& first = *xs[0].shape;
-  *dimension = canonical_axis(*dimension, int64_t(first.size()), "concatenate");
+  std::string shapes;
+  bool same_rank = true;
+  for (const TypeRef& x : xs) {
+    shapes += (shapes.empty() ? "" : ", ") + shape_str(*x.shape);
+    same_rank = same_rank && x.shape->size() == first.size();
+  }
+  if (!same_rank)
+    type_error("Cannot concatenate arrays with different numbers of dimensions: got " + shapes +
+               ".");
+  const int64_t rank = int64_t(first.size());
+  if (*dimension >= rank || *dimension < -rank)
+    type_error("concatenate dimension out of bounds: dimension " + std::to_string(*dimension) +
+               " for shapes " + shapes + ".");
+  if (*dimension < 0) *dimension += rank;
   Shape shape = first;
   shape[size_t(*dimension)] = 0;
   for (const TypeRef& x : xs) {
     const Shape& s = *x.shape;
-    bool ok = s.size() == first.size();
-    for (size_t i = 0; ok && i < s.size(); ++i) ok = int64_t(i) == *dimension || s[i] == first[i];
-    if (!ok)
-      invalid("concatenate", "Cannot concatenate arrays with shapes that differ in dimensions "
-                             "other than the one being concatenated: concatenating along "
-                             "dimension " + std::to_string(*dimension) + " for shapes " +
-                             shape_str(first) + ", " + shape_str(s) + ".");
-    shape[size_t(*dimension)] += s[size_t(*dimension)];
+    for (size_t i = 0; i < s.size(); ++i)
+      if (int64_t(i) != *dimension && s[i] != first[i])
+        type_error("Cannot concatenate arrays with shapes that differ in dimensions other than "
+                   "the one being concatenated: concatenating along dimension " +
+                   std::to_string(*dimension) + " for shapes " + shapes + ".");
+    shape[size_t(*dimension)] =
+        checked_add(shape[size_t(*dimension)], s[size_t(*dimension)], "concatenate");
   }
+  std::vector<DType> dtypes;
+  for (const TypeRef& x : xs) dtypes.push_back(x.dtype);
+  check_same_dtypes("concatenate", dtypes);
   return shape;
 }
 

@@ -17,10 +17,12 @@ namespace {
 DType eig(const char* op, const TypeRef& x) {
   const Shape& s = *x.shape;
   if (s.size() < 2)
-    throw_error(ErrorKind::TypeError, op, std::string(op) + " requires an operand of rank at least 2, got " +
-                                             shape_str(s));
+    throw_error(ErrorKind::TypeError, op,
+                "Input 0 to " + std::string(op) + " must have rank at least 2, but got shape=" +
+                    shape_str(s));
   if (s[s.size() - 1] != s[s.size() - 2])
-    invalid(op, std::string(op) + " requires square matrices, got shape " + shape_str(s));
+    invalid(op, "The input to " + std::string(op) + " must be a square matrix. Got shape " +
+                    shape_str(s) + ".");
   switch (x.dtype) {
     case DType::F32: return std::string(op) == "eig" ? DType::C64 : DType::F32;
     case DType::F64: return std::string(op) == "eig" ? DType::C128 : DType::F64;

@@ -56,11 +56,15 @@ void invalid(const std::string& op, const std::string& msg) {
 std::string ints_str(const std::vector<int64_t>& v) { return shape_str(v); }
 
 void check_same_dtypes(const std::string& op, const std::vector<DType>& dtypes) {
-  for (DType t : dtypes)
-    if (t != dtypes[0])
-      throw_error(ErrorKind::TypeError, op,
-                  std::string("requires arguments to have the same dtypes, got ") +
-                      dtype_name(dtypes[0]) + ", " + dtype_name(t) + ".");
+  bool same = true;
+  std::string names;
+  for (DType t : dtypes) {
+    same = same && t == dtypes[0];
+    names += (names.empty() ? "" : ", ") + std::string(dtype_name(t));
+  }
+  if (!same)
+    throw_error(ErrorKind::TypeError, op,
+                "lax." + op + " requires arguments to have the same dtypes, got " + names + ".");
 }
 
 }  // namespace infer

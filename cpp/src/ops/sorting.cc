@@ -14,16 +14,21 @@ namespace {
 // the dimension.
 void sort(const std::vector<TypeRef>& xs, int64_t* dimension, int num_keys) {
   if (xs.empty()) invalid("sort", "sort requires at least one operand");
+  if (num_keys < 1 || size_t(num_keys) > xs.size())
+    invalid("sort", "num_keys=" + std::to_string(num_keys) + " must be between 1 and len(operand)=" +
+                        std::to_string(xs.size()));
   const Shape& shape = *xs[0].shape;
-  for (const TypeRef& x : xs)
-    if (*x.shape != shape)
-      throw_error(ErrorKind::TypeError, "sort", "sort requires all operands to have the same shape, got " +
-                             shape_str(shape) + " and " + shape_str(*x.shape));
+  std::string shapes;
+  bool same = true;
+  for (const TypeRef& x : xs) {
+    shapes += (shapes.empty() ? "" : " ") + shape_str(*x.shape);
+    same = same && *x.shape == shape;
+  }
+  if (!same)
+    throw_error(ErrorKind::TypeError, "sort",
+                "Arguments to sort must have equal shapes, got: " + shapes);
   if (shape.empty()) invalid("sort", "sort requires an operand of rank at least 1");
   *dimension = canonical_axis(*dimension, int64_t(shape.size()), "sort");
-  if (num_keys < 1 || size_t(num_keys) > xs.size())
-    invalid("sort", "num_keys must be in [1, " + std::to_string(xs.size()) + "], got " +
-                        std::to_string(num_keys));
 }
 
 }  // namespace

@@ -10,7 +10,10 @@ namespace tinyxla::ops::infer {
 
 void full(const Shape& shape) {
   for (int64_t d : shape)
-    if (d < 0) invalid("full", "negative dimensions are not allowed: " + shape_str(shape));
+    if (d < 0)  // lax.full's message, which comes from its broadcast_in_dim
+      throw_error(ErrorKind::TypeError, "full",
+                  "broadcast_in_dim shape must have every element be nonnegative, got " +
+                      shape_str(shape) + ".");
 }
 
 }  // namespace tinyxla::ops::infer

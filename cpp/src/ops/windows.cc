@@ -31,7 +31,7 @@ Shape window_shape(const OpDef& def, const ReduceWindowAttrs& a, const Shape& x)
       invalid("window sizes, strides and dilations must be positive");
     out.push_back(window_count(x[d], a.window_dimensions[d], a.window_strides[d],
                                a.padding_lo[d], a.padding_hi[d], a.base_dilation[d],
-                               a.window_dilation[d]));
+                               a.window_dilation[d], def.name()));
   }
   return out;
 }

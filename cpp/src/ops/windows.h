@@ -5,17 +5,21 @@
 #include <vector>
 
 #include "op_def.h"
+#include "tinyxla/shape.h"
 
 namespace tinyxla::ops {
 
 // The number of window positions along one dimension of size `in` (JAX's
 // lax._dilate_shape then reduce_window_shape_tuple): the input dilated by `base_dilation`
 // and padded by `lo`, `hi` (either may be negative), the window of `window` taps dilated by
-// `window_dilation`, moved by `stride`; 0 when the window does not fit.
+// `window_dilation`, moved by `stride`; 0 when the window does not fit. Attributes that
+// overflow int64 throw an InvalidArgument Error naming `op`.
 inline int64_t window_count(int64_t in, int64_t window, int64_t stride, int64_t lo, int64_t hi,
-                            int64_t base_dilation, int64_t window_dilation) {
-  const int64_t padded = (in == 0 ? 0 : (in - 1) * base_dilation + 1) + lo + hi;
-  const int64_t span = window == 0 ? 0 : (window - 1) * window_dilation + 1;
+                            int64_t base_dilation, int64_t window_dilation, const char* op) {
+  const int64_t dilated = in == 0 ? 0 : checked_add(checked_mul(in - 1, base_dilation, op), 1, op);
+  const int64_t padded = checked_add(checked_add(dilated, lo, op), hi, op);
+  const int64_t span =
+      window == 0 ? 0 : checked_add(checked_mul(window - 1, window_dilation, op), 1, op);
   if (padded < span) return 0;
   return (padded - span) / stride + 1;
 }

@@ -204,6 +204,8 @@ one array per result, of the result's dtype and size; the operands are Arrays, o
       .def(py::init<py::object, std::optional<std::vector<py::dtype>>>(), py::arg("fn"),
            py::arg("host_dtypes") = py::none())
       .def_property_readonly("id", &HostCallable::id);
+  m.def("in_host_call", &in_host_call,
+        "Whether this thread runs a host callback (inside a device's task).");
 }
 
 }  // namespace tinyxla

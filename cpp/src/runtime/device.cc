@@ -1,12 +1,16 @@
 // Devices and their streams: one host thread per device runs its tasks in order.
 #include "tinyxla/device.h"
 
+#include <pthread.h>
+
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <mutex>
 #include <string>
 #include <thread>
 
+#include "../core/after_fork.h"
 #include "../core/host_calls.h"
 #include "../core/profiler.h"
 #include "../core/thread_pool.h"
@@ -19,21 +23,44 @@ struct Task {
   std::function<void()> fn;
 };
 
+// fork(): a child process has none of the parent's threads. Before the fork each stream
+// finishes the task it is running (waiting at most kForkWait: a host callback waiting for
+// the forking thread's GIL never would; Python drains the devices first, releasing the
+// GIL) and its lock is held across the fork, so the child copies a consistent queue. The
+// child starts a new stream thread at the stream's first use, which runs the queued tasks.
+// A task still running after kForkWait is lost in the child (its results never arrive).
+constexpr auto kForkWait = std::chrono::seconds(2);
+
 class Stream {
  public:
-  explicit Stream(int id) : id_(id), thread_([this] { loop(); }) {}
+  explicit Stream(int id) : id_(id), thread_(start()) {}
   ~Stream() {
     {
       std::lock_guard<std::mutex> lock(mu_);
       stop_ = true;
       wake_locked();
     }
-    thread_.join();
+    thread_->join();
+  }
+
+  void lock_for_fork() {
+    mu_.lock();
+    const auto deadline = std::chrono::steady_clock::now() + kForkWait;
+    while (busy_ && std::chrono::steady_clock::now() < deadline) {
+      mu_.unlock();
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      mu_.lock();
+    }
+  }
+  void unlock_after_fork(bool in_child) {
+    if (in_child) forked_ = true;
+    mu_.unlock();
   }
 
   // Returns false when the caller should run the task itself (idle stream, small task).
   bool enqueue(std::vector<EventPtr>&& deps, std::function<void()>&& fn, bool may_inline) {
     std::lock_guard<std::mutex> lock(mu_);
+    if (forked_) restart_locked();
     if (may_inline && queue_.empty() && !busy_) return false;
     queue_.push_back(Task{std::move(deps), std::move(fn)});
     wake_locked();
@@ -42,6 +69,7 @@ class Stream {
 
   void synchronize() {
     std::unique_lock<std::mutex> lock(mu_);
+    if (forked_) restart_locked();
     idle_cv_.wait(lock, [&] { return queue_.empty() && !busy_; });
   }
 
@@ -49,6 +77,7 @@ class Stream {
   // this stream is running and the next one's inputs are ready.
   void help(const Event& ev) {
     std::unique_lock<std::mutex> lock(mu_);
+    if (forked_) restart_locked();
     while (!ev.is_ready() && !busy_ && !queue_.empty()) {
       for (auto& d : queue_.front().deps)
         if (!d->is_ready()) return;
@@ -69,6 +98,23 @@ class Stream {
   }
 
  private:
+  std::unique_ptr<std::thread> start() {
+    return std::make_unique<std::thread>([this] { loop(); });
+  }
+
+  // In a forked child: the parent's stream thread does not exist here, so its std::thread
+  // must never be joined or destroyed (that would terminate); it is leaked, and a new
+  // thread serves the queue copied from the parent.
+  void restart_locked() {
+    thread_.release();
+    remake_in_child(cv_);
+    remake_in_child(idle_cv_);
+    forked_ = false;
+    busy_ = false;
+    sleeping_ = false;
+    thread_ = start();
+  }
+
   void loop() {
     set_flush_denormals_for_thread();
     profiler::set_thread_name("device " + std::to_string(id_) + " stream");
@@ -146,10 +192,21 @@ class Stream {
   bool busy_ = false;
   bool stop_ = false;
   bool sleeping_ = false;  // the stream thread is blocked in cv_.wait
-  std::thread thread_;
+  bool forked_ = false;    // this is a forked child, and thread_ is the parent's
+  std::unique_ptr<std::thread> thread_;
 };
 
-Device::Device(int id) : id_(id), stream_(std::make_unique<Stream>(id)) {}
+namespace {
+// Every device's stream, for the fork handlers (Device's stream_ is private).
+std::vector<Stream*>& all_streams() {
+  static auto* s = new std::vector<Stream*>();  // never destroyed, as the devices
+  return *s;
+}
+}  // namespace
+
+Device::Device(int id) : id_(id), stream_(std::make_unique<Stream>(id)) {
+  all_streams().push_back(stream_.get());  // under devices_mu (make_devices)
+}
 Device::~Device() = default;
 
 void Device::submit(std::vector<EventPtr> deps, std::function<void()> task, bool small) {
@@ -195,16 +252,30 @@ int default_device_count() {
   return 1;
 }
 
+std::vector<std::unique_ptr<Device>>*& devices_ptr() {
+  static std::vector<std::unique_ptr<Device>>* d = nullptr;
+  return d;
+}
+
+void before_fork() {
+  devices_mu.lock();
+  for (Stream* s : all_streams()) s->lock_for_fork();
+}
+void after_fork_in_parent() {
+  for (Stream* s : all_streams()) s->unlock_after_fork(false);
+  devices_mu.unlock();
+}
+void after_fork_in_child() {
+  for (Stream* s : all_streams()) s->unlock_after_fork(true);
+  devices_mu.unlock();
+}
+
 std::vector<std::unique_ptr<Device>>* make_devices() {
   int n = requested_devices > 0 ? requested_devices : default_device_count();
   auto* v = new std::vector<std::unique_ptr<Device>>();
   for (int i = 0; i < n; ++i) v->push_back(std::make_unique<Device>(i));
+  pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child);
   return v;
-}
-
-std::vector<std::unique_ptr<Device>>*& devices_ptr() {
-  static std::vector<std::unique_ptr<Device>>* d = nullptr;
-  return d;
 }
 }  // namespace
 

@@ -352,6 +352,17 @@ debug_callback_p.multiple_results = True
 core.effectful_primitives.add(debug_callback_p)
 
 
+class OrderedDebugEffect:
+    """The effect of an ``ordered=True`` debug callback (JAX's ``OrderedDebugEffect``): as
+    in JAX, a computation over more than one device (pmap, shard_map, sharded jit) that
+    holds one is refused with a ValueError naming it."""
+
+
+ordered_debug_effect = OrderedDebugEffect()
+core.ordered_effect_rules[debug_callback_p] = (
+    lambda params: ordered_debug_effect if params["ordered"] else None)
+
+
 @debug_callback_p.def_impl
 def _debug_callback_impl(*args, callback, ordered, partitioned):
     return _run_host_call(args, callback, ())

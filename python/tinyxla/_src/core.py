@@ -340,6 +340,35 @@ def jaxpr_has_effects(jaxpr: Jaxpr) -> bool:
     return False
 
 
+# Ordered effects (JAX's): per effectful primitive, the effect an equation orders given its
+# params, or None. A computation over several devices cannot order them.
+ordered_effect_rules: dict[Primitive, Callable[[dict], Any]] = {}
+
+
+def ordered_effects(jaxpr: Jaxpr) -> list:
+    """The ordered effects of ``jaxpr``'s equations (also in sub-jaxprs), each once, in the
+    order first met. Iterative."""
+    found: list = []
+    todo = [jaxpr]
+    while todo:
+        for eqn in todo.pop().eqns:
+            rule = ordered_effect_rules.get(eqn.primitive)
+            effect = rule(eqn.params) if rule else None
+            if effect is not None and effect not in found:
+                found.append(effect)
+            todo.extend(_sub_jaxprs(eqn.params))
+    return found
+
+
+def check_single_device_effects(jaxpr: Jaxpr, num_devices: int) -> None:
+    """JAX's ValueError for ordered effects in a computation over more than one device."""
+    if num_devices > 1:
+        effects = ordered_effects(jaxpr)
+        if effects:
+            raise ValueError("The following ordered effects are not supported for more than 1 "
+                             f"device: {effects}")
+
+
 def eqn_has_effects(eqn: JaxprEqn) -> bool:
     """Whether running ``eqn`` has a side effect (its primitive, or one in its sub-jaxprs)."""
     return eqn.primitive in effectful_primitives or any(

@@ -10,6 +10,7 @@ by the C++ side).
 from __future__ import annotations
 
 import atexit
+import os
 from typing import Any
 
 import numpy as np
@@ -330,12 +331,21 @@ def gather_shards(sharded: ShardedBuffers) -> Any:
     return exe.run(list(sharded.handles), sharded.devices[0])[0]
 
 
-def _drain_at_exit() -> None:
-    """Waits for every device's queued work when the interpreter exits. Device threads are
-    never joined, and one still running a kernel while the process tears down its static
-    state and unloads generated modules crashes it."""
+def _drain() -> None:
+    """Waits for every device's queued work (the GIL released meanwhile)."""
     for i in range(_core.num_devices()):
         _core.synchronize(i)
 
 
-atexit.register(_drain_at_exit)
+def _drain_before_fork() -> None:
+    """os.fork(): the child has none of the device threads, so the work in flight is
+    finished first and the child starts from idle devices (it starts threads of its own).
+    Not from inside a host callback, whose own device task could then never finish."""
+    if not _core.in_host_call():
+        _drain()
+
+
+# At exit: device threads are never joined, and one still running a kernel while the
+# process tears down its static state and unloads generated modules crashes it.
+atexit.register(_drain)
+os.register_at_fork(before=_drain_before_fork)

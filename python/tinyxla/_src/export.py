@@ -20,6 +20,7 @@ from typing import Any, Callable, Sequence
 from tinyxla import _core
 from tinyxla._src import api, compile_log, core, tree_util
 from tinyxla._src.array import _DTYPES, _to_array, _wrap
+from tinyxla._src.custom_derivatives import _JVP_OF_CUSTOM_VJP
 from tinyxla._src.interpreters import ad, lowering
 from tinyxla._src.tree_keys import SequenceKey, keystr
 from tinyxla._src.tree_util import PyTreeDef, tree_flatten, tree_unflatten
@@ -192,16 +193,24 @@ def _call_exported_lowering(ctx: Any, *args: int, exported: Exported) -> list[in
 
 
 def _call_exported_jvp(primals, tangents, *, exported: Exported):
-    """Differentiates through the exported function's jaxpr, which only the exporting
-    process has (JAX's error otherwise)."""
+    """Forward mode is refused: JAX's exported calls are ``custom_vjp`` functions."""
+    raise TypeError(_JVP_OF_CUSTOM_VJP)
+
+
+def _call_exported_linearize(trace, primals, tangents, *, exported: Exported):
+    """Reverse mode differentiates through the exported function's jaxpr, which only the
+    exporting process has (JAX's error otherwise)."""
     if exported._jaxpr is None:
         raise ValueError("No VJP is available")
-    return ad.primitive_jvps[api.jit_p](primals, tangents, jaxpr=exported._jaxpr,
-                                        name=exported.fun_name)
+    return ad.primitive_linearizations[api.jit_p](trace, primals, tangents,
+                                                  jaxpr=exported._jaxpr, name=exported.fun_name)
 
 
+# No batching rule: vmap over a mapped argument raises JAX's NotImplementedError, as in JAX
+# 0.10.2 (whose exported calls have none either, shape-polymorphic or not).
 lowering.register_lowering(call_exported_p, _call_exported_lowering)
 ad.primitive_jvps[call_exported_p] = _call_exported_jvp
+ad.primitive_linearizations[call_exported_p] = _call_exported_linearize
 
 
 def export(fun_jit: Any, *, platforms: Sequence[str] | None = None,

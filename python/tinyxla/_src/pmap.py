@@ -169,7 +169,8 @@ class _Pmapped:
 
     def _trace(self, static: dict, in_tree, avals: list, axes: tuple, size: int):
         """The per-device jaxpr of the function at ``avals``, its output tree and flat
-        out_axes; rejects out_axes=None on outputs that vary over the devices."""
+        out_axes; rejects out_axes=None on outputs that vary over the devices, and ordered
+        effects over more than one device (as JAX)."""
         fun = self._with_static(static)
         out_store: list = []
 
@@ -191,6 +192,7 @@ class _Pmapped:
             _tracing.depth -= 1
         out_tree, outs = out_store[0]
         out_axes = tuple(_flatten_axes("pmap out_axes", outs, self.out_axes))
+        core.check_single_device_effects(closed.jaxpr, size * procs)
         _check_replicated(closed, axes, out_axes, self.axis_name)
         return closed, out_tree, out_axes
 

@@ -1,9 +1,12 @@
 """The ``pprof`` profile format (github.com/google/pprof, proto/profile.proto), written by
-hand: the few message fields a heap profile needs, in protobuf's wire format."""
+hand: the few message fields a heap profile needs, in protobuf's wire format
+(``protobuf_wire``)."""
 from __future__ import annotations
 
 import dataclasses
 import time
+
+from tinyxla._src.protobuf_wire import field_bytes, field_varint, packed
 
 
 @dataclasses.dataclass
@@ -13,31 +16,6 @@ class Sample:
     frames: list[tuple[str, str]]
     values: list[int]
     labels: dict[str, str]
-
-
-def _varint(n: int) -> bytes:
-    n &= (1 << 64) - 1  # negative int64s as two's complement, as protobuf does
-    out = bytearray()
-    while True:
-        byte = n & 0x7F
-        n >>= 7
-        if n:
-            out.append(byte | 0x80)
-        else:
-            out.append(byte)
-            return bytes(out)
-
-
-def _field_varint(number: int, value: int) -> bytes:
-    return _varint(number << 3) + _varint(value)
-
-
-def _field_bytes(number: int, value: bytes) -> bytes:
-    return _varint(number << 3 | 2) + _varint(len(value)) + value
-
-
-def _packed(number: int, values: list[int]) -> bytes:
-    return _field_bytes(number, b"".join(_varint(v) for v in values))
 
 
 class _Strings:
@@ -55,7 +33,7 @@ def encode(sample_types: list[tuple[str, str]], samples: list[Sample]) -> bytes:
     strings = _Strings()
     out = bytearray()
     for kind, unit in sample_types:  # field 1: ValueType {type = 1, unit = 2}
-        out += _field_bytes(1, _field_varint(1, strings(kind)) + _field_varint(2, strings(unit)))
+        out += field_bytes(1, field_varint(1, strings(kind)) + field_varint(2, strings(unit)))
     functions: dict[tuple[str, str], int] = {}
     locations: list[bytes] = []
     for sample in samples:
@@ -64,22 +42,22 @@ def encode(sample_types: list[tuple[str, str]], samples: list[Sample]) -> bytes:
             if frame not in functions:
                 functions[frame] = len(functions) + 1
                 # Location {id = 1, line = 4: Line {function_id = 1}}
-                locations.append(_field_varint(1, functions[frame])
-                                 + _field_bytes(4, _field_varint(1, functions[frame])))
+                locations.append(field_varint(1, functions[frame])
+                                 + field_bytes(4, field_varint(1, functions[frame])))
             ids.append(functions[frame])
-        message = _packed(1, ids) + _packed(2, sample.values)
+        message = packed(1, ids) + packed(2, sample.values)
         for key, value in sample.labels.items():  # Label {key = 1, str = 2}
-            message += _field_bytes(3, _field_varint(1, strings(key))
-                                    + _field_varint(2, strings(value)))
-        out += _field_bytes(2, message)
+            message += field_bytes(3, field_varint(1, strings(key))
+                                    + field_varint(2, strings(value)))
+        out += field_bytes(2, message)
     for location in locations:
-        out += _field_bytes(4, location)
+        out += field_bytes(4, location)
     for (name, filename), fid in functions.items():
         # Function {id = 1, name = 2, system_name = 3, filename = 4}
-        out += _field_bytes(5, _field_varint(1, fid) + _field_varint(2, strings(name))
-                            + _field_varint(3, strings(name)) + _field_varint(4, strings(filename)))
+        out += field_bytes(5, field_varint(1, fid) + field_varint(2, strings(name))
+                            + field_varint(3, strings(name)) + field_varint(4, strings(filename)))
     table = list(strings.index)  # insertion order is index order
     for s in table:
-        out += _field_bytes(6, s.encode())
-    out += _field_varint(9, time.time_ns())
+        out += field_bytes(6, s.encode())
+    out += field_varint(9, time.time_ns())
     return bytes(out)

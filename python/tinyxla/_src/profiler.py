@@ -1,12 +1,13 @@
 """The profiler (mirrors ``jax.profiler``): ``start_trace`` / ``stop_trace`` / ``trace``
-write a Chrome / Perfetto trace in the TensorBoard profile plugin's layout JAX uses
-(``log_dir/plugins/profile/<run>/<host>.trace.json.gz``), from the spans tinyxla's C++
-runtime records per thread (every executable run and kernel, device stream tasks, pool
-workers, compile passes and codegen, waits and transfers between host and device) and
-the Python layer's (tracing, lowering, ``TraceAnnotation``).
+write, in the TensorBoard profile plugin's layout JAX uses (``log_dir/plugins/profile/
+<run>/``), the XSpace protobuf ``<host>.xplane.pb`` that TensorBoard and XProf read
+(``xplane.py``) and a Chrome / Perfetto trace ``<host>.trace.json.gz``, from the spans
+tinyxla's C++ runtime records per thread (every executable run and kernel, device stream
+tasks, pool workers, compile passes and codegen, waits and transfers between host and
+device) and the Python layer's (tracing, lowering, ``TraceAnnotation``).
 
-Differences from JAX: no ``.xplane.pb`` is written (the trace JSON is what the Perfetto
-UI and ``python -m tinyxla.profile`` read); ``create_perfetto_link`` writes the Perfetto
+Differences from JAX: the XSpace holds one host plane of the spans (no device planes or
+XLA op metadata); ``create_perfetto_link`` writes the Perfetto
 trace and prints its path instead of serving it; ``profiler_options`` is accepted and
 ignored; the profiler server functions are absent. ``device_memory_profile`` lists the
 live arrays by shape and dtype (tinyxla records no allocation stack traces).
@@ -27,7 +28,7 @@ import time
 from typing import Any, Callable, Iterator
 
 from tinyxla import _core
-from tinyxla._src import pprof
+from tinyxla._src import pprof, xplane
 from tinyxla._src.array import Array
 
 
@@ -91,6 +92,7 @@ def stop_trace() -> None:
     host = socket.gethostname()
     with gzip.open(run_dir / f"{host}.trace.json.gz", "wt", encoding="utf-8") as f:
         json.dump(trace, f)
+    (run_dir / f"{host}.xplane.pb").write_bytes(xplane.encode(events, threads, host))
     if perfetto:
         del trace["metadata"]  # the Perfetto UI refuses the metadata field, as JAX notes
         path = run_dir / "perfetto_trace.json.gz"

@@ -128,6 +128,7 @@ class _ShardMapped:
             return out_leaves
 
         closed = self._trace(body, block_avals)
+        core.check_single_device_effects(closed.jaxpr, mesh.size)
         out_tree, out_example = out_store[0]
         out_specs = _flatten_axes("shard_map out_specs", out_example, self.out_specs)
         out_specs = [PartitionSpec() if s is None else s for s in out_specs]

@@ -74,19 +74,23 @@ def _sharded_array(handles: list, devs: list[int], aval: core.ShapedArray) -> Ar
 # The plan: segments and collectives, compiled once per signature.
 
 class _Segment:
-    __slots__ = ("invars", "outvars", "exe", "graph")
+    __slots__ = ("invars", "outvars", "exe")
 
     def __init__(self, eqns: list, invars: list, outvars: list, name: str):
         self.invars = invars
         self.outvars = outvars
         closed = core.ClosedJaxpr(core.Jaxpr([], invars, outvars, eqns), [])
         self.exe = lowering.executable_for(closed, name)
-        self.graph = self.exe.executable if isinstance(self.exe, lowering.GraphExecutable) else None
 
     def run(self, env: dict, dev: int) -> None:
         handles = [env[v] for v in self.invars]
-        if self.graph is not None:
-            outs = self.graph.run(handles, dev)
+        exe = self.exe
+        if type(exe) is lowering.GraphExecutable:
+            # Through exe.executable on every run, never a reference of our own: the
+            # executable budget may release the compiled graph (it recompiles on the next
+            # run).
+            exe.used = True
+            outs = exe.executable.run(handles, dev)
         else:
             args = []
             for h, v in zip(handles, self.invars):
@@ -299,7 +303,7 @@ class _Plan:
                         invars.append(x)
                 defined.update(e.outvars)
             outs = [v for e in g for v in e.outvars if v in later]
-            if outs:
+            if outs or any(core.eqn_has_effects(e) for e in g):  # prints run for themselves
                 steps.append(_Segment(g, invars, outs, f"pmap_{name}"))
         if distributed.state.num_processes > 1:
             return pmap_mpi.group_reductions(steps, _Collective)

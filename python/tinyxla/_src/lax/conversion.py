@@ -203,7 +203,7 @@ def _bitcast_convert_type_impl(operand: Any, *, new_dtype: np.dtype) -> Array:
         _reject(bitcast_convert_type_p, (x,), {"new_dtype": new_dtype})
     try:
         return _result(_core.bitcast_convert(x._h, new_code), False, out_dtype, (x,))
-    except ValueError as e:
+    except (ValueError, TypeError) as e:
         _reject(bitcast_convert_type_p, (x,), {"new_dtype": new_dtype}, e)
         raise
 

@@ -634,7 +634,7 @@ def _binary_impl(prim: Primitive, op: int, table: dict[np.dtype, np.dtype]) -> C
                     _reject(prim, (x, y), {})
                 try:
                     out = _wrap(_core.binary(op, xh, yh), x.weak_type and y.weak_type, out_dtype)
-                except ValueError as e:  # different devices or incompatible shapes
+                except (ValueError, TypeError) as e:  # different devices or incompatible shapes
                     moved = _colocated(prim, (x, y))
                     if moved is not None:
                         return impl(*moved)
@@ -1136,7 +1136,7 @@ def _clamp_impl(min: Any, x: Any, max: Any) -> Array:
         _reject(clamp_p, args, {})
     try:
         out = _core.clamp(lo._h, x._h, hi._h)
-    except ValueError as e:
+    except (ValueError, TypeError) as e:
         moved = _colocated(clamp_p, (lo, x, hi))
         if moved is not None:
             return _clamp_impl(*moved)

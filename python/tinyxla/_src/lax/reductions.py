@@ -64,7 +64,7 @@ def _reduction(name: str, opcode: str, dtype_check: Callable[[str, np.dtype], No
             _reject(prim, (x,), {"axes": axes})
         try:
             return _result(_core.reduce(op, x._h, list(axes)), x.weak_type, x.dtype, (x,))
-        except (ValueError, IndexError) as e:
+        except (ValueError, IndexError, TypeError) as e:
             _reject(prim, (x,), {"axes": axes}, e)
             raise
 

@@ -192,7 +192,7 @@ def _broadcast_in_dim_impl(operand: Any, *, shape: tuple[int, ...],
         _reject(broadcast_in_dim_p, (x,), params)
     try:
         out = _broadcast_in_dim_emit(EAGER, x._h, **params)
-    except ValueError as e:
+    except (ValueError, TypeError) as e:
         _reject(broadcast_in_dim_p, (x,), params, e)
         raise
     return _result(out, x.weak_type, x.dtype, (x,))
