@@ -135,6 +135,25 @@ def test_triangular_solve_all_flags(flags, m):
     np.testing.assert_allclose(x, want, rtol=1e-4, atol=1e-4)
 
 
+@pytest.mark.parametrize("flags", [f for f in FLAGS if not f[4]])
+def test_triangular_solve_many_right_hand_sides(flags):
+    """A large system with many right-hand sides, solved in blocks of them on the pool."""
+    left_side, lower, transpose_a, conjugate_a, _ = flags
+    m, k = 300, 1000
+    a = _rand((m, m), np.complex64, 3) + 20 * np.eye(m, dtype=np.complex64)
+    b = _rand((m, k) if left_side else (k, m), np.complex64, 4)
+    x = np.asarray(L.triangular_solve(a, b, left_side=left_side, lower=lower,
+                                      transpose_a=transpose_a, conjugate_a=conjugate_a))
+    op = _op(a.astype(np.complex128), lower, transpose_a, conjugate_a, False)
+    want = np.linalg.solve(op, b) if left_side else np.linalg.solve(op.T, b.T).T
+    np.testing.assert_allclose(x, want, rtol=1e-4, atol=1e-4)
+    x32 = np.asarray(L.triangular_solve(a.real, b.real, left_side=left_side, lower=lower,
+                                        transpose_a=transpose_a))
+    op = _op(a.real.astype(np.float64), lower, transpose_a, False, False)
+    want = np.linalg.solve(op, b.real) if left_side else np.linalg.solve(op.T, b.real.T).T
+    np.testing.assert_allclose(x32, want, rtol=1e-4, atol=1e-4)
+
+
 def test_triangular_solve_vector_batch_jit_vmap():
     a = _rand((3, 5, 5), np.float32, 3) + 4 * np.eye(5, dtype=np.float32)
     b = _rand((3, 5), np.float32, 4)

@@ -163,24 +163,24 @@ void gtsv(int n, int nrhs, c128* dl, c128* d, c128* du, c128* b, int ldb, int* i
   LAPACK_zgtsv(&n, &nrhs, dl, d, du, b, &ldb, info);
 }
 
-// Row-major trsm on B [rows x cols] (CBLAS).
+// Row-major trsm on B [rows x cols], rows ldb apart (CBLAS).
 void trsm(CBLAS_SIDE side, CBLAS_UPLO uplo, CBLAS_TRANSPOSE trans, CBLAS_DIAG diag, int rows,
-          int cols, const float* a, int lda, float* b) {
-  scipy_cblas_strsm(CblasRowMajor, side, uplo, trans, diag, rows, cols, 1.0f, a, lda, b, cols);
+          int cols, const float* a, int lda, float* b, int ldb) {
+  scipy_cblas_strsm(CblasRowMajor, side, uplo, trans, diag, rows, cols, 1.0f, a, lda, b, ldb);
 }
 void trsm(CBLAS_SIDE side, CBLAS_UPLO uplo, CBLAS_TRANSPOSE trans, CBLAS_DIAG diag, int rows,
-          int cols, const double* a, int lda, double* b) {
-  scipy_cblas_dtrsm(CblasRowMajor, side, uplo, trans, diag, rows, cols, 1.0, a, lda, b, cols);
+          int cols, const double* a, int lda, double* b, int ldb) {
+  scipy_cblas_dtrsm(CblasRowMajor, side, uplo, trans, diag, rows, cols, 1.0, a, lda, b, ldb);
 }
 void trsm(CBLAS_SIDE side, CBLAS_UPLO uplo, CBLAS_TRANSPOSE trans, CBLAS_DIAG diag, int rows,
-          int cols, const c64* a, int lda, c64* b) {
+          int cols, const c64* a, int lda, c64* b, int ldb) {
   const c64 one(1);
-  scipy_cblas_ctrsm(CblasRowMajor, side, uplo, trans, diag, rows, cols, &one, a, lda, b, cols);
+  scipy_cblas_ctrsm(CblasRowMajor, side, uplo, trans, diag, rows, cols, &one, a, lda, b, ldb);
 }
 void trsm(CBLAS_SIDE side, CBLAS_UPLO uplo, CBLAS_TRANSPOSE trans, CBLAS_DIAG diag, int rows,
-          int cols, const c128* a, int lda, c128* b) {
+          int cols, const c128* a, int lda, c128* b, int ldb) {
   const c128 one(1);
-  scipy_cblas_ztrsm(CblasRowMajor, side, uplo, trans, diag, rows, cols, &one, a, lda, b, cols);
+  scipy_cblas_ztrsm(CblasRowMajor, side, uplo, trans, diag, rows, cols, &one, a, lda, b, ldb);
 }
 
 // Calls f(T{}) for the four LAPACK element types.
@@ -403,9 +403,48 @@ void triangular_solve_typed(const Array& a, const Array& b, const TriangularSolv
         op_a = t.data();
       }
       trsm(f.left_side ? CblasLeft : CblasRight, f.lower ? CblasLower : CblasUpper, trans,
-           f.unit_diagonal ? CblasUnit : CblasNonUnit, int(rows), int(cols), op_a, int(m), x);
+           f.unit_diagonal ? CblasUnit : CblasNonUnit, int(rows), int(cols), op_a, int(m), x,
+           int(cols));
     }
   });
+}
+
+// Columns (rows, on the right side) of the right-hand side a worker solves at a time.
+constexpr int64_t kRhsBlock = 128;
+
+// One large system with many right-hand sides: they are independent, so blocks of them
+// are solved on the pool's threads (as gemm runs), one single-threaded trsm each.
+template <typename T>
+bool triangular_solve_split(const Array& a, const Array& b, const TriangularSolveFlags& f,
+                            const Array& out) {
+  const Shape& bs = b.shape();
+  const int64_t m = a.shape().back(), rows = bs[bs.size() - 2], cols = bs.back();
+  const int64_t rhs = f.left_side ? cols : rows;
+  if (batch_count(bs, 2) != 1 || m <= kSmall || rhs < 2 * kRhsBlock || pool_size() < 2 ||
+      double(m) * double(m) * double(rhs) < 1e7)
+    return false;
+  const T* am = reinterpret_cast<const T*>(a.data());
+  T* x = data_of<T>(out);
+  const T* bm = reinterpret_cast<const T*>(b.data());
+  if (bm != x) std::copy(bm, bm + rows * cols, x);
+  std::vector<T> conj_a;
+  if (f.conjugate_a && !f.transpose_a) {
+    conj_a.resize(size_t(m * m));
+    for (int64_t i = 0; i < m * m; ++i) conj_a[size_t(i)] = conj_of(am[i]);
+    am = conj_a.data();
+  }
+  const CBLAS_TRANSPOSE trans = f.transpose_a ? (f.conjugate_a ? CblasConjTrans : CblasTrans)
+                                              : CblasNoTrans;
+  const int64_t blocks = (rhs + kRhsBlock - 1) / kRhsBlock;
+  parallel_for(blocks, 1, [&](int64_t b0, int64_t b1) {
+    lapack::on_one_thread();
+    const int64_t first = b0 * kRhsBlock, count = std::min(rhs, b1 * kRhsBlock) - first;
+    trsm(f.left_side ? CblasLeft : CblasRight, f.lower ? CblasLower : CblasUpper, trans,
+         f.unit_diagonal ? CblasUnit : CblasNonUnit, int(f.left_side ? rows : count),
+         int(f.left_side ? count : cols), am, int(m), x + (f.left_side ? first : first * cols),
+         int(cols));
+  }, /*long_chunks=*/true);
+  return true;
 }
 
 // ---- geqrf / geqp3 / householder_product ----
@@ -722,7 +761,10 @@ void triangular_solve(const Array& a, const Array& b, const TriangularSolveFlags
   if (out.size() == 0) return;
   const Array ad = dense(a), bd = dense(b);
   dispatch(a.dtype(), "triangular_solve",
-           [&](auto t) { triangular_solve_typed<decltype(t)>(ad, bd, flags, out); });
+           [&](auto t) {
+             if (!triangular_solve_split<decltype(t)>(ad, bd, flags, out))
+               triangular_solve_typed<decltype(t)>(ad, bd, flags, out);
+           });
 }
 
 void geqrf(const Array& x, const std::vector<Array>& outs) {

@@ -90,10 +90,17 @@ inline int dim(const char* op, int64_t n) {
 
 // dst[i + j * rows] = src[i * cols + j]: a row-major rows x cols matrix into column-major
 // order (or, read the other way, a column-major cols x rows one into row-major order).
+// In square tiles, so that neither side strides through memory a line per element (a
+// 1024 x 1024 float matrix transposes ~5x faster than by whole rows).
 template <typename S, typename D>
 void transpose_into(const S* src, D* dst, int64_t rows, int64_t cols) {
-  for (int64_t i = 0; i < rows; ++i)
-    for (int64_t j = 0; j < cols; ++j) dst[i + j * rows] = D(src[i * cols + j]);
+  constexpr int64_t kTile = 32;
+  for (int64_t i0 = 0; i0 < rows; i0 += kTile)
+    for (int64_t j0 = 0; j0 < cols; j0 += kTile) {
+      const int64_t i1 = std::min(rows, i0 + kTile), j1 = std::min(cols, j0 + kTile);
+      for (int64_t i = i0; i < i1; ++i)
+        for (int64_t j = j0; j < j1; ++j) dst[i + j * rows] = D(src[i * cols + j]);
+    }
 }
 
 template <typename S, typename D>

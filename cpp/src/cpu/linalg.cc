@@ -1,7 +1,7 @@
 // Dense linear algebra on batches of square matrices through OpenBLAS's LAPACK:
 // lax.linalg.eig (geev), lax.linalg.eigh (syevd / heevd) and lax.linalg.cholesky (potrf). Our arrays are row-major and
 // LAPACK's column-major, so each matrix is transposed into a scratch copy on the way in
-// and each matrix result on the way out. A matrix whose factorization fails (LAPACK info
+// and each matrix result on the way out (except for cholesky, which needs no transpose). A matrix whose factorization fails (LAPACK info
 // != 0, or non-finite input to geev) gets NaN results, as JAX on CPU, never an error.
 // Matrices of a batch are independent work items spread over the thread pool.
 #include <algorithm>
@@ -332,16 +332,19 @@ void cholesky_typed(const T* x, int64_t batch, int64_t n64, T* out) {
   const int64_t nn = n64 * n64;
   // About n^3 / 3 flops a matrix.
   const int64_t grain = std::max<int64_t>(1, 3 * 4096 / std::max<int64_t>(nn * n64, 1));
+  // Read column-major, a row-major matrix's lower triangle is the upper one, and the upper
+  // factor U found there (A = U^H U of that reading) is, read back row-major, L = U^T with
+  // A = L L^H: so potrf('U') runs in place on a plain copy, with no transposes.
   lapack::for_matrices(batch, grain, double(nn * n64) / 3, [&](int64_t begin, int64_t end) {
-    std::vector<T> a(static_cast<size_t>(nn));
     for (int64_t b = begin; b < end; ++b) {
-      transpose_into(x + b * nn, a.data(), n64);
-      int info = 0;
-      Potrf<T>::run('L', n, a.data(), &info);
       T* l = out + b * nn;
-      for (int64_t i = 0; i < n64; ++i)
-        for (int64_t j = 0; j < n64; ++j)
-          l[i * n64 + j] = j > i ? T(0) : info != 0 ? nan_value<T>() : a[size_t(i + j * n64)];
+      if (l != x + b * nn) std::copy(x + b * nn, x + (b + 1) * nn, l);
+      int info = 0;
+      Potrf<T>::run('U', n, l, &info);
+      for (int64_t i = 0; i < n64; ++i) {
+        if (info != 0) std::fill(l + i * n64, l + i * n64 + i + 1, nan_value<T>());
+        std::fill(l + i * n64 + i + 1, l + (i + 1) * n64, T(0));
+      }
     }
   });
 }

@@ -107,16 +107,27 @@ void solve_group(const T* a, const T* b, int lanes, int64_t rows, int64_t cols, 
   const int64_t mat = rows * cols;
   V t[N][N];
   V v[N][kMaxSmallCols];
-  for (int i = 0; i < N; ++i)
-    for (int j = 0; j < N; ++j)
-      for (int l = 0; l < W; ++l)
-        t[i][j][l] = l >= lanes ? T(i == j) : flip ? a[l * N * N + j * N + i]
-                                                   : a[l * N * N + i * N + j];
-  for (int i = 0; i < N; ++i)
-    for (int c = 0; c < C; ++c)
-      for (int l = 0; l < W; ++l)
-        v[i][c][l] = l >= lanes ? T(0) : f.left_side ? b[l * mat + i * cols + c]
-                                                     : b[l * mat + c * cols + i];
+  // A full group with its layout known at compile time loads without a branch per element.
+  const auto load = [&](auto full, auto flipped, auto left) {
+    const int used = full ? W : lanes;
+    for (int i = 0; i < N; ++i)
+      for (int j = 0; j < N; ++j)
+        for (int l = 0; l < W; ++l)
+          t[i][j][l] = !full && l >= used ? T(i == j) : flipped ? a[l * N * N + j * N + i]
+                                                                : a[l * N * N + i * N + j];
+    for (int i = 0; i < N; ++i)
+      for (int c = 0; c < C; ++c)
+        for (int l = 0; l < W; ++l)
+          v[i][c][l] = !full && l >= used ? T(0) : left ? b[l * mat + i * cols + c]
+                                                        : b[l * mat + c * cols + i];
+  };
+  using Yes = std::true_type;
+  using No = std::false_type;
+  if (lanes < W) load(No{}, flip, f.left_side);
+  else if (flip && f.left_side) load(Yes{}, Yes{}, Yes{});
+  else if (flip) load(Yes{}, Yes{}, No{});
+  else if (f.left_side) load(Yes{}, No{}, Yes{});
+  else load(Yes{}, No{}, No{});
   const V zero{};
   for (int step = 0; step < N; ++step) {
     const int i = lower ? step : N - 1 - step;
@@ -132,8 +143,13 @@ void solve_group(const T* a, const T* b, int lanes, int64_t rows, int64_t cols, 
   }
   for (int l = 0; l < lanes; ++l) {
     T* xm = x + l * mat;
-    for (int i = 0; i < N; ++i)
-      for (int c = 0; c < C; ++c) (f.left_side ? xm[i * cols + c] : xm[c * cols + i]) = v[i][c][l];
+    if (f.left_side) {
+      for (int i = 0; i < N; ++i)
+        for (int c = 0; c < C; ++c) xm[i * cols + c] = v[i][c][l];
+    } else {
+      for (int i = 0; i < N; ++i)
+        for (int c = 0; c < C; ++c) xm[c * cols + i] = v[i][c][l];
+    }
   }
 }
 
