@@ -59,9 +59,11 @@ uint64_t fnv1a(const std::string& s, uint64_t h = 1469598103934665603ull) {
   return h;
 }
 
-// The CPU's model and feature flags: -march=native resolves to these.
+// The CPU's model and feature flags: -march=native resolves to these. (This and the other
+// tables below are never destroyed: the builder thread may still use them while the process
+// exits; ThreadSanitizer found it reading one that exit had freed.)
 const std::string& cpu_description() {
-  static const std::string desc = [] {
+  static const std::string& desc = *new std::string([] {
     std::ifstream f("/proc/cpuinfo");
     std::string line, model, flags;
     while (std::getline(f, line)) {
@@ -70,7 +72,7 @@ const std::string& cpu_description() {
       if (!model.empty() && !flags.empty()) break;
     }
     return model + "\n" + flags;
-  }();
+  }());
   return desc;
 }
 
@@ -164,7 +166,7 @@ std::string module_marker(const std::string& key) { return "tinyxla-module:" + k
 // The first line of `compiler --version` (run once per compiler).
 std::string compiler_version(const std::string& compiler) {
   static std::mutex m;
-  static std::map<std::string, std::string> versions;
+  static auto& versions = *new std::map<std::string, std::string>();
   {
     std::lock_guard<std::mutex> lock(m);
     auto it = versions.find(compiler);
@@ -212,7 +214,7 @@ std::string configured_cache_dir() {
 
 std::string cache_dir() {
   static std::mutex m;
-  static std::map<std::string, std::string> resolved;  // configured -> used
+  static auto& resolved = *new std::map<std::string, std::string>();  // configured -> used
   const std::string wanted = configured_cache_dir();
   {
     std::lock_guard<std::mutex> lock(m);
