@@ -245,10 +245,11 @@ Module::~Module() {
   if (handle_) dlclose(handle_);
 }
 
-void Module::start() {
+void Module::start(Environment environment) {
   {
     std::lock_guard<std::mutex> lock(m_);
     if (state_ != State::Pending) return;
+    environment_ = std::move(environment);
     state_ = State::Queued;
     status_ = "building";
     queued_by_ = getpid();
@@ -285,6 +286,7 @@ void Module::build() {
     if (state_ == State::Done) return;  // queued twice across a fork
   }
   profiler::Span span("codegen: build C module", "compile");
+  UseEnvironment use(environment_);
   std::string outcome;
   const std::string compiler = find_compiler();
   if (compiler.empty()) {

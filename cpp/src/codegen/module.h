@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "c_emitter.h"
+#include "toolchain.h"
 #include "tinyxla/graph.h"
 
 namespace tinyxla::codegen {
@@ -29,8 +30,9 @@ class Module : public std::enable_shared_from_this<Module> {
   ~Module();
 
   const std::string& source() const { return source_; }
-  // Queues the build on the background builder (once); returns at once.
-  void start();
+  // Queues the build on the background builder (once); returns at once. The build reads
+  // `environment` (the compiler, PATH, the cache directory; toolchain.h), not the process's.
+  void start(Environment environment);
   // Blocks until the build has finished or failed (at once when never started).
   void wait() const;
   // "pending" (not started), "building", "loaded" (compiled now), "cached" (loaded from
@@ -56,6 +58,7 @@ class Module : public std::enable_shared_from_this<Module> {
   friend class Builder;
 
   std::string source_;
+  Environment environment_;  // set by start()
   FunctionTable table_;
   std::vector<KernelInfo> kernels_;
   std::vector<int> kernel_of_node_;

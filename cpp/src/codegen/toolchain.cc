@@ -20,6 +20,7 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <sstream>
@@ -31,9 +32,17 @@ extern char** environ;
 namespace tinyxla::codegen {
 namespace {
 
+thread_local Environment current_environment;  // set by UseEnvironment
+
 std::string env(const char* name) {
-  const char* v = std::getenv(name);
-  return v ? std::string(v) : std::string();
+  if (!current_environment) {
+    const char* v = std::getenv(name);
+    return v ? std::string(v) : std::string();
+  }
+  const std::string prefix = std::string(name) + "=";
+  for (const std::string& e : *current_environment)
+    if (e.compare(0, prefix.size(), prefix) == 0) return e.substr(prefix.size());
+  return "";
 }
 
 // Process groups of running compilers, killed at exit.
@@ -96,6 +105,10 @@ int run_child(std::vector<std::string> args, const std::string& log_path) {
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
+  std::vector<char*> envp;
+  if (current_environment)
+    for (const std::string& e : *current_environment) envp.push_back(const_cast<char*>(e.c_str()));
+  envp.push_back(nullptr);
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, 1, log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -112,7 +125,8 @@ int run_child(std::vector<std::string> args, const std::string& log_path) {
     std::lock_guard<std::mutex> lock(children_mutex());
     rc = exiting ? ECANCELED : 0;
   }
-  if (rc == 0) rc = posix_spawn(&pid, argv[0], &actions, &attr, argv.data(), environ);
+  if (rc == 0) rc = posix_spawn(&pid, argv[0], &actions, &attr, argv.data(),
+                               current_environment ? envp.data() : environ);
   if (rc == 0) {
     std::lock_guard<std::mutex> lock(children_mutex());
     if (exiting) kill(-pid, SIGKILL);  // the exit handler ran during the spawn
@@ -187,6 +201,17 @@ std::string compiler_version(const std::string& compiler) {
 }
 
 }  // namespace
+
+Environment capture_environment() {
+  auto entries = std::make_shared<std::vector<std::string>>();
+  for (char** e = environ; e && *e; ++e) entries->emplace_back(*e);
+  return entries;
+}
+
+UseEnvironment::UseEnvironment(Environment environment) : previous_(current_environment) {
+  current_environment = std::move(environment);
+}
+UseEnvironment::~UseEnvironment() { current_environment = std::move(previous_); }
 
 std::string find_compiler() {
   std::string cc = env("TINYXLA_CC");

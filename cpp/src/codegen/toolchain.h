@@ -2,9 +2,30 @@
 // modules (keyed by source, compiler, flags and the resolved CPU), and running it as a
 // child process that is killed after a timeout or when this process exits.
 #pragma once
+#include <memory>
 #include <string>
+#include <vector>
 
 namespace tinyxla::codegen {
+
+// A copy of the process environment ("NAME=value" entries). compile() takes one on its
+// caller's thread and the build of its module reads only that (UseEnvironment), never
+// `environ`, which another thread may be changing: setenv is not safe beside any reader
+// (ThreadSanitizer found a Python os.environ update racing with the compiler's spawn).
+using Environment = std::shared_ptr<const std::vector<std::string>>;
+Environment capture_environment();
+// While it lives, the functions below read `environment` on this thread (and spawn the
+// compiler with it) instead of the process environment.
+class UseEnvironment {
+ public:
+  explicit UseEnvironment(Environment environment);
+  ~UseEnvironment();
+  UseEnvironment(const UseEnvironment&) = delete;
+  UseEnvironment& operator=(const UseEnvironment&) = delete;
+
+ private:
+  Environment previous_;
+};
 
 // The compiler command: $TINYXLA_CC, else $CC, else cc; "" when it is not on PATH.
 std::string find_compiler();

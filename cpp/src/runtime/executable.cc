@@ -9,6 +9,7 @@
 #include <string>
 
 #include "../codegen/module.h"
+#include "../codegen/toolchain.h"
 #include "../core/host_calls.h"
 #include "../compiler/program.h"
 #include "../core/profiler.h"
@@ -106,6 +107,7 @@ struct Executable::Impl {
   mutable std::shared_ptr<codegen::Module> module;
   mutable std::atomic<const codegen::Module*> module_ptr{nullptr};
   mutable std::atomic<int> runs{0};
+  codegen::Environment environment;  // as compile() found it, for the module's build
 
   const std::shared_ptr<codegen::Module>& ensure_module() const {
     std::lock_guard<std::mutex> lock(codegen_m);
@@ -118,7 +120,7 @@ struct Executable::Impl {
     return module;
   }
   void start_codegen() const {
-    if (const auto& m = ensure_module()) m->start();
+    if (const auto& m = ensure_module()) m->start(environment);
   }
 
   // The body of the device task.
@@ -584,10 +586,13 @@ std::vector<Array> Executable::run(std::vector<Array> args, int dev,
 std::shared_ptr<Executable> compile(const Graph& graph, const CompileOptions& options) {
   profiler::Span span("compile", "compile", options.name.empty() ? nullptr : profiler::intern(options.name));
   const codegen::Mode mode = codegen::mode_from_env();
+  const codegen::Environment environment =
+      mode == codegen::Mode::Off ? nullptr : codegen::capture_environment();
   auto make = [&](const Graph& g) {
     auto impl = std::make_unique<Executable::Impl>();
     impl->program = compiler::compile_program(g, options);
     impl->codegen_mode = mode;
+    impl->environment = environment;
     impl->side_effects = impl->program.graph.has_side_effects();
     impl->bodies.resize(size_t(impl->program.graph.num_nodes()));
     if (mode == codegen::Mode::Eager) impl->start_codegen();
