@@ -3,6 +3,8 @@
 #include "elementwise.h"
 
 #include <algorithm>
+#include <type_traits>
+#include <vector>
 
 #include "../cpu/elementwise_ops.h"
 #include "../cpu/kernels.h"
@@ -80,6 +82,24 @@ const Accepted* accepted(BinaryOp op) {
   }
 }
 
+// lax's name of an op as its messages print it ("not", "and"), made once per op: the
+// eager dispatch path reads it on every call.
+template <class Op>
+const std::string& lax_name(Op op) {
+  static const std::vector<std::string>* names = [] {
+    auto* v = new std::vector<std::string>();  // never destroyed, as the other tables
+    for (int i = 0; i < EnumNames<Op>::count; ++i) {
+      const Op o = static_cast<Op>(i);
+      if constexpr (std::is_same_v<Op, UnaryOp>)
+        v->push_back(o == UnaryOp::bitwise_not ? "not" : op_name(o));
+      else
+        v->push_back(detail::enum_text(op_name(o)));
+    }
+    return v;
+  }();
+  return (*names)[size_t(op)];
+}
+
 // JAX's TypeError for an operand dtype the op does not take (`position` < 0: a unary op).
 void check_accepted(const char* op, const Accepted* acc, DType t, int position) {
   if (!acc || acc->ok(t)) return;
@@ -131,15 +151,11 @@ void select_n(const TypeRef& which, const std::vector<TypeRef>& cases) {
                 std::string("select `which` must be boolean or integer type, got ") +
                     dtype_name(which.dtype) + ".");
   const Shape& shape = *cases[0].shape;
-  std::string shapes;
-  bool same = true;
-  for (const TypeRef& c : cases) {
-    shapes += (shapes.empty() ? "" : ", ") + shape_str(*c.shape);
-    same = same && *c.shape == shape;
-  }
-  if (!same)
-    throw_error(ErrorKind::TypeError, "select_n",
-                "select cases must have the same shapes, got [" + shapes + "].");
+  for (const TypeRef& c : cases)
+    if (*c.shape != shape)
+      throw_error(ErrorKind::TypeError, "select_n",
+                  "select cases must have the same shapes, got [" + shapes_str(cases, ", ") +
+                      "].");
   std::vector<DType> dtypes;
   for (const TypeRef& c : cases) dtypes.push_back(c.dtype);
   check_same_dtypes("select_n", dtypes);
@@ -201,8 +217,7 @@ class UnaryDef final : public TypedOpDef<UnaryAttrs> {
   std::vector<ValueType> infer(std::any& a, const Types& ins) const override {
     need(ins, 1);
     const UnaryOp op = get(a).op;
-    const std::string lax_name = op == UnaryOp::bitwise_not ? "not" : op_name(op);
-    infer::check_accepted(lax_name.c_str(), infer::accepted(op), ins[0].dtype, -1);
+    infer::check_accepted(infer::lax_name(op).c_str(), infer::accepted(op), ins[0].dtype, -1);
     return {{*ins[0].shape, infer::unary_dtype(op, ins[0].dtype)}};
   }
   void run(const std::any& a, const Arrays& ins, const Arrays& outs) const override {
@@ -219,7 +234,7 @@ class BinaryDef final : public TypedOpDef<BinaryAttrs> {
   std::vector<ValueType> infer(std::any& a, const Types& ins) const override {
     need(ins, 2);
     const BinaryOp op = get(a).op;
-    const std::string lax_name = detail::enum_text(op_name(op));
+    const std::string& lax_name = infer::lax_name(op);
     for (int i = 0; i < 2; ++i)
       infer::check_accepted(lax_name.c_str(), infer::accepted(op), ins[size_t(i)].dtype, i);
     infer::check_same_dtypes(lax_name, {ins[0].dtype, ins[1].dtype});

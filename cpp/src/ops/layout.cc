@@ -178,19 +178,14 @@ Shape concatenate(const std::vector<TypeRef>& xs, int64_t* dimension) {
     throw_error(ErrorKind::TypeError, "concatenate", msg);
   };
   const Shape& first = *xs[0].shape;
-  std::string shapes;
-  bool same_rank = true;
-  for (const TypeRef& x : xs) {
-    shapes += (shapes.empty() ? "" : ", ") + shape_str(*x.shape);
-    same_rank = same_rank && x.shape->size() == first.size();
-  }
-  if (!same_rank)
-    type_error("Cannot concatenate arrays with different numbers of dimensions: got " + shapes +
-               ".");
+  for (const TypeRef& x : xs)
+    if (x.shape->size() != first.size())
+      type_error("Cannot concatenate arrays with different numbers of dimensions: got " +
+                 shapes_str(xs, ", ") + ".");
   const int64_t rank = int64_t(first.size());
   if (*dimension >= rank || *dimension < -rank)
     type_error("concatenate dimension out of bounds: dimension " + std::to_string(*dimension) +
-               " for shapes " + shapes + ".");
+               " for shapes " + shapes_str(xs, ", ") + ".");
   if (*dimension < 0) *dimension += rank;
   Shape shape = first;
   shape[size_t(*dimension)] = 0;
@@ -200,7 +195,7 @@ Shape concatenate(const std::vector<TypeRef>& xs, int64_t* dimension) {
       if (int64_t(i) != *dimension && s[i] != first[i])
         type_error("Cannot concatenate arrays with shapes that differ in dimensions other than "
                    "the one being concatenated: concatenating along dimension " +
-                   std::to_string(*dimension) + " for shapes " + shapes + ".");
+                   std::to_string(*dimension) + " for shapes " + shapes_str(xs, ", ") + ".");
     shape[size_t(*dimension)] =
         checked_add(shape[size_t(*dimension)], s[size_t(*dimension)], "concatenate");
   }

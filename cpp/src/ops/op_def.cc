@@ -1,6 +1,7 @@
 // The OpDef defaults and the registry: one definition per kind of TINYXLA_GRAPH_OPS.
 #include "op_def.h"
 
+#include <algorithm>
 #include <unordered_map>
 
 #include "../cpu/kernels.h"
@@ -56,15 +57,17 @@ void invalid(const std::string& op, const std::string& msg) {
 std::string ints_str(const std::vector<int64_t>& v) { return shape_str(v); }
 
 void check_same_dtypes(const std::string& op, const std::vector<DType>& dtypes) {
-  bool same = true;
+  if (std::all_of(dtypes.begin(), dtypes.end(), [&](DType t) { return t == dtypes[0]; })) return;
   std::string names;
-  for (DType t : dtypes) {
-    same = same && t == dtypes[0];
-    names += (names.empty() ? "" : ", ") + std::string(dtype_name(t));
-  }
-  if (!same)
-    throw_error(ErrorKind::TypeError, op,
-                "lax." + op + " requires arguments to have the same dtypes, got " + names + ".");
+  for (DType t : dtypes) names += (names.empty() ? "" : ", ") + std::string(dtype_name(t));
+  throw_error(ErrorKind::TypeError, op,
+              "lax." + op + " requires arguments to have the same dtypes, got " + names + ".");
+}
+
+std::string shapes_str(const std::vector<TypeRef>& xs, const char* sep) {
+  std::string out;
+  for (const TypeRef& x : xs) out += (out.empty() ? "" : sep) + shape_str(*x.shape);
+  return out;
 }
 
 }  // namespace infer

@@ -44,6 +44,9 @@ struct TypeRef {
 std::string ints_str(const std::vector<int64_t>& v);
 // Operands of one op need equal dtypes (JAX's TypeError).
 void check_same_dtypes(const std::string& op, const std::vector<DType>& dtypes);
+// The operands' shapes as JAX's messages list them ("(2, 3), (3,)" with sep ", "); built
+// only for a message, never on the way to a result.
+std::string shapes_str(const std::vector<TypeRef>& xs, const char* sep);
 }  // namespace infer
 
 // Operand types and operand/result arrays, as every definition's infer and run take them.

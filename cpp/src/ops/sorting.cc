@@ -18,15 +18,10 @@ void sort(const std::vector<TypeRef>& xs, int64_t* dimension, int num_keys) {
     invalid("sort", "num_keys=" + std::to_string(num_keys) + " must be between 1 and len(operand)=" +
                         std::to_string(xs.size()));
   const Shape& shape = *xs[0].shape;
-  std::string shapes;
-  bool same = true;
-  for (const TypeRef& x : xs) {
-    shapes += (shapes.empty() ? "" : " ") + shape_str(*x.shape);
-    same = same && *x.shape == shape;
-  }
-  if (!same)
-    throw_error(ErrorKind::TypeError, "sort",
-                "Arguments to sort must have equal shapes, got: " + shapes);
+  for (const TypeRef& x : xs)
+    if (*x.shape != shape)
+      throw_error(ErrorKind::TypeError, "sort",
+                  "Arguments to sort must have equal shapes, got: " + shapes_str(xs, " "));
   if (shape.empty()) invalid("sort", "sort requires an operand of rank at least 1");
   *dimension = canonical_axis(*dimension, int64_t(shape.size()), "sort");
 }
