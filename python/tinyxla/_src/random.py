@@ -328,15 +328,19 @@ def normal(key: Any, shape: Shape = (), dtype: Any = None) -> Any:
 
 def _normal_real(data: Any, shape: tuple[int, ...], dtype: np.dtype, partitionable: bool) -> Any:
     _check_shape("normal", shape)
-    return normal_from_bits(
-        prng.random_bits_data(data, uniform_bit_width(dtype), shape, partitionable), dtype)
+    u = _uniform(data, _normal_lo(dtype), np.array(1., dtype), shape, dtype, partitionable)
+    return lax.mul(np.array(np.sqrt(2), dtype), lax.erf_inv(u))
+
+
+def _normal_lo(dtype: np.dtype) -> np.ndarray:
+    """The lower bound of the uniform a normal is drawn from: erf_inv(-1) is -inf."""
+    return np.nextafter(np.array(-1., dtype), np.array(0., dtype), dtype=dtype)
 
 
 def normal_from_bits(bits: Any, dtype: np.dtype) -> Any:
     """JAX's real ``normal`` from the random words its uniform draws."""
-    lo = np.nextafter(np.array(-1., dtype), np.array(0., dtype), dtype=dtype)
-    u = uniform_from_bits(bits, lax.full(bits.shape, lo, dtype), lax.full(bits.shape, 1., dtype),
-                          dtype)
+    u = uniform_from_bits(bits, lax.full(bits.shape, _normal_lo(dtype), dtype),
+                          lax.full(bits.shape, 1., dtype), dtype)
     return lax.mul(np.array(np.sqrt(2), dtype), lax.erf_inv(u))
 
 
