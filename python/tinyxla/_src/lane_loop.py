@@ -31,6 +31,8 @@ _MIN_WIDTH = 4096
 
 
 def _select_lanes(pending: Any, new: Any, old: Any) -> Any:
+    if new is old:  # a lane constant the body passed through
+        return old
     mask = lax.broadcast_in_dim(pending, new.shape, (0,)) if new.ndim > 1 else pending
     return lax.select(mask, new, old)
 

@@ -110,10 +110,11 @@ def _uniform_at(keys: Keys, lane: Any, per: int, dtype: np.dtype, partitionable:
         return jnp.take(jnp.reshape(full, (-1,)), lane)
     if k1.shape[0] == 1:
         k1, k2 = lax.reshape(k1, ()), lax.reshape(k2, ())
+        position = lane
     else:
         batch = lax.div(lane, np.uint32(per))
         k1, k2 = jnp.take(k1, batch), jnp.take(k2, batch)
-    position = lax.rem(lane, np.uint32(per))
+        position = lax.rem(lane, np.uint32(per))
     bits = prng.random_bits_at(k1, k2, position, per, nbits, partitionable)
     return unit_floats(bits, nbits, dtype)
 
