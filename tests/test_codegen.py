@@ -584,3 +584,22 @@ def test_loops_with_arrays_stay_on_the_base_tier(monkeypatch):
     upper.wait_codegen()
     assert upper.codegen_status == "none"  # nothing outside the loop to generate either
     _assert_same(_compile(f, (x,), "0", monkeypatch)(x), upper(x))
+
+
+@pytest.mark.parametrize("dtype", [jnp.int32, jnp.uint32])
+def test_integer_sums_same_on_both_tiers(dtype, monkeypatch):
+    rng = np.random.default_rng(7)
+    info = np.iinfo(np.dtype(dtype))
+    x = jnp.asarray(rng.integers(info.min, info.max, (300, 70), dtype=np.dtype(dtype)))
+
+    def f(x):
+        # Wrapping sums (full and along each axis) and a count of a predicate.
+        return (jnp.sum(x * 3), jnp.sum(x + 1, axis=0), jnp.sum(x ^ 5, axis=1),
+                jnp.sum((x > 7).astype(dtype)))
+
+    base, upper = _both_tiers(f, (x,), monkeypatch)
+    _assert_same(base, upper)
+    h = np.asarray(x)
+    total = np.asarray(upper[0])  # int64 with x64 on, as jnp.sum promotes
+    np.testing.assert_array_equal(total, np.sum(h * np.array(3, h.dtype), dtype=total.dtype))
+    np.testing.assert_array_equal(np.asarray(upper[3]), np.sum(h > 7))

@@ -266,7 +266,9 @@ bool emit_kernel(const Graph& body, const std::vector<Strides>& param_strides,
       const auto op = n.attr<ops::ReduceAttrs>().op;
       const bool real = is_real_float(t) && (op == ReduceOp::sum || op == ReduceOp::max || op == ReduceOp::min);
       const bool logical = t == DType::Bool && (op == ReduceOp::or_ || op == ReduceOp::and_);
-      if (!real && !logical) return false;
+      // Integer sums wrap, so any order of the additions gives the base tier's result.
+      const bool count = is_int(t) && itemsize(t) >= 4 && op == ReduceOp::sum;
+      if (!real && !logical && !count) return false;
       reduces.push_back(&n);
     }
     // One accumulator per output, in output order.
@@ -604,6 +606,7 @@ bool emit_kernel(const Graph& body, const std::vector<Strides>& param_strides,
     // x = op(x, y) with the combiners of core/element_semantics.h.
     const std::string suffix = ri.dtype == DType::F32 ? "f" : "";
     auto fold = [&](const std::string& x, const std::string& y) {
+      if (ri.op == ReduceOp::sum && is_int(ri.dtype)) return x + " = " + wrap(ri.dtype, x, "+", y) + ";";
       if (ri.op == ReduceOp::sum) return x + " = " + x + " + " + y + ";";
       if (ri.op == ReduceOp::or_) return x + " = " + x + " | " + y + ";";
       if (ri.op == ReduceOp::and_) return x + " = " + x + " & " + y + ";";

@@ -1,5 +1,5 @@
 // The upper tier's source generator: C for a fused body (elementwise ops, optionally
-// ending in float sum/max/min or bool and/or reductions), and for whole loops of
+// ending in float sum/max/min, integer sum or bool and/or reductions), and for whole loops of
 // one-element values. Cheap ops of plain dtypes become expressions in loops that the C
 // compiler vectorises; every other op calls the base tier's own tile
 // function (through a table the module receives when it is loaded), so elementwise
@@ -51,7 +51,8 @@ struct FunctionTable {
 
 // Appends the C definition of a kernel named `symbol` for `body` to `source`; false (and
 // nothing appended) when the body has no elements, more than `max_ops` ops, or
-// reduces other than sum/max/min of one float32/float64 dtype or and/or of bools. Parameter i
+// reduces other than sum/max/min of one float32/float64 dtype, sums of one 32- or 64-bit
+// integer dtype, or and/or of bools. Parameter i
 // is read with the element strides `param_strides[i]` (row-major, or a broadcast's
 // zeros); the caller checks the arrays it passes have them.
 bool emit_kernel(const Graph& body, const std::vector<Strides>& param_strides,

@@ -75,7 +75,10 @@ T reduce_identity(ReduceOp op) {
 }
 template <typename T>
 T reduce_fold(ReduceOp op, T x, T y) {  // a NaN wins, as in the base tier
-  if constexpr (std::is_integral_v<T>) return op == ReduceOp::or_ ? T(x | y) : T(x & y);  // bools
+  if constexpr (std::is_integral_v<T>) {
+    if (op == ReduceOp::sum) return T(std::make_unsigned_t<T>(x) + std::make_unsigned_t<T>(y));  // wraps
+    return op == ReduceOp::or_ ? T(x | y) : T(x & y);  // bools
+  }
   if (op == ReduceOp::sum) return x + y;
   if (op == ReduceOp::max) return (y > x || y != y) ? y : x;
   return (y < x || y != y) ? y : x;
@@ -391,6 +394,8 @@ bool Module::run(int node, const std::vector<Array>& inputs, const std::vector<A
     switch (info.reduces[0].dtype) {
       case DType::F32: run_reduce_typed<float>(info, rfn, in, outputs); break;
       case DType::F64: run_reduce_typed<double>(info, rfn, in, outputs); break;
+      case DType::I32: case DType::U32: run_reduce_typed<uint32_t>(info, rfn, in, outputs); break;
+      case DType::I64: case DType::U64: run_reduce_typed<uint64_t>(info, rfn, in, outputs); break;
       default: run_reduce_typed<uint8_t>(info, rfn, in, outputs); break;  // bool and/or
     }
     runs_.fetch_add(1, std::memory_order_relaxed);
