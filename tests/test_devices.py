@@ -154,3 +154,71 @@ def test_device_put_across_devices():
     """)
     assert out == ("True [0, 3, 6, 9] SingleDeviceSharding(device=CpuDevice(id=1), "
                    "memory_kind=device)")
+
+
+def test_default_device_places_new_arrays_and_jit_calls():
+    # The devices (and committedness) JAX 0.10.2 gives for the same program on 2 devices.
+    out = run_python("""
+        import tinyxla as jax, tinyxla.numpy as jnp, numpy as np
+        jax.config.update('jax_num_cpu_devices', 2)
+        d1 = jax.devices()[1]
+        a0 = jnp.ones(2)
+        with jax.default_device(d1):
+            made = [jnp.zeros(3), jnp.arange(3), jax.jit(lambda: jnp.ones(2))(),
+                    jax.device_put(np.ones(2)), jnp.asarray(3.0),
+                    jax.random.normal(jax.random.PRNGKey(0), (2,)), jax.jit(lambda a: a * 2)(a0)]
+            print([sorted(d.id for d in t.devices()) for t in made], made[0].committed,
+                  made[3].committed, made[6].committed, jax.config.jax_default_device)
+            print(np.asarray(made[6]).tolist(), np.asarray(made[1] + made[0]).tolist())
+        print(jnp.zeros(1).devices(), jax.config.jax_default_device)
+        x = jax.device_put(1.0, d1)
+        with jax.default_device(jax.devices()[0]):
+            print((x + 1).devices(), jax.jit(lambda a: a + 1)(x).devices())
+        @jax.default_device(d1)
+        def f():
+            return jnp.ones(1)
+        print(f().devices())
+        jax.config.update('jax_default_device', d1)
+        print(jnp.zeros(1).devices(), jax.config.jax_default_device)
+        jax.config.update('jax_default_device', 'cpu')
+        print(jnp.zeros(1).devices())
+        jax.config.update('jax_default_device', None)
+    """)
+    assert out.splitlines() == [
+        "[[1], [1], [1], [1], [1], [1], [1]] False False False cpu:1",
+        "[2.0, 2.0] [0.0, 1.0, 2.0]",
+        "{CpuDevice(id=0)} None",
+        "{CpuDevice(id=1)} {CpuDevice(id=1)}",
+        "{CpuDevice(id=1)}",
+        "{CpuDevice(id=1)} cpu:1",
+        "{CpuDevice(id=0)}",
+    ]
+
+
+def test_default_device_bad_values():
+    for bad in (3, object()):
+        with pytest.raises(ValueError, match=r"^jax.default_device must be passed either a "
+                           r"Device object \(e.g. `jax.devices\('cpu'\)\[0\]`\) or a platform "
+                           r"name string like 'cpu' or 'gpu', got: "):
+            jax.default_device(bad)
+    # An unknown platform is accepted by the option and refused at use, as in JAX.
+    with jax.default_device("gpu"):
+        assert jax.config.jax_default_device == "gpu"
+        with pytest.raises(RuntimeError, match="^Unknown backend: 'gpu' requested, but no "
+                           "platforms that are instances of gpu are present. Platforms present "
+                           "are: cpu$"):
+            jnp.zeros(1)
+    assert jax.config.jax_default_device is None
+    assert jnp.zeros(1).devices() == {jax.devices()[0]}
+
+
+def test_live_arrays_lists_the_arrays_alive_and_not_deleted():
+    x, y = jnp.ones(3), jnp.arange(4)
+    live = jax.live_arrays()
+    assert isinstance(live, list)
+    assert any(a is x for a in live) and any(a is y for a in live)
+    assert all(isinstance(a, jax.Array) for a in live)
+    y.delete()
+    assert not any(a is y for a in jax.live_arrays("cpu"))
+    with pytest.raises(RuntimeError, match="^Unknown backend: 'gpu' requested"):
+        jax.live_arrays("gpu")

@@ -345,6 +345,37 @@ void test_simplify_through_broadcasts() {
   for (size_t k = 0; k < got.size(); ++k) check_close(got[k], want[k], 0, 0);
 }
 
+// A transposed dot read by nothing else becomes the dot with its operands swapped (batch
+// dims kept in front); a transpose that is not the swap, or of a dot read twice, stays.
+void test_transposed_dot() {
+  GraphBuilder b;
+  ValueId x = b.parameter({5, 3, 4}, DType::F32), y = b.parameter({5, 3, 6}, DType::F32);
+  ValueId m = b.parameter({3, 4}, DType::F32), w = b.parameter({4, 7}, DType::F32);
+  ValueId swapped = b.transpose(b.dot_general(x, y, DotDims{{1}, {1}, {0}, {0}}), {0, 2, 1});
+  ValueId plain = b.transpose(b.dot_general(m, w, DotDims{{1}, {0}, {}, {}}), {1, 0});
+  ValueId twice = b.dot_general(w, w, DotDims{{0}, {0}, {}, {}});  // f32[7,7], read twice
+  ValueId kept = b.transpose(twice, {1, 0});
+  ValueId other = b.transpose(b.dot_general(x, y, DotDims{{1}, {1}, {0}, {0}}), {2, 1, 0});
+  b.set_outputs({swapped, plain, kept, twice, other});
+  Graph g = b.build();
+  CompileOptions no_fuse;
+  no_fuse.fuse = false;
+  auto exe = compile(g, no_fuse);
+  const Graph& s = exe->graph();
+  const Node& sd = s.node(s.defining_node(s.outputs()[0]));
+  CHECK(sd.kind == OpKind::dot_general && sd.inputs[0] == s.parameters()[1]);
+  CHECK(sd.attr<ops::DotGeneralAttrs>().dims.lhs_batch == std::vector<int64_t>{0});
+  const Node& pd = s.node(s.defining_node(s.outputs()[1]));
+  CHECK(pd.kind == OpKind::dot_general && pd.inputs[0] == s.parameters()[3]);
+  CHECK(s.node(s.defining_node(s.outputs()[2])).kind == OpKind::transpose);
+  CHECK(s.node(s.defining_node(s.outputs()[4])).kind == OpKind::transpose);
+  CHECK(count_kind(s, OpKind::transpose) == 2 && count_kind(s, OpKind::dot_general) == 4);
+  std::vector<Array> args{random_f32({5, 3, 4}, 1), random_f32({5, 3, 6}, 2),
+                          random_f32({3, 4}, 3), random_f32({4, 7}, 4)};
+  std::vector<Array> got = exe->run(args), want = eval_eager(g, args);
+  for (size_t k = 0; k < got.size(); ++k) check_close(got[k], want[k], 1e-5);
+}
+
 void test_cse_and_dce() {
   GraphBuilder b;
   ValueId x = b.parameter({16}, DType::F32);
@@ -820,6 +851,7 @@ int main() {
       {"text_round_trip", test_text_round_trip},
       {"simplify", test_simplify},
       {"simplify_through_broadcasts", test_simplify_through_broadcasts},
+      {"transposed_dot", test_transposed_dot},
       {"cse_and_dce", test_cse_and_dce},
       {"fusion_counts", test_fusion_counts},
       {"fused_matches_eager", test_fused_matches_eager},

@@ -23,9 +23,10 @@ _preload_openblas()
 
 from tinyxla import _core  # noqa: E402
 from tinyxla._src import dtypes  # noqa: E402
-from tinyxla._src.array import Array  # noqa: E402
+from tinyxla._src.array import Array, live_arrays  # noqa: E402
 from tinyxla._src.config import (  # noqa: E402
-    check_tracer_leaks, checking_leaks, config, debug_infs, debug_nans, default_matmul_precision,
+    check_tracer_leaks, checking_leaks, config, debug_infs, debug_nans, default_device,
+    default_matmul_precision,
     enable_checks, enable_x64, explain_cache_misses, log_compiles, numpy_dtype_promotion,
     numpy_rank_promotion, threefry_partitionable, transfer_guard, transfer_guard_device_to_device,
     transfer_guard_device_to_host, transfer_guard_host_to_device)

@@ -100,6 +100,22 @@ std::optional<std::string> inline_expr(const Node& n, const std::vector<std::str
           const char* o = op == BinaryOp::and_ ? "&" : op == BinaryOp::or_ ? "|" : "^";
           return std::string("(") + ctype(in) + ")" + infix(o);
         }
+        case BinaryOp::shift_left: case BinaryOp::shift_right_logical:
+        case BinaryOp::shift_right_arithmetic: {
+          if (!integer) return std::nullopt;
+          const bool wide = itemsize(in) == 8;
+          const std::string u = unsigned_of(in);
+          const std::string amount = "(" + u + ")" + a[1];
+          if (op == BinaryOp::shift_right_arithmetic) {
+            const std::string sgn = wide ? "int64_t" : std::string("int") + std::to_string(8 * itemsize(in)) + "_t";
+            return std::string("(") + ctype(in) + ")" + (wide ? "tx_shra64((int64_t)" : "tx_shra32((" + sgn + ")") +
+                   a[0] + ", " + amount + (wide ? ")" : ", " + std::to_string(8 * itemsize(in)) + ")");
+          }
+          const char* f = op == BinaryOp::shift_left ? (wide ? "tx_shl64" : "tx_shl32")
+                                                     : (wide ? "tx_shrl64" : "tx_shrl32");
+          return std::string("(") + ctype(in) + ")" + f + "((" + u + ")" + a[0] + ", " + amount +
+                 (wide ? ")" : ", " + std::to_string(8 * itemsize(in)) + ")");
+        }
         case BinaryOp::eq: case BinaryOp::ne: case BinaryOp::lt: case BinaryOp::le:
         case BinaryOp::gt: case BinaryOp::ge: {
           if (!flt && !integer && in != DType::Bool) return std::nullopt;
@@ -131,6 +147,12 @@ std::optional<std::string> inline_expr(const Node& n, const std::vector<std::str
           out != DType::C64 && out != DType::C128)
         return "(" + a[0] + " ? " + a[2] + " : " + a[1] + ")";
       return std::nullopt;
+    case OpKind::bitcast_convert:
+      // The same bits read as another type of the same width (a union, not a cast).
+      if (itemsize(in) != itemsize(out) || in == DType::C64 || in == DType::C128 ||
+          out == DType::C64 || out == DType::C128)
+        return std::nullopt;
+      return std::string("((union { ") + ctype(in) + " a; " + ctype(out) + " b; }){ .a = " + a[0] + " }).b";
     case OpKind::convert:
       // semantics::convert as C: the casts it defines as C's, and to bool from real floats
       // and integers through the shared functions.

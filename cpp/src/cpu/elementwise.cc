@@ -404,23 +404,20 @@ struct CAtan2 {
 struct And { template <class T> static T f(T a, T b) { return T(a & b); } };
 struct Or { template <class T> static T f(T a, T b) { return T(a | b); } };
 struct Xor { template <class T> static T f(T a, T b) { return T(a ^ b); } };
-// Shift amounts are read as unsigned; out-of-range amounts give 0 (or the sign fill).
-// The masked amount keeps the unselected shift defined.
+// Shifts: core/element_semantics.inc's, at 32 bits for the narrower integers.
 struct ShiftLeft {
   template <class T> static T f(T a, T b) {
     using U = std::make_unsigned_t<T>;
-    constexpr unsigned kBits = 8 * sizeof(T);
-    U s = U(b);
-    return s < kBits ? T(U(Wide<T>(U(a)) << (s & (kBits - 1)))) : T(0);
+    if constexpr (sizeof(T) == 8) return T(semantics::tx_shl64(U(a), U(b)));
+    else return T(semantics::tx_shl32(U(a), U(b), 8 * sizeof(T)));
   }
   static __m128i v32(__m128i a, __m128i count) { return _mm_sll_epi32(a, count); }
 };
 struct ShiftRightLogical {
   template <class T> static T f(T a, T b) {
     using U = std::make_unsigned_t<T>;
-    constexpr unsigned kBits = 8 * sizeof(T);
-    U s = U(b);
-    return s < kBits ? T(U(U(a) >> (s & (kBits - 1)))) : T(0);
+    if constexpr (sizeof(T) == 8) return T(semantics::tx_shrl64(U(a), U(b)));
+    else return T(semantics::tx_shrl32(U(a), U(b), 8 * sizeof(T)));
   }
   static __m128i v32(__m128i a, __m128i count) { return _mm_srl_epi32(a, count); }
 };
@@ -428,10 +425,8 @@ struct ShiftRightArithmetic {
   template <class T> static T f(T a, T b) {
     using U = std::make_unsigned_t<T>;
     using S = std::make_signed_t<T>;
-    constexpr unsigned kBits = 8 * sizeof(T);
-    U s = U(b);
-    S v = S(a);
-    return s < kBits ? T(S(v >> (s & (kBits - 1)))) : T(v < 0 ? S(-1) : S(0));
+    if constexpr (sizeof(T) == 8) return T(semantics::tx_shra64(S(a), U(b)));
+    else return T(semantics::tx_shra32(S(a), U(b), 8 * sizeof(T)));
   }
   static __m128i v32(__m128i a, __m128i count) { return _mm_sra_epi32(a, count); }
 };

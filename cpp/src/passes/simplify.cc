@@ -3,8 +3,10 @@
 // integer x+0 fold to x, but float x+0 does not (-0.0 + 0 is +0.0).
 #include <cmath>
 #include <cstring>
+#include <optional>
 
 #include "../ir/fused_body.h"
+#include "../ops/dot.h"
 #include "../ops/elementwise.h"
 #include "../ops/layout.h"
 #include "../ops/reductions.h"
@@ -282,13 +284,44 @@ const Node* common_broadcast(const Graph& g, const Node& n) {
   return common;
 }
 
+// For a transpose of a dot_general read by nothing else that only swaps the lhs and rhs
+// free dims of its result (batch ++ lhs free ++ rhs free): the dot with its operands
+// swapped, which writes that order directly (as XLA's simplifier does; a transposed
+// gradient dot then feeds its accumulation densely instead of as a strided view).
+std::optional<Node> transposed_dot(const Graph& g, const Node& t, const std::vector<int>& uses) {
+  const ValueId v = t.inputs[0];
+  const Node& d = g.node(g.defining_node(v));
+  if (d.kind != OpKind::dot_general || uses[size_t(v)] != 1) return std::nullopt;
+  const DotDims& dims = d.attr<DotGeneralAttrs>().dims;
+  const int64_t nb = int64_t(dims.lhs_batch.size());
+  const int64_t nl = int64_t(g.type(d.inputs[0]).shape.size()) - nb - int64_t(dims.lhs_contracting.size());
+  const int64_t nr = int64_t(g.type(d.inputs[1]).shape.size()) - nb - int64_t(dims.rhs_contracting.size());
+  if (nl == 0 || nr == 0) return std::nullopt;
+  std::vector<int64_t> swapped;
+  for (int64_t i = 0; i < nb; ++i) swapped.push_back(i);
+  for (int64_t i = 0; i < nr; ++i) swapped.push_back(nb + nl + i);
+  for (int64_t i = 0; i < nl; ++i) swapped.push_back(nb + i);
+  if (t.attr<TransposeAttrs>().perm != swapped) return std::nullopt;
+  Node n = d;
+  std::swap(n.inputs[0], n.inputs[1]);
+  DotDims& nd = n.attr<DotGeneralAttrs>().dims;
+  std::swap(nd.lhs_contracting, nd.rhs_contracting);
+  std::swap(nd.lhs_batch, nd.rhs_batch);
+  return n;
+}
+
 }  // namespace
 
 Graph simplify(const Graph& g) {
   Graph out;
   std::vector<ValueId> map(size_t(g.num_values()), -1);
+  std::vector<int> uses(size_t(g.num_values()), 0);
+  for (const Node& n : g.nodes())
+    for (ValueId v : n.inputs) ++uses[size_t(v)];
+  for (ValueId v : g.outputs()) ++uses[size_t(v)];
   for (const Node& old : g.nodes()) {
-    Node n = remap(old, map);
+    std::optional<Node> dot = old.kind == OpKind::transpose ? transposed_dot(g, old, uses) : std::nullopt;
+    Node n = remap(dot ? *dot : old, map);
     std::vector<ValueType> types;
     for (int r = 0; r < old.num_results; ++r) types.push_back(g.type(old.first_result + r));
     if (n.kind == OpKind::constant && n.constant.size() > 1 && is_splat(n.constant)) {

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import abc
 import enum
+import gc
 import operator
 from typing import Any, Callable
 
@@ -365,6 +366,14 @@ class _DeletedArray(Array):
         return True
 
 
+def live_arrays(platform: str | None = None) -> list[Array]:
+    """Every Array alive in this process and not deleted (``jax.live_arrays``), found by
+    walking the objects the garbage collector tracks (so it costs a heap walk, not a
+    registry on every array's creation)."""
+    devices._check_backend(platform)
+    return [o for o in gc.get_objects() if type(o) is Array]
+
+
 # ----------------------------------------------------------------------------------------
 # Host values to Arrays.
 
@@ -372,9 +381,11 @@ def _invalid_type(x: Any) -> TypeError:
     return TypeError(f"Argument '{x}' of type {type(x)} is not a valid JAX type")
 
 
-def _from_numpy(x: Any, device: int = 0, weak_type: bool = False) -> Array:
+def _from_numpy(x: Any, device: int | None = None, weak_type: bool = False) -> Array:
     """An Array holding a numpy array or scalar, strong unless ``weak_type`` (64-bit dtypes
-    truncated with x64 off)."""
+    truncated with x64 off), on ``device`` (default: ``jax_default_device``'s)."""
+    if device is None:
+        device = devices.default_index()
     arr = np.asarray(x)
     dt = dtypes.canonicalize_dtype(arr.dtype)
     code = _CODE.get(dt)
@@ -388,8 +399,10 @@ def _from_numpy(x: Any, device: int = 0, weak_type: bool = False) -> Array:
     return _wrap(_core.from_numpy(arr, code, device), weak_type, _DTYPES[code])
 
 
-def _from_python_scalar(x: bool | int | float | complex, device: int = 0) -> Array:
+def _from_python_scalar(x: bool | int | float | complex, device: int | None = None) -> Array:
     """A 0-d Array of a Python scalar's default dtype; weak unless it is a bool."""
+    if device is None:
+        device = devices.default_index()
     code = _CODE[dtypes.scalar_type_to_dtype(type(x), x)]
     if transfer_guard.host_to_device:
         transfer_guard.check_host_to_device((), _DTYPES[code].name, type(x) is not bool, device)
@@ -399,7 +412,7 @@ def _from_python_scalar(x: bool | int | float | complex, device: int = 0) -> Arr
 _PY_SCALARS = frozenset({bool, int, float, complex})
 
 
-def _to_array(x: Any, device: int = 0) -> Array:
+def _to_array(x: Any, device: int | None = None) -> Array:
     """A concrete value as an Array: Arrays pass, Python scalars become weak arrays,
     numpy values strong ones; anything else raises JAX's TypeError."""
     if type(x) is Array:
@@ -427,7 +440,7 @@ def _device_put_leaf(x: Any, device: int | None) -> Any:
         out = _wrap(h, x.weak_type, x.dtype)
     else:
         with transfer_guard.explicit():
-            out = _to_array(x, device or 0)
+            out = _to_array(x, device)
     out._committed = device is not None
     return out
 

@@ -141,6 +141,18 @@ def _promotion_option(name: str) -> _Option:
   return _Option(default, parse)
 
 
+def _default_device_option() -> _Option:
+  """A Device (anything with ``platform`` and ``id``), a platform name, or None."""
+  def parse(val: Any) -> Any:
+    if val is None or isinstance(val, str) or (
+        hasattr(val, 'platform') and hasattr(val, 'id')):
+      return val
+    raise ValueError('jax.default_device must be passed either a Device object (e.g. '
+                     "`jax.devices('cpu')[0]`) or a platform name string like 'cpu' or "
+                     f"'gpu', got: {val}")
+  return _Option(None, parse)
+
+
 def _default_options() -> dict[str, _Option]:
   return {
       'jax_enable_x64': _bool_option('jax_enable_x64', False),
@@ -149,6 +161,7 @@ def _default_options() -> dict[str, _Option]:
           'jax_numpy_rank_promotion', ('allow', 'warn', 'raise'), 'allow'),
       'jax_num_cpu_devices': _int_option('jax_num_cpu_devices', -1),
       'jax_platforms': _optional_str_option('jax_platforms'),
+      'jax_default_device': _default_device_option(),
       'jax_default_matmul_precision': _optional_enum_option(
           'jax_default_matmul_precision', _MATMUL_PRECISIONS),
       'jax_log_compiles': _bool_option('jax_log_compiles', False),
@@ -404,6 +417,15 @@ def transfer_guard(new_val: str) -> Iterator[None]:
     yield
 
 
+default_device = State(
+    'jax_default_device',
+    help='Configure the default device for JAX operations. Set to a Device object (e.g. '
+         '``jax.devices("cpu")[0]``) to use that Device as the default device for JAX '
+         "operations and jit'd function calls (there is no effect on multi-device "
+         'computations, e.g. pmapped function calls). Set to None to use the system default '
+         'device. (tinyxla: arrays made from host values and jit calls without committed '
+         'arguments go to it; an eager op on uncommitted arrays made outside the block runs '
+         'where they are, where JAX would move them.)')
 threefry_partitionable = State('jax_threefry_partitionable', True,
                                'Enables internal threefry PRNG implementation changes that '
                                'render it automatically partitionable.')

@@ -216,7 +216,36 @@ def _sharding(i: int) -> SingleDeviceSharding:
     return _SHARDINGS[i]
 
 
+_default_index = 0  # the runtime index of jax_default_device
+_default_error: str | None = None  # why jax_default_device names no device of ours
+
+
+def default_index() -> int:
+    """The runtime index of ``jax_default_device`` (0 when unset): where arrays made from
+    host values go, and where jit runs without committed arguments."""
+    if _default_error is not None:
+        raise RuntimeError(_default_error)
+    return _default_index
+
+
+def _set_default_device(value: Any) -> None:
+    global _default_index, _default_error
+    _default_index, _default_error = 0, None
+    if isinstance(value, str):
+        try:
+            _check_backend(value)
+        except RuntimeError as e:
+            _default_error = str(e)
+    elif value is not None:
+        try:
+            _default_index = _device_index(value)
+        except ValueError as e:
+            _default_error = str(e)
+
+
 def _on_config_update(name: str, value: Any) -> None:
+    if name == "jax_default_device":
+        _set_default_device(value)
     # The runtime fixes its device count when it starts, as JAX's backend does.
     if name == "jax_num_cpu_devices" and value is not None and value > 0:
         if _DEVICES and value != len(_DEVICES):

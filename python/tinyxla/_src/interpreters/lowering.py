@@ -21,7 +21,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from tinyxla import _core
-from tinyxla._src import compile_log, core, profiler
+from tinyxla._src import compile_log, core, devices, profiler
 from tinyxla._src.array import _CODE, _DTYPES, Array, _new_array, _to_array, _wrap
 from tinyxla._src.interpreters import executable_budget
 
@@ -225,7 +225,8 @@ class GraphExecutable:
 
     def __call__(self, args: Sequence[Any], device: int | None = None,
                  donated: Sequence[bool] | None = None) -> list[Array]:
-        """Runs on ``device`` (default: the committed arguments' device, else 0). A
+        """Runs on ``device`` (default: the committed arguments' device, else
+        ``jax_default_device``'s). A
         ``donated`` argument is deleted and its buffer may become an output's."""
         handles = []
         committed = False
@@ -241,13 +242,15 @@ class GraphExecutable:
                     device = h.device
             handles.append(h)
         self.used = True
+        if device is None:
+            device = devices.default_index()
         if donated is None:
-            outs = self.executable.run(handles, device or 0)
+            outs = self.executable.run(handles, device)
         else:
             for a, d in zip(args, donated):
                 if d and type(a) is Array:
                     a.delete()
-            outs = self.executable.run_donating(handles, device or 0, list(donated))
+            outs = self.executable.run_donating(handles, device, list(donated))
         result = []
         for h, (weak, dt) in zip(outs, self._out):
             out = _wrap(h, weak, dt)
@@ -259,11 +262,13 @@ class GraphExecutable:
         """``self(args)`` for Arrays already of the parameters' dtypes (jit's cached fast
         path, whose key guarantees it)."""
         self.used = True
-        device, committed = 0, False
+        device, committed = None, False
         for a in args:
             if a._committed:
                 device, committed = a._h.device, True
                 break
+        if device is None:
+            device = devices.default_index()
         result = []
         for h, (weak, dt) in zip(self.executable.run([a._h for a in args], device), self._out):
             out = _new_array(Array)

@@ -13,7 +13,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from tinyxla import _core
-from tinyxla._src import core, dtypes
+from tinyxla._src import core, devices, dtypes
 from tinyxla._src.array import _CODE, _DTYPES, Array, _wrap
 from tinyxla._src.core import Primitive, ShapedArray
 from tinyxla._src.interpreters import ad, batching
@@ -40,7 +40,7 @@ def _convert_element_type_impl(operand: Any, *, new_dtype: np.dtype, weak_type: 
         # Python scalars convert on the host, never overflowing an intermediate dtype
         # (convert_element_type(2**40, float32) is fine, as in JAX).
         value = operand.real if t is complex and out_dtype not in _COMPLEX_DTYPES else operand
-        return _wrap(_core.scalar(value, code, 0), weak_type, out_dtype)
+        return _wrap(_core.scalar(value, code, devices.default_index()), weak_type, out_dtype)
     arr = _operand(convert_element_type_p, 0, operand)
     return _wrap(_core.convert(arr._h, code), weak_type, out_dtype)
 
@@ -106,7 +106,7 @@ def _convert_element_type(operand: Any, new_dtype: Any = None, weak_type: bool =
         if core._state.trace is not core.EVAL_TRACE:
             return convert_element_type_p.bind(operand, new_dtype=new, weak_type=weak_type)
         # Eagerly this is a host-side constant: the runtime converts the value itself.
-        return _wrap(_core.scalar(operand, _CODE[new], 0), weak_type, new)
+        return _wrap(_core.scalar(operand, _CODE[new], devices.default_index()), weak_type, new)
     if t is Array:
         old, old_weak = operand.dtype, operand.weak_type
     elif isinstance(operand, core.Tracer):

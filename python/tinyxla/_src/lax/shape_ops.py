@@ -15,7 +15,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from tinyxla import _core
-from tinyxla._src import ad_util, core, dtypes
+from tinyxla._src import ad_util, core, devices, dtypes
 from tinyxla._src.array import _CODE, _DTYPES, Array, _wrap
 from tinyxla._src.core import Primitive, ShapedArray
 from tinyxla._src.interpreters import ad, batching
@@ -653,7 +653,8 @@ def _iota_impl(*, dtype: np.dtype, shape: tuple[int, ...], dimension: int,
     if out_dtype not in _NUM.dtypes or not 0 <= dimension < len(shape) or \
             builtins.min(shape, default=0) < 0:
         iota_p.abstract_eval(dtype=dtype, shape=shape, dimension=dimension, sharding=sharding)
-    return _wrap(_core.iota(code, list(shape), dimension, 0), False, out_dtype)
+    return _wrap(_core.iota(code, list(shape), dimension, devices.default_index()), False,
+                 out_dtype)
 
 
 iota_p = Primitive('iota')

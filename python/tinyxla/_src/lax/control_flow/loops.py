@@ -44,6 +44,7 @@ from tinyxla._src.interpreters import partial_eval as pe
 from tinyxla._src.interpreters.caches import executable_for_content
 from tinyxla._src.lax.control_flow import common
 from tinyxla._src.lax.control_flow.common import split_list
+from tinyxla._src.lax.control_flow.scan_products import hoist_xs_products, sink_dot_accumulators
 from tinyxla._src.lax.conversion import convert_element_type
 from tinyxla._src.lax.elementwise import add, lt, select_n
 from tinyxla._src.lax.reductions import reduce_or
@@ -328,16 +329,26 @@ def _scan_linearize(trace, primals, tangents, *, jaxpr, num_consts, num_carry, l
     n_out = num_carry + ny
     kj = known.jaxpr
     res_vars = kj.outvars[n_out:]
-    # Residuals that are loop constants are passed once, not stacked per iteration.
+    # Residuals that are loop constants are passed once, not stacked per iteration; those
+    # that are an xs slice or a ys output are that stacked array (as JAX forwards them).
     const_pos = {id(v): i for i, v in enumerate(kj.invars[:num_consts])}
     invariant = [const_pos.get(id(v)) for v in res_vars]
     stacked_idx = [k for k, c in enumerate(invariant) if c is None]
+    xs_pos = {id(v): i for i, v in enumerate(kj.invars[num_consts + num_carry:])}
+    ys_pos = {id(v): i for i, v in reversed(list(enumerate(kj.outvars[num_carry:n_out])))}
+    forwarded = {k: ("xs", xs_pos[id(res_vars[k])]) if id(res_vars[k]) in xs_pos else
+                 ("ys", ys_pos[id(res_vars[k])])
+                 for k in stacked_idx if id(res_vars[k]) in xs_pos or id(res_vars[k]) in ys_pos}
+    new_idx = [k for k in stacked_idx if k not in forwarded]
     known_body = ClosedJaxpr(core.Jaxpr(kj.constvars, kj.invars,
-                                        [*kj.outvars[:n_out], *[res_vars[k] for k in stacked_idx]],
+                                        [*kj.outvars[:n_out], *[res_vars[k] for k in new_idx]],
                                         kj.eqns), known.consts)
     outs = scan_p.bind(*consts, *carry, *xs, jaxpr=known_body, num_consts=num_consts,
                        num_carry=num_carry, linear=(False,) * len(primals), **params)
-    primal_outs, stacked = outs[:n_out], outs[n_out:]
+    primal_outs, new_stacked = outs[:n_out], iter(outs[n_out:])
+    sources = {"xs": xs, "ys": primal_outs[num_carry:]}
+    stacked = [sources[forwarded[k][0]][forwarded[k][1]] if k in forwarded else next(new_stacked)
+               for k in stacked_idx]
     if not any(out_nz):
         return primal_outs, [ad.Zero.from_primal_value(p) for p in primal_outs]
     inv_idx = [k for k, c in enumerate(invariant) if c is not None]
@@ -439,13 +450,20 @@ def _scan_lowering(ctx, *operands, jaxpr: ClosedJaxpr, length: int, reverse: boo
     b = ctx.builder
     consts, init, xs = split_list(operands, [num_consts, num_carry])
     const_avals, carry_avals, xs_avals = split_list(ctx.avals_in, [num_consts, num_carry])
-    y_avals = ctx.avals_out[num_carry:]
-    ys0 = []
-    for a in y_avals:
-        zero = common.scalar_constant(b, 0, a.dtype)
-        ys0.append(b.broadcast_in_dim(zero, list(a.shape), []) if a.shape else zero)
+    num_ys = len(ctx.avals_out) - num_carry
     if length == 0:
-        return [*init, *ys0]
+        return [*init, *[_zeros(b, a) for a in ctx.avals_out[num_carry:]]]
+    jaxpr, hoisted = hoist_xs_products(jaxpr, num_consts, num_carry, length)
+    for h in hoisted:
+        given = {"xs": xs, "const": consts}
+        xs = [*xs, *lowering.inline_jaxpr(b, h.post, [given[k][i] for k, i in h.operands])]
+        xs_avals = [*xs_avals, *h.post.out_avals]
+    jaxpr, num_carry, sunk = sink_dot_accumulators(jaxpr, num_consts, num_carry, length)
+    gone = {s.carry for s in sunk}
+    carry_avals = [a for c, a in enumerate(carry_avals) if c not in gone]
+    init_all, init = init, [x for c, x in enumerate(init) if c not in gone]
+    y_avals = [ShapedArray((length, *a.shape), a.dtype) for a in jaxpr.out_avals[num_carry:]]
+    ys0 = [_zeros(b, a) for a in y_avals]
     # The loop's constants are the body's and the xs; its carry the counter, the body's
     # carry and the stacked ys.
     body = _core.GraphBuilder()
@@ -471,7 +489,19 @@ def _scan_lowering(ctx, *operands, jaxpr: ClosedJaxpr, length: int, reverse: boo
     pred0 = b.constant(_core.scalar(True, lowering.code(np.bool_), 0))
     results = b.while_loop(pred0, [*consts, *xs, common.scalar_constant(b, 0, np.int32), *init, *ys0],
                            num_consts + len(xs), body)
-    return results[1:]
+    carry_out, ys_out = split_list(results[1:], [num_carry])
+    stacked = {"xs": xs, "ys": ys_out}
+    carry_it = iter(carry_out)
+    final = {s.carry: lowering.inline_jaxpr(b, s.post, [init_all[s.carry],
+                                                       *[stacked[k][i] for k, i in s.operands]])[0]
+             for s in sunk}
+    return [*[final[c] if c in final else next(carry_it) for c in range(len(init_all))],
+            *ys_out[:num_ys]]
+
+
+def _zeros(b: Any, aval: ShapedArray) -> int:
+    zero = common.scalar_constant(b, 0, aval.dtype)
+    return b.broadcast_in_dim(zero, list(aval.shape), []) if aval.shape else zero
 
 
 lowering.register_lowering(scan_p, _scan_lowering)
