@@ -62,3 +62,32 @@ def test_eye_rejects_a_traced_bool_offset():
     # As JAX 0.10.2: only a Python bool is taken as an int.
     with pytest.raises(ValueError, match=r"k must be a scalar integer; got JitTracer\(bool\[\]\)"):
         jax.jit(lambda k: jnp.eye(4, 3, k=k))(True)
+
+
+# take_along_axis(x, indices, /, *, axis=-1) in the Array API and JAX 0.10.2; tinyxla required
+# axis and had no wrap_negative_indices. Values pinned from JAX 0.10.2.
+_TAL_A = np.arange(12.).reshape(3, 4)
+_TAL_I = np.array([[0, -1, 3], [1, 2, -4], [5, -5, 0]])
+_NAN = float("nan")
+
+
+@pytest.mark.parametrize("kwargs, expected", [
+    ({}, [[0., 3., 3.], [5., 6., 4.], [_NAN, _NAN, 8.]]),
+    ({"wrap_negative_indices": False}, [[0., _NAN, 3.], [5., 6., _NAN], [_NAN, _NAN, 8.]]),
+    ({"mode": "clip"}, [[0., 3., 3.], [5., 6., 4.], [11., 8., 8.]]),
+    ({"mode": "clip", "wrap_negative_indices": False},
+     [[0., 0., 3.], [5., 6., 4.], [11., 8., 8.]]),
+    ({"mode": "promise_in_bounds"}, [[0., 0., 3.], [5., 6., 4.], [11., 8., 8.]]),
+])
+def test_take_along_axis_defaults_to_the_last_axis(kwargs, expected):
+    out = jnp.take_along_axis(jnp.asarray(_TAL_A), jnp.asarray(_TAL_I), **kwargs)
+    np.testing.assert_array_equal(np.asarray(out), np.array(expected))
+    jitted = jax.jit(lambda a, i: jnp.take_along_axis(a, i, **kwargs))(_TAL_A, _TAL_I)
+    np.testing.assert_array_equal(np.asarray(jitted), np.array(expected))
+
+
+def test_take_along_axis_signature_is_jaxs():
+    params = inspect.signature(jnp.take_along_axis).parameters
+    assert params["axis"].default == -1
+    assert params["wrap_negative_indices"].kind is inspect.Parameter.KEYWORD_ONLY
+    assert params["wrap_negative_indices"].default is None
