@@ -4,6 +4,7 @@ each test is one departure from the standard that JAX 0.10.2 does not share."""
 from __future__ import annotations
 
 import inspect
+import re
 
 import numpy as np
 import pytest
@@ -91,3 +92,28 @@ def test_take_along_axis_signature_is_jaxs():
     assert params["axis"].default == -1
     assert params["wrap_negative_indices"].kind is inspect.Parameter.KEYWORD_ONLY
     assert params["wrap_negative_indices"].default is None
+
+
+# A boolean mask dimension of size 0 matches any array dimension (numpy and JAX 0.10.2);
+# tinyxla raised IndexError, failing the suite's test_getitem_masking.
+@pytest.mark.parametrize("x_shape, mask_shape, out_shape", [
+    ((0, 1), (0, 0), (0,)), ((2, 1), (2, 0), (0,)), ((3, 0), (0, 0), (0,)),
+    ((1, 0), (1, 0), (0,)), ((2, 3), (2,), (0, 3))])
+def test_empty_mask_dims_match_any_dim(x_shape, mask_shape, out_shape):
+    x, mask = np.zeros(x_shape, np.float32), np.zeros(mask_shape, bool)
+    assert x[mask].shape == out_shape
+    assert jnp.asarray(x)[jnp.asarray(mask)].shape == out_shape
+
+
+# Messages pinned from JAX 0.10.2: the position is the mask's place in the index.
+@pytest.mark.parametrize("x_shape, key, message", [
+    ((0, 3), (np.zeros((0, 2), bool),), "in index 0: got (0, 2), expected [0, 3]"),
+    ((2, 0), (np.zeros((2, 1), bool),), "in index 0: got (2, 1), expected [2, 0]"),
+    ((0,), (np.zeros((3,), bool),), "in index 0: got (3,), expected [0]"),
+    ((0, 2, 3), (np.zeros((0, 5), bool),), "in index 0: got (0, 5), expected [0, 2]"),
+    ((2, 3, 4), (slice(None), np.zeros((2,), bool)), "in index 1: got (2,), expected [3]"),
+    ((2, 3, 4), (0, np.zeros((2,), bool)), "in index 1: got (2,), expected [3]")])
+def test_mismatched_mask_raises_jaxs_index_error(x_shape, key, message):
+    with pytest.raises(IndexError, match="boolean index did not match shape of indexed "
+                                         "array " + re.escape(message)):
+        jnp.zeros(x_shape)[key]

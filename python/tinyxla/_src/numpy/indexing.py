@@ -222,16 +222,16 @@ def _masks_to_arrays(entries: list[tuple[str, Any]], shape: tuple[int, ...]
     concrete: the result's shape depends on them)."""
     out: list[tuple[str, Any]] = []
     dim = 0
-    for kind, v in entries:
+    for position, (kind, v) in enumerate(entries):
         if kind == _MASK:
             if isinstance(v, core.Tracer):
                 raise errors.NonConcreteBooleanIndexError(v)
             mask = np.asarray(v)
-            for k, n in enumerate(mask.shape):
-                if shape[dim + k] != n:
-                    raise IndexError(f"boolean index did not match shape of indexed array in "
-                                     f"index {dim + k}: got {mask.shape}, expected "
-                                     f"{list(shape[dim:dim + mask.ndim])}")
+            expected = list(shape[dim:dim + mask.ndim])
+            # As numpy and JAX, a mask dimension of size 0 matches any array dimension.
+            if not all(k in (0, n) for k, n in zip(mask.shape, expected)):
+                raise IndexError(f"boolean index did not match shape of indexed array in "
+                                 f"index {position}: got {mask.shape}, expected {expected}")
             out.extend((_ARRAY, a) for a in np.nonzero(mask))
             dim += mask.ndim
             continue
