@@ -636,6 +636,15 @@ SPECS: dict[str, Spec] = {
         Case((np.array([0, 42], np.uint32), np.array([0.4, 2.0, 3.7, 9.0], dt)),
              dict(log_space=log_space, partitionable=True)) for log_space in (False, True)]
         if dt in (np.float32, np.float64) else []),
+    # Rates and counts on both sides of each sampler's switch (Knuth/rejection, inversion/BTRS).
+    "random_poisson": Spec(lambda dt: [
+        Case((np.array([0, 42], np.uint32), np.array([0.5, 4.0, 12.0, 30.0], dt)),
+             dict(dtype=np.dtype(np.int32), partitionable=p)) for p in (True, False)]
+        if dt == np.float32 else []),
+    "random_binomial": Spec(lambda dt: [
+        Case((np.array([0, 42], np.uint32), np.array([3.0, 40.0, 100.0, 7.0], dt),
+              np.array([0.2, 0.5, 0.7, 0.9], dt)), dict(dtype=np.dtype(dt), partitionable=p))
+        for p in (True, False)] if dt in (np.float32, np.float64) else []),
     "custom_linear_solve": Spec(kind="excluded", reason="holds the jaxprs of a linear solve, "
                                 "lowered by inlining: tests/test_lax_custom_solves.py"),
 }

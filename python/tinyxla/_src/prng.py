@@ -154,6 +154,37 @@ def split_data(key: Any, shape: tuple[int, ...], partitionable: bool) -> Any:
     return lax.reshape(threefry_2x32(key, counts), (*shape, 2))
 
 
+def split_words(key: Any, n: int, partitionable: bool) -> tuple[Any, Any]:
+    """``split_data(key, (n,))`` as its two words, two uint32[n] arrays."""
+    if partitionable:
+        k1, k2 = _key_halves(key)
+        return threefry2x32(k1, k2, lax.full((n,), 0, np.uint32), lax.iota(np.uint32, n))
+    words = lax.reshape(threefry_2x32(key, lax.iota(np.uint32, 2 * n)), (n, 2))
+    return (lax.reshape(lax.slice(words, (0, 0), (n, 1)), (n,)),
+            lax.reshape(lax.slice(words, (0, 1), (n, 2)), (n,)))
+
+
+def split_lanes(k1: Any, k2: Any, num: int, partitionable: bool) -> list[tuple[Any, Any]]:
+    """``split(key, num)`` of many keys held as their two words (arrays of one shape): the
+    ``num`` new keys, each as its two words."""
+    if partitionable:
+        return [threefry2x32(k1, k2, _U32(0), _U32(i)) for i in range(num)]
+    # threefry_2x32 of iota(2 num) hashes count j against count num + j.
+    pairs = [threefry2x32(k1, k2, _U32(j), _U32(num + j)) for j in range(num)]
+    words = [y1 for y1, _ in pairs] + [y2 for _, y2 in pairs]
+    return [(words[2 * i], words[2 * i + 1]) for i in range(num)]
+
+
+def lane_bits(k1: Any, k2: Any, bit_width: int, partitionable: bool) -> Any:
+    """``random_bits_data(key, bit_width, ())`` of many keys held as their two words."""
+    position = lax.full_like(k1, 0)
+    if bit_width == 64:
+        return random_bits_at(k1, k2, position, 1, 64, partitionable)
+    # Narrower words are the low bits of the 32-bit one, in both settings.
+    bits = random_bits_at(k1, k2, position, 1, 32, partitionable)
+    return bits if bit_width == 32 else lax.convert_element_type(bits, UINT_DTYPES[bit_width])
+
+
 def fold_in_data(key: Any, data: Any) -> Any:
     """New key data from a key and a uint32 scalar (JAX's ``threefry_fold_in``)."""
     return threefry_2x32(key, seed_data(data))
@@ -189,6 +220,40 @@ def random_bits_data(key: Any, bit_width: int, shape: tuple[int, ...], partition
         bits = lax.reshape(parts, (max_count * per_word,), (1, 0))
         bits = lax.slice(lax.convert_element_type(bits, dtype), (0,), (size,))
     return lax.reshape(bits, shape)
+
+
+def _count_word_at(k1: Any, k2: Any, position: Any, count: int) -> Any:
+    """``threefry_2x32(key, iota(count))[position]``: the one pair of the hash (first half
+    against second half of the padded counts) that holds that word."""
+    half = (count + 1) // 2
+    first = lax.lt(position, _U32(half))
+    x1 = lax.select(first, position, lax.sub(position, _U32(half)))
+    x2 = lax.add(x1, _U32(half))
+    if count % 2:  # the padding count is 0
+        x2 = lax.select(lax.lt(x2, _U32(count)), x2, lax.full_like(x2, 0))
+    y1, y2 = threefry2x32(k1, k2, x1, x2)
+    return lax.select(first, y1, y2)
+
+
+def random_bits_at(k1: Any, k2: Any, positions: Any, size: int, bit_width: int,
+                   partitionable: bool) -> Any:
+    """``random_bits_data(key, bit_width, (size,))[positions]`` for 32- or 64-bit words,
+    hashing only the counters those positions need (a loop that draws for a few pending
+    lanes of a big shape). ``k1``, ``k2`` (the key's words) broadcast against the uint32
+    ``positions``."""
+    dtype = UINT_DTYPES[bit_width]
+    if partitionable:
+        y1, y2 = threefry2x32(k1, k2, lax.full_like(positions, 0), positions)
+        if bit_width == 32:
+            return lax.bitwise_xor(y1, y2)
+        hi, lo = y1, y2
+    elif bit_width == 32:
+        return _count_word_at(k1, k2, positions, size)
+    else:
+        hi = _count_word_at(k1, k2, positions, 2 * size)
+        lo = _count_word_at(k1, k2, lax.add(positions, _U32(size)), 2 * size)
+    hi = lax.shift_left(lax.convert_element_type(hi, dtype), dtype.type(32))
+    return lax.bitwise_or(hi, lax.convert_element_type(lo, dtype))
 
 
 # ----------------------------------------------------------------------------- typed key arrays

@@ -219,20 +219,37 @@ def _uniform(data: Any, minval: Any, maxval: Any, shape: tuple[int, ...], dtype:
                             f"{np.shape(bound)}.") from None
     minval = jnp.broadcast_to(lax.convert_element_type(minval, dtype), shape)
     maxval = jnp.broadcast_to(lax.convert_element_type(maxval, dtype), shape)
+    bits = prng.random_bits_data(data, uniform_bit_width(dtype), shape, partitionable)
+    return uniform_from_bits(bits, minval, maxval, dtype)
+
+
+def uniform_bit_width(dtype: np.dtype) -> int:
+    """The width of the random words ``uniform`` draws for ``dtype``."""
     finfo = dtypes.finfo(dtype)
-    nbits, nmant = finfo.bits, finfo.nmant
-    if nbits not in (8, 16, 32, 64):
+    if finfo.bits not in (8, 16, 32, 64):
         raise TypeError(f"uniform only accepts 8-, 16-, 32-, or 64-bit dtypesgot {dtype}.")
-    rng_bits = 8 if nmant < 8 else nbits
-    uint_dtype = UINT_DTYPES[nbits]
-    bits = prng.random_bits_data(data, rng_bits, shape, partitionable)
+    return 8 if finfo.nmant < 8 else finfo.bits
+
+
+def uniform_from_bits(bits: Any, minval: Any, maxval: Any, dtype: np.dtype) -> Any:
+    """JAX's ``uniform`` in [minval, maxval) from the random words it draws."""
+    nbits = dtypes.finfo(dtype).bits
+    rng_bits = np.dtype(bits.dtype).itemsize * 8
     if rng_bits != nbits:
-        bits = lax.convert_element_type(bits, uint_dtype)
-    # Random mantissa bits under the exponent of 1.0 give a float in [1, 2).
-    float_bits = lax.bitwise_or(lax.shift_right_logical(bits, uint_dtype.type(rng_bits - nmant)),
-                                np.array(1.0, dtype).view(uint_dtype))
-    floats = lax.sub(lax.bitcast_convert_type(float_bits, dtype), dtype.type(1.))
+        bits = lax.convert_element_type(bits, UINT_DTYPES[nbits])
+    floats = unit_floats(bits, rng_bits, dtype)
     return lax.max(minval, lax.add(lax.mul(floats, lax.sub(maxval, minval)), minval))
+
+
+def unit_floats(bits: Any, rng_bits: int, dtype: np.dtype) -> Any:
+    """Floats in [0, 1) from random words of ``dtype``'s width, ``rng_bits`` of them random
+    (JAX's ``uniform`` with bounds 0 and 1, which leave these values as they are)."""
+    uint_dtype = UINT_DTYPES[dtypes.finfo(dtype).bits]
+    # Random mantissa bits under the exponent of 1.0 give a float in [1, 2).
+    float_bits = lax.bitwise_or(
+        lax.shift_right_logical(bits, uint_dtype.type(rng_bits - dtypes.finfo(dtype).nmant)),
+        np.array(1.0, dtype).view(uint_dtype))
+    return lax.sub(lax.bitcast_convert_type(float_bits, dtype), dtype.type(1.))
 
 
 _uniform_jit = jit(_uniform, static_argnums=(3, 4, 5))
@@ -311,8 +328,19 @@ def normal(key: Any, shape: Shape = (), dtype: Any = None) -> Any:
 
 def _normal_real(data: Any, shape: tuple[int, ...], dtype: np.dtype, partitionable: bool) -> Any:
     _check_shape("normal", shape)
-    lo = np.nextafter(np.array(-1., dtype), np.array(0., dtype), dtype=dtype)
-    u = _uniform(data, lo, np.array(1., dtype), shape, dtype, partitionable)
+    u = _uniform(data, _normal_lo(dtype), np.array(1., dtype), shape, dtype, partitionable)
+    return lax.mul(np.array(np.sqrt(2), dtype), lax.erf_inv(u))
+
+
+def _normal_lo(dtype: np.dtype) -> np.ndarray:
+    """The lower bound of the uniform a normal is drawn from: erf_inv(-1) is -inf."""
+    return np.nextafter(np.array(-1., dtype), np.array(0., dtype), dtype=dtype)
+
+
+def normal_from_bits(bits: Any, dtype: np.dtype) -> Any:
+    """JAX's real ``normal`` from the random words its uniform draws."""
+    u = uniform_from_bits(bits, lax.full(bits.shape, _normal_lo(dtype), dtype),
+                          lax.full(bits.shape, 1., dtype), dtype)
     return lax.mul(np.array(np.sqrt(2), dtype), lax.erf_inv(u))
 
 

@@ -3,17 +3,20 @@
 below rate 10, Hormann's transformed rejection above) and binomial (geometric inversion
 below mean 10, BTRS above), each a primitive following JAX 0.10's loops step for step
 (float32 poisson and binomial samples equal JAX's bit for bit, gamma's but for the last
-bits of some alphas: see ``_gamma_one``).
+bits of some alphas: see ``_gamma_lanes``).
 
-Gamma is JAX's ``_gamma_one`` with its two ``lax.while_loop``s, vmapped over the lanes
-(a batched loop runs until every lane is done; a finished lane keeps its state), so under
-``jit`` it is part of the compiled graph. Poisson and binomial still drive a compiled step
-from the host (``host_loop``): each step runs a few masked iterations of JAX's loop body
-for every key, stopping per key at the iteration where JAX's loop condition turns false,
-and the host reads the "done" flags between steps; they have no lowering rule, so inside
-``jit`` their jaxpr runs equation by equation (``interpreters.lowering``).
+JAX runs gamma as ``_gamma_one``'s two nested ``lax.while_loop``s vmapped over the lanes,
+and poisson and binomial as one ``while_loop`` per key over the whole shape (a key split
+per trip, a uniform of the shape drawn from it). Here each loop is a ``lane_while``: the
+same batched loop, whose lanes are independent, compacted as they finish, so that a
+finished lane stops costing (the slowest of 10^6 lanes needs several times the trips of a
+typical one). A lane's uniforms are the ones JAX's whole-shape draw gives at its position
+(``prng.random_bits_at``), so the samples are JAX's. Lanes whose result is discarded
+(the rejection loop's lanes that use Knuth's method, and the other way round) are
+finished from the start. The primitives' impls are the compositions under ``jit``, and
+under ``jit`` they lower into the graph (JAX's ``lower_fun``).
 
-vmap over keys batches them (the impls take leading batch axes on the key and the
+vmap over keys batches them (the compositions take leading batch axes on the key and the
 parameters), and gamma differentiates by implicit reparameterisation
 (``lax.random_gamma_grad``, the derivative of the sample with respect to ``a`` at a fixed
 CDF value, as JAX's).
@@ -26,20 +29,21 @@ from __future__ import annotations
 
 import functools
 import math
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
 from tinyxla._src import dtypes, prng, xla_cpu_math
 from tinyxla._src.api import jit
 from tinyxla._src.core import Primitive, ShapedArray
-from tinyxla._src.host_loop import while_any
 from tinyxla._src.interpreters import ad, batching, lowering
 from tinyxla._src.interpreters.partial_eval import trace_to_jaxpr
+from tinyxla._src.lane_loop import lane_while
 from tinyxla._src.lax import lax
-from tinyxla._src.lax.control_flow import while_loop
+from tinyxla._src.lax.control_flow import fori_loop
 from tinyxla._src.lax.special import random_gamma_grad
-from tinyxla._src.random import _normal, _uniform
+from tinyxla._src.random import (_uniform, normal_from_bits, uniform_bit_width,
+                                 uniform_from_bits, unit_floats)
 from tinyxla._src.vmap import vmap
 from tinyxla import numpy as jnp
 
@@ -65,25 +69,78 @@ def _const(x: Any, value: float) -> Any:
     return np.array(value, x.dtype)
 
 
-# ----------------------------------------------------------------------------- lanes and keys
+# ----------------------------------------------------------------------------- keys and lanes
 
-def _flat_keys(key: Any) -> Any:
-    """The key data with every batch axis flattened: (B, 2)."""
-    return jnp.reshape(key, (-1, 2))
+# Keys are held as their two words, two uint32 arrays (per lane, or per batch key): the
+# hashes of many keys are then elementwise over plain arrays.
+Keys = tuple[Any, Any]
 
 
-def _host_loop_primitive(name: str, impl: Any, abstract_eval: Any) -> Primitive:
-    """A primitive over ``(key, *params)`` whose impl loops from the host. Its batching
-    rule puts every batch axis in front (the impls take leading batch axes on all
-    operands); it has no lowering rule, so ``jit`` runs it eagerly."""
+def _flat_keys(key: Any) -> Keys:
+    """The key data with every batch axis flattened, as two uint32[B] arrays."""
+    data = jnp.reshape(key, (-1, 2))
+    return data[:, 0], data[:, 1]
+
+
+def _split(keys: Keys, num: int, partitionable: bool) -> list[Keys]:
+    """JAX's ``split(key, num)`` of each key."""
+    return prng.split_lanes(*keys, num, partitionable)
+
+
+def _uniform_lanes(keys: Keys, dtype: np.dtype, partitionable: bool) -> Any:
+    """One uniform in [0, 1) per key (JAX's ``uniform(key, ())``, vmapped)."""
+    bits = prng.lane_bits(*keys, uniform_bit_width(dtype), partitionable)
+    return uniform_from_bits(bits, np.array(0, dtype), np.array(1, dtype), dtype)
+
+
+def _normal_lanes(keys: Keys, dtype: np.dtype, partitionable: bool) -> Any:
+    """One standard normal per key (JAX's ``normal(key, ())``, vmapped)."""
+    return normal_from_bits(prng.lane_bits(*keys, uniform_bit_width(dtype), partitionable),
+                            dtype)
+
+
+def _uniform_at(keys: Keys, lane: Any, per: int, dtype: np.dtype, partitionable: bool) -> Any:
+    """``uniform(keys[b], (per,), dtype)[j]`` for each lane ``b * per + j``: the uniform
+    JAX's loop over key ``b``'s shape gives at that lane, hashed for that lane only."""
+    k1, k2 = keys
+    nbits = dtypes.finfo(dtype).bits
+    if nbits not in (32, 64):  # narrow floats pack several per word: draw the whole shape
+        full = vmap(lambda k: _uniform(k, 0., 1., (per,), dtype, partitionable))(
+            jnp.stack([k1, k2], axis=-1))
+        return jnp.take(jnp.reshape(full, (-1,)), lane)
+    if k1.shape[0] == 1:
+        k1, k2 = lax.reshape(k1, ()), lax.reshape(k2, ())
+        position = lane
+    else:
+        batch = lax.div(lane, np.uint32(per))
+        k1, k2 = jnp.take(k1, batch), jnp.take(k2, batch)
+        position = lax.rem(lane, np.uint32(per))
+    bits = prng.random_bits_at(k1, k2, position, per, nbits, partitionable)
+    return unit_floats(bits, nbits, dtype)
+
+
+def _composed_primitive(name: str, composition: Callable[..., Any],
+                        abstract_eval: Callable[..., ShapedArray],
+                        params: tuple[str, ...]) -> Primitive:
+    """A primitive whose impl is ``composition`` under ``jit`` and which lowers to its
+    traced jaxpr (JAX's ``lower_fun``). Its batching rule puts every batch axis in front
+    (the compositions take leading batch axes on all operands)."""
     prim = Primitive(name)
-    prim.def_impl(impl)
+    composed = jit(composition, static_argnames=params)
+    prim.def_impl(lambda *args, **kw: composed(*args, **kw))
     prim.def_abstract_eval(abstract_eval)
 
-    def batch_rule(vals: Any, dims: Any, **params: Any) -> tuple[Any, int]:
+    @functools.lru_cache(maxsize=None)
+    def jaxpr(avals: tuple, kw: tuple) -> Any:
+        return trace_to_jaxpr(lambda *args: [composition(*args, **dict(kw))], avals)
+
+    lowering.register_lowering(prim, lambda ctx, *args, **kw: lowering.inline_jaxpr(
+        ctx.builder, jaxpr(tuple(ctx.avals_in), tuple(sorted(kw.items()))), list(args))[0])
+
+    def batch_rule(vals: Any, dims: Any, **kw: Any) -> tuple[Any, int]:
         size = batching.batch_size(vals, dims)
         vals = [batching.bdim_at_front(x, d, size) for x, d in zip(vals, dims)]
-        return prim.bind(*vals, **params), 0
+        return prim.bind(*vals, **kw), 0
 
     batching.primitive_batchers[prim] = batch_rule
     return prim
@@ -91,12 +148,12 @@ def _host_loop_primitive(name: str, impl: Any, abstract_eval: Any) -> Primitive:
 
 # ----------------------------------------------------------------------------- gamma
 
-def _gamma_one(key: Any, alpha: Any, log_space: bool, partitionable: bool) -> Any:
-    """JAX's ``_gamma_one`` for one key and one ``alpha``: Marsaglia and Tsang's rejection
-    loop, with an inner loop that redraws the normal while v <= 0, as two
-    ``lax.while_loop``s (batched over lanes, a finished lane keeps its state)."""
+def _gamma_lanes(keys: Any, alpha: Any, log_space: bool, partitionable: bool) -> Any:
+    """JAX's ``_gamma_one`` on every lane (one key and one ``alpha`` each): Marsaglia and
+    Tsang's rejection loop, with an inner loop that redraws the normal while v <= 0."""
     dtype = np.dtype(alpha.dtype)
-    zero, one = _const(alpha, 0), _const(alpha, 1)
+    zeros, ones = lax.full_like(alpha, 0), lax.full_like(alpha, 1)
+    one = _const(alpha, 1)
     # Gamma(alpha) = Gamma(alpha + 1) * U**(1/alpha) for alpha < 1.
     boost_mask = lax.ge(alpha, one)
     alpha_orig = alpha
@@ -106,36 +163,38 @@ def _gamma_one(key: Any, alpha: Any, log_space: bool, partitionable: bool) -> An
     # and one Newton step: c, and so a sample, can differ from JAX's in the last bits.
     c = lax.div(_const(alpha, 1. / 3.), lax.sqrt(d))
 
-    def accepted_not(kXVU: tuple) -> Any:  # JAX's _cond_fn: True while rejected
-        _, X, V, U = kXVU
+    def rejected(_: Any, lanes: tuple) -> Any:  # JAX's _cond_fn
+        _, _, X, V, U, d, _ = lanes
         squeeze = lax.ge(U, _fma(lax.mul(X, X), _const(X, -0.0331), one))
         log_test = lax.ge(_log(U), lax.add(lax.mul(X, _const(X, 0.5)),
                                            lax.mul(d, lax.add(lax.sub(one, V), _log(V)))))
         return lax.bitwise_and(squeeze, log_test)
 
-    def next_kxv(kxv: tuple) -> tuple:
-        halves = prng.split_data(kxv[0], (2,), partitionable)
-        x = _normal(halves[1], (), dtype, partitionable)
-        return halves[0], x, _fma(x, c, one)
+    def next_kxv(_: Any, lanes: tuple) -> tuple:
+        k1, k2, _, _, c = lanes
+        (k1, k2), subkey = _split((k1, k2), 2, partitionable)
+        x = _normal_lanes(subkey, dtype, partitionable)
+        return k1, k2, x, _fma(x, c, one), c
 
-    def draw(kXVU: tuple) -> tuple:
-        keys = prng.split_data(kXVU[0], (3,), partitionable)
-        _, x, v = while_loop(lambda kxv: lax.le(kxv[2], zero), next_kxv,
-                                 (keys[1], zero, _const(alpha, -1)))
-        U = _uniform(keys[2], 0., 1., (), dtype, partitionable)
-        return keys[0], lax.mul(x, x), lax.mul(lax.mul(v, v), v), U
+    def draw(_: Any, lanes: tuple) -> tuple:
+        k1, k2, _, _, _, d, c = lanes
+        (k1, k2), x_key, U_key = _split((k1, k2), 3, partitionable)
+        _, _, x, v, _ = lane_while(lambda _, kxvc: lax.le(kxvc[3], _const(alpha, 0)), next_kxv,
+                                   (*x_key, lax.full_like(d, 0), lax.full_like(d, -1), c))
+        U = _uniform_lanes(U_key, dtype, partitionable)
+        return k1, k2, lax.mul(x, x), lax.mul(lax.mul(v, v), v), U, d, c
 
-    halves = prng.split_data(key, (2,), partitionable)
-    _, _, V, _ = while_loop(accepted_not, draw,
-                                (halves[0], zero, one, _const(alpha, 2)))
-    u = _uniform(halves[1], 0., 1., (), dtype, partitionable)
+    key, subkey = _split(keys, 2, partitionable)
+    _, _, _, V, _, _, _ = lane_while(rejected, draw,
+                                     (*key, zeros, ones, lax.full_like(alpha, 2), d, c))
+    u = _uniform_lanes(subkey, dtype, partitionable)
     if log_space:
         # log(Uniform) as JAX takes it: -exponential() = log1p(-u).
         log_samples = _log1p(lax.neg(u))
-        log_boost = lax.select(lax.bitwise_or(boost_mask, lax.eq(log_samples, zero)),
-                               zero, lax.mul(log_samples, lax.div(one, alpha_orig)))
+        log_boost = lax.select(lax.bitwise_or(boost_mask, lax.eq(log_samples, zeros)),
+                               zeros, lax.mul(log_samples, lax.div(ones, alpha_orig)))
         return lax.add(lax.add(_log(d), _log(V)), log_boost)
-    boost = lax.select(boost_mask, one, lax.pow(lax.sub(one, u), lax.div(one, alpha_orig)))
+    boost = lax.select(boost_mask, ones, lax.pow(lax.sub(ones, u), lax.div(ones, alpha_orig)))
     return lax.mul(lax.mul(d, V), boost)
 
 
@@ -145,36 +204,17 @@ def _random_gamma_composition(key: Any, a: Any, *, log_space: bool,
     batch key), then ``_gamma_one`` on every lane."""
     nb = math.prod(key.shape[:-1])
     per = math.prod(a.shape[key.ndim - 1:])
-    keys = vmap(lambda k: prng.split_data(k, (per,), partitionable))(_flat_keys(key))
-    keys = jnp.reshape(keys, (nb * per, 2))
+    keys = vmap(lambda k: prng.split_words(k, per, partitionable))(jnp.reshape(key, (nb, 2)))
+    keys = tuple(jnp.reshape(k, (nb * per,)) for k in keys)
     alphas = jnp.reshape(a, (-1,))
     if not alphas.shape[0]:
         return a
-    out = vmap(lambda k, al: _gamma_one(k, al, log_space, partitionable))(keys, alphas)
-    return jnp.reshape(out, a.shape)
+    return jnp.reshape(_gamma_lanes(keys, alphas, log_space, partitionable), a.shape)
 
 
-_random_gamma_jit = jit(_random_gamma_composition, static_argnames=("log_space", "partitionable"))
-
-
-def _random_gamma_impl(key: Any, a: Any, *, log_space: bool, partitionable: bool) -> Any:
-    return _random_gamma_jit(key, a, log_space=log_space, partitionable=partitionable)
-
-
-def _random_gamma_abstract_eval(key: ShapedArray, a: ShapedArray, **_: Any) -> ShapedArray:
-    return ShapedArray(a.shape, a.dtype)
-
-
-random_gamma_p = _host_loop_primitive("random_gamma", _random_gamma_impl,
-                                      _random_gamma_abstract_eval)
-# Under jit, the loops lower into the graph (JAX's lower_fun).
-lowering.register_lowering(random_gamma_p, lambda ctx, key, a, **params: lowering.inline_jaxpr(
-    ctx.builder, _gamma_jaxpr(tuple(ctx.avals_in), tuple(sorted(params.items()))), [key, a])[0])
-
-
-@functools.lru_cache(maxsize=None)
-def _gamma_jaxpr(avals: tuple, params: tuple) -> Any:
-    return trace_to_jaxpr(lambda k, a: [_random_gamma_composition(k, a, **dict(params))], avals)
+random_gamma_p = _composed_primitive(
+    "random_gamma", _random_gamma_composition,
+    lambda key, a, **_: ShapedArray(a.shape, a.dtype), ("log_space", "partitionable"))
 
 
 def _gamma_grad(sample: Any, a: Any, *, log_space: bool, partitionable: bool) -> Any:
@@ -191,26 +231,78 @@ ad.defjvp2(random_gamma_p, None,
            lambda t, ans, key, a, **params: lax.mul(t, _gamma_grad(ans, a, **params)))
 
 
+# ----------------------------------------------------------------------------- accept-reject loops
+
+def _last_acceptance(draw: Callable[[Any, tuple], tuple[Any, Any]], lanes: tuple, k_init: Any,
+                     finished: Any, keys: Any, step: Callable[[Any], Any], per: int) -> Any:
+    """The ``k_out`` of JAX's accept-reject loops over a key's shape (``_poisson_rejection``,
+    ``_btrs``), whose body draws ``k, accept = draw(key, lanes)`` for every lane and sets
+    ``k_out = select(accept, k, k_out)`` until every lane of the key has accepted once.
+
+    A lane accepted early is overwritten by each later trip on which it accepts, so its
+    sample is its draw at the last accepting trip before the key's loop ends, not the
+    first. Both passes are ``lane_while``s: forwards, each lane until its first
+    acceptance (the key's trip count is the latest of them); backwards from the key's last
+    trip, each lane until a trip on which it accepts. Lanes ``finished`` from the start
+    keep ``k_init``."""
+    nb = keys[0].shape[0]
+    batch = lax.div(lax.iota(np.int32, nb * per), np.int32(per))
+
+    def forward(shared: tuple, state: tuple) -> tuple:
+        rng, trip = shared
+        *lanes, k_out, _, first = state
+        k, accept = draw(rng, tuple(lanes))
+        return (*lanes, lax.select(accept, k, k_out), accept, lax.full_like(first, trip))
+
+    state = (*lanes, k_init, finished, lax.full_like(batch, -1))
+    *lanes, k_out, _, first = lane_while(
+        lambda _, s: lax.bitwise_not(s[-2]), forward, state, (keys, np.int32(0)),
+        lambda shared: (step(shared[0]), lax.add(shared[1], np.int32(1))))
+    last = lax.reduce_max(jnp.reshape(first, (nb, per)), (1,))  # each key's last trip
+    lane_last = jnp.take(last, batch)
+
+    def keys_at(trips: Any) -> Any:
+        """Each key after ``trips`` (per key) splits."""
+        return fori_loop(0, lax.reduce_max(trips, (0,)), lambda i, k: tuple(
+            lax.select(lax.lt(i, trips), new, old) for new, old in zip(step(k), k)), keys)
+
+    def backward(back: Any, state: tuple) -> tuple:
+        *lanes, k_out, _, first, lane_last = state
+        k, accept = draw(keys_at(lax.sub(last, back)), tuple(lanes))
+        return (*lanes, lax.select(accept, k, k_out), accept, first, lane_last)
+
+    def searching(back: Any, state: tuple) -> Any:
+        found, first, lane_last = state[-3:]
+        return lax.bitwise_and(lax.bitwise_not(found), lax.gt(lax.sub(lane_last, back), first))
+
+    state = (*lanes, k_out, lax.bitwise_or(finished, lax.eq(first, lane_last)), first,
+             lane_last)
+    return lane_while(searching, backward, state, np.int32(0),
+                      lambda back: lax.add(back, np.int32(1)))[-4]
+
+
 # ----------------------------------------------------------------------------- poisson
 
-_POISSON_STEPS = 4
+def _lane_ids(lam: Any) -> Any:
+    return lax.iota(np.uint32, lam.shape[0])
 
 
-def _still_running(pending: Any) -> Any:
-    """JAX's loop condition of one key's lanes (any lane pending), broadcast back to them."""
-    return jnp.broadcast_to(jnp.any(pending), pending.shape)
+def _poisson_knuth(keys: Any, lam: Any, per: int, partitionable: bool) -> Any:
+    """JAX's ``_poisson_knuth`` loop (per key, over its ``per`` lanes): k, one more than
+    the sample."""
+    f32 = np.dtype(np.float32)
 
-
-def _knuth_steps(state: tuple[Any, ...], lam: Any, steps: int, partitionable: bool) -> tuple:
-    """``steps`` trips of JAX's ``_poisson_knuth`` loop for one key."""
-    rng, k, log_prod = state
-    for _ in range(steps):
-        keys = prng.split_data(rng, (2,), partitionable)
-        rng, subkey = keys[0], keys[1]
+    def body(rng: Any, lanes: tuple) -> tuple:
+        lane, lam, k, log_prod = lanes
+        _, subkey = _split(rng, 2, partitionable)
         k = lax.select(lax.gt(log_prod, lax.neg(lam)), lax.add(k, _const(k, 1)), k)
-        u = _uniform(subkey, 0., 1., lam.shape, np.dtype(np.float32), partitionable)
-        log_prod = lax.add(log_prod, _log(u))
-    return rng, k, log_prod
+        u = _uniform_at(subkey, lane, per, f32, partitionable)
+        return lane, lam, k, lax.add(log_prod, _log(u))
+
+    lanes = (_lane_ids(lam), lam, lax.full(lam.shape, 0, np.int32),
+             lax.full(lam.shape, 0, np.float32))
+    return lane_while(lambda _, s: lax.gt(s[3], lax.neg(s[1])), body, lanes, keys,
+                      lambda rng: _split(rng, 2, partitionable)[0])[2]
 
 
 def _rejection_constants(lam: Any) -> tuple[Any, ...]:
@@ -224,19 +316,17 @@ def _rejection_constants(lam: Any) -> tuple[Any, ...]:
     return log_lam, b, a, inv_alpha, v_r
 
 
-def _poisson_rejection_steps(state: tuple[Any, ...], lam: Any, steps: int,
-                             partitionable: bool) -> tuple:
-    """``steps`` trips of JAX's ``_poisson_rejection`` loop for one key; a trip after the
-    loop's condition turned false changes nothing."""
-    key, k_out, accepted = state
-    log_lam, b, a, inv_alpha, v_r = _rejection_constants(lam)
+def _poisson_rejection(keys: Any, lam: Any, finished: Any, per: int,
+                       partitionable: bool) -> Any:
+    """JAX's ``_poisson_rejection`` loop (per key, over its ``per`` lanes); lanes
+    ``finished`` from the start keep -1."""
     dtype = np.dtype(lam.dtype)
-    for _ in range(steps):
-        running = _still_running(lax.bitwise_not(accepted))
-        keys = prng.split_data(key, (3,), partitionable)
-        key = keys[0]
-        u = lax.sub(_uniform(keys[1], 0., 1., lam.shape, dtype, partitionable), _const(lam, 0.5))
-        v = _uniform(keys[2], 0., 1., lam.shape, dtype, partitionable)
+
+    def draw(rng: Any, lanes: tuple) -> tuple[Any, Any]:
+        lane, lam, log_lam, b, a, inv_alpha, v_r = lanes
+        _, subkey_0, subkey_1 = _split(rng, 3, partitionable)
+        u = lax.sub(_uniform_at(subkey_0, lane, per, dtype, partitionable), _const(lam, 0.5))
+        v = _uniform_at(subkey_1, lane, per, dtype, partitionable)
         u_shifted = lax.sub(_const(u, 0.5), lax.abs(u))
         w = lax.add(lax.div(lax.mul(_const(a, 2), a), u_shifted), b)
         k = lax.floor(lax.add(_fma(w, u, lam), _const(lam, 0.43)))
@@ -246,71 +336,42 @@ def _poisson_rejection_steps(state: tuple[Any, ...], lam: Any, steps: int,
         accept1 = lax.bitwise_and(lax.ge(u_shifted, _const(u, 0.07)), lax.le(v, v_r))
         reject = lax.bitwise_or(lax.lt(k, _const(k, 0)), lax.bitwise_and(
             lax.lt(u_shifted, _const(u, 0.013)), lax.gt(v, u_shifted)))
-        accept = lax.bitwise_or(accept1, lax.bitwise_and(lax.bitwise_not(reject), lax.le(s, t)))
-        accept = lax.bitwise_and(accept, running)
-        k_out = lax.select(accept, k, k_out)
-        accepted = lax.bitwise_or(accepted, accept)
-    return key, k_out, accepted
+        return k, lax.bitwise_or(accept1, lax.bitwise_and(lax.bitwise_not(reject), lax.le(s, t)))
+
+    lanes = (_lane_ids(lam), lam, *_rejection_constants(lam))
+    return _last_acceptance(draw, lanes, lax.full_like(lam, -1), finished, keys,
+                            lambda rng: _split(rng, 3, partitionable)[0], per)
 
 
-def _per_key(fun: Any, state: tuple[Any, ...], *params: Any) -> tuple[Any, ...]:
-    """``fun(state, *params)`` for each key of a leading batch axis."""
-    return vmap(fun)(state, *params)
-
-
-def _poisson_setup(key: Any, lam: Any, partitionable: bool) -> tuple[Any, ...]:
+def _random_poisson_composition(key: Any, lam: Any, *, dtype: np.dtype,
+                                partitionable: bool) -> Any:
+    """JAX's ``_poisson``: Knuth's loop for the lanes of rate below 10 (or NaN), the
+    rejection loop for the others, one key per leading batch index of ``lam``."""
     keys = _flat_keys(key)
-    nb = keys.shape[0]
-    lam = jnp.reshape(lam, (nb, -1))
-    use_knuth = lax.bitwise_or(lax.ne(lam, lam), lax.lt(lam, _const(lam, 10)))
-    lam_knuth = lax.select(use_knuth, lam, lax.full_like(lam, 0))
-    lam_rejection = lax.select(use_knuth, lax.full_like(lam, 1e5), lam)
-    knuth = (keys, jnp.zeros(lam.shape, np.int32), jnp.zeros(lam.shape, np.float32))
-    rejection = (keys, lax.full_like(lam, -1), jnp.zeros(lam.shape, bool))
-    return use_knuth, lam_knuth, lam_rejection, knuth, rejection
-
-
-_poisson_setup_jit = jit(_poisson_setup, static_argnums=(2,))
-_knuth_jit = jit(lambda s, lam, steps, partitionable: _per_key(
-    lambda s_, l_: _knuth_steps(s_, l_, steps, partitionable), s, lam), static_argnums=(2, 3))
-_poisson_rejection_jit = jit(lambda s, lam, steps, partitionable: _per_key(
-    lambda s_, l_: _poisson_rejection_steps(s_, l_, steps, partitionable), s, lam),
-    static_argnums=(2, 3))
-
-
-def _poisson_finish(lam: Any, use_knuth: Any, knuth_k: Any, rejection_k: Any,
-                    dtype: np.dtype) -> Any:
+    if not math.prod(lam.shape):
+        return lax.full(lam.shape, 0, dtype)
+    per = math.prod(lam.shape) // keys[0].shape[0]
+    lam_flat = jnp.reshape(lam, (-1,))
+    use_knuth = lax.bitwise_or(lax.ne(lam_flat, lam_flat), lax.lt(lam_flat, _const(lam, 10)))
+    knuth_k = _poisson_knuth(keys, lax.select(use_knuth, lam_flat, lax.full_like(lam_flat, 0)),
+                             per, partitionable)
+    rejection_k = _poisson_rejection(
+        keys, lax.select(use_knuth, lax.full_like(lam_flat, 1e5), lam_flat), use_knuth, per,
+        partitionable)
     knuth = lax.convert_element_type(lax.sub(knuth_k, _const(knuth_k, 1)), dtype)
     result = lax.select(use_knuth, knuth, lax.convert_element_type(rejection_k, dtype))
-    result = lax.select(lax.eq(lam, _const(lam, 0)), jnp.zeros_like(result), result)
-    return result
+    result = lax.select(lax.eq(lam_flat, _const(lam, 0)), lax.full_like(result, 0), result)
+    return jnp.reshape(result, lam.shape)
 
 
-_poisson_finish_jit = jit(_poisson_finish, static_argnums=(4,))
-
-
-def _random_poisson_impl(key: Any, lam: Any, *, dtype: np.dtype, partitionable: bool) -> Any:
-    use_knuth, lam_knuth, lam_rejection, knuth, rejection = _poisson_setup_jit(key, lam,
-                                                                                partitionable)
-    knuth = while_any(lambda s: _knuth_jit(s, lam_knuth, _POISSON_STEPS, partitionable), knuth,
-                      lambda s: lax.gt(s[2], lax.neg(lam_knuth)))
-    rejection = while_any(
-        lambda s: _poisson_rejection_jit(s, lam_rejection, _POISSON_STEPS, partitionable),
-        rejection, lambda s: lax.bitwise_not(s[2]))
-    out = _poisson_finish_jit(jnp.reshape(lam, use_knuth.shape), use_knuth, knuth[1],
-                              rejection[1], dtype)
-    return jnp.reshape(out, lam.shape)
-
-
-random_poisson_p = _host_loop_primitive(
-    "random_poisson", _random_poisson_impl,
-    lambda key, lam, *, dtype, partitionable: ShapedArray(lam.shape, dtype))
+random_poisson_p = _composed_primitive(
+    "random_poisson", _random_poisson_composition,
+    lambda key, lam, *, dtype, partitionable: ShapedArray(lam.shape, dtype),
+    ("dtype", "partitionable"))
 ad.defjvp_zero(random_poisson_p)
 
 
 # ----------------------------------------------------------------------------- binomial
-
-_BINOMIAL_STEPS = 4
 
 _STIRLING_TAIL = (0.0810614667953272, 0.0413406959554092, 0.0276779256849983,
                   0.02079067210376509, 0.0166446911898211, 0.0138761288230707,
@@ -330,27 +391,30 @@ def _stirling_approx_tail(k: Any) -> Any:
     return lax.select(use_tail_values, tail, approx)
 
 
-def _inversion_steps(state: tuple[Any, ...], count: Any, prob: Any, steps: int,
-                     partitionable: bool) -> tuple:
-    """``steps`` trips of JAX's ``_binomial_inversion`` loop for one key."""
-    key, num_geom, geom_sum = state
-    log1minusprob = _log1p(lax.neg(prob))
-    for _ in range(steps):
-        keys = prng.split_data(key, (2,), partitionable)
-        subkey, key = keys[0], keys[1]
+def _binomial_inversion(keys: Any, count: Any, prob: Any, per: int, partitionable: bool) -> Any:
+    """JAX's ``_binomial_inversion`` loop (per key, over its ``per`` lanes): the number of
+    geometric draws, one more than the sample."""
+    dtype = np.dtype(prob.dtype)
+
+    def body(rng: Any, lanes: tuple) -> tuple:
+        lane, count, log1minusprob, num_geom, geom_sum = lanes
+        subkey, _ = _split(rng, 2, partitionable)
         num_geom = lax.select(lax.le(geom_sum, count), lax.add(num_geom, _const(num_geom, 1)),
                               num_geom)
-        u = _uniform(subkey, 0., 1., prob.shape, np.dtype(prob.dtype), partitionable)
+        u = _uniform_at(subkey, lane, per, dtype, partitionable)
         geom = lax.ceil(lax.div(_log(u), log1minusprob))
-        geom_sum = lax.add(geom_sum, geom)
-    return key, num_geom, geom_sum
+        return lane, count, log1minusprob, num_geom, lax.add(geom_sum, geom)
+
+    zeros = lax.full_like(prob, 0)
+    lanes = (_lane_ids(prob), count, _log1p(lax.neg(prob)), zeros, zeros)
+    return lane_while(lambda _, s: lax.le(s[4], s[1]), body, lanes, keys,
+                      lambda rng: _split(rng, 2, partitionable)[1])[3]
 
 
-def _btrs_steps(state: tuple[Any, ...], count: Any, prob: Any, steps: int,
-                partitionable: bool) -> tuple:
-    """``steps`` trips of JAX's ``_btrs`` loop for one key; a trip after the loop's
-    condition turned false changes nothing."""
-    key, k_out, accepted = state
+def _btrs(keys: Any, count: Any, prob: Any, finished: Any, per: int,
+          partitionable: bool) -> Any:
+    """JAX's ``_btrs`` loop (per key, over its ``per`` lanes); lanes ``finished`` from the
+    start keep -1."""
     dtype = np.dtype(prob.dtype)
     c_ = lambda v: _const(prob, v)  # noqa: E731
     stddev = lax.sqrt(lax.mul(lax.mul(count, prob), lax.sub(c_(1), prob)))
@@ -361,12 +425,12 @@ def _btrs_steps(state: tuple[Any, ...], count: Any, prob: Any, steps: int,
     r = lax.div(prob, lax.sub(c_(1), prob))
     alpha = lax.mul(lax.add(c_(2.83), lax.div(c_(5.1), b)), stddev)
     m = lax.floor(lax.mul(lax.add(count, c_(1)), prob))
-    for _ in range(steps):
-        running = _still_running(lax.bitwise_not(accepted))
-        keys = prng.split_data(key, (3,), partitionable)
-        key = keys[0]
-        u = _uniform(keys[1], 0., 1., prob.shape, dtype, partitionable)
-        v = _uniform(keys[2], 0., 1., prob.shape, dtype, partitionable)
+
+    def draw(rng: Any, lanes: tuple) -> tuple[Any, Any]:
+        lane, count, a, b, c, v_r, r, alpha, m = lanes
+        _, subkey_0, subkey_1 = _split(rng, 3, partitionable)
+        u = _uniform_at(subkey_0, lane, per, dtype, partitionable)
+        v = _uniform_at(subkey_1, lane, per, dtype, partitionable)
         u = lax.sub(u, c_(0.5))
         us = lax.sub(c_(0.5), lax.abs(u))
         accept1 = lax.bitwise_and(lax.ge(us, c_(0.07)), lax.le(v, v_r))
@@ -381,19 +445,24 @@ def _btrs_steps(state: tuple[Any, ...], count: Any, prob: Any, steps: int,
         ub = lax.add(_fma(lax.add(k, c_(0.5)), term_k, ub), _stirling_approx_tail(m))
         ub = lax.sub(lax.sub(lax.add(ub, _stirling_approx_tail(lax.sub(count, m))),
                              _stirling_approx_tail(k)), _stirling_approx_tail(lax.sub(count, k)))
-        accept2 = lax.le(v, ub)
-        accept = lax.bitwise_or(accept1, lax.bitwise_and(lax.bitwise_not(reject), accept2))
-        accept = lax.bitwise_and(accept, running)
-        k_out = lax.select(accept, k, k_out)
-        accepted = lax.bitwise_or(accepted, accept)
-    return key, k_out, accepted
+        return k, lax.bitwise_or(accept1, lax.bitwise_and(lax.bitwise_not(reject), lax.le(v, ub)))
+
+    lanes = (_lane_ids(prob), count, a, b, c, v_r, r, alpha, m)
+    return _last_acceptance(draw, lanes, lax.full_like(prob, -1), finished, keys,
+                            lambda rng: _split(rng, 3, partitionable)[0], per)
 
 
-def _binomial_setup(key: Any, count: Any, prob: Any) -> tuple[Any, ...]:
+def _random_binomial_composition(key: Any, count: Any, prob: Any, *, dtype: np.dtype,
+                                 partitionable: bool) -> Any:
+    """JAX's ``_binomial``: inversion for the lanes of mean at most 10 (or invalid count),
+    BTRS for the others, one key per leading batch index of ``prob``."""
     keys = _flat_keys(key)
-    nb = keys.shape[0]
-    count = jnp.reshape(count, (nb, -1))
-    prob = jnp.reshape(prob, (nb, -1))
+    shape = prob.shape
+    if not math.prod(shape):
+        return lax.full(shape, 0, dtype)
+    per = math.prod(shape) // keys[0].shape[0]
+    count = jnp.reshape(count, (-1,))
+    prob = jnp.reshape(prob, (-1,))
     p_lt_half = lax.lt(prob, _const(prob, 0.5))
     q = lax.select(p_lt_half, prob, lax.sub(_const(prob, 1), prob))
     count_nan_or_neg = lax.bitwise_or(lax.ne(count, count), lax.lt(count, _const(count, 0)))
@@ -404,19 +473,11 @@ def _binomial_setup(key: Any, count: Any, prob: Any) -> tuple[Any, ...]:
     use_inversion = lax.bitwise_or(count_nan_or_neg,
                                    lax.le(lax.mul(count, q), _const(count, 10)))
     count = lax.floor(count)
-    count_inv = lax.select(use_inversion, count, lax.full_like(count, 0))
-    count_btrs = lax.select(use_inversion, lax.full_like(count, 1e4), count)
-    q_btrs = lax.select(use_inversion, lax.full_like(q, 0.5), q)
-    zeros = jnp.zeros_like(prob)
-    inversion = (keys, zeros, zeros)
-    btrs = (keys, lax.full_like(prob, -1), jnp.zeros(prob.shape, bool))
-    flags = (p_lt_half, count_nan_or_neg, count_inf, q_is_nan, q_l_0, use_inversion)
-    return flags, count, count_inv, q, count_btrs, q_btrs, inversion, btrs
-
-
-def _binomial_finish(flags: tuple[Any, ...], count: Any, num_geom: Any, btrs_k: Any,
-                     dtype: np.dtype) -> Any:
-    p_lt_half, count_nan_or_neg, count_inf, q_is_nan, q_l_0, use_inversion = flags
+    num_geom = _binomial_inversion(
+        keys, lax.select(use_inversion, count, lax.full_like(count, 0)), q, per, partitionable)
+    btrs_k = _btrs(keys, lax.select(use_inversion, lax.full_like(count, 1e4), count),
+                   lax.select(use_inversion, lax.full_like(q, 0.5), q), use_inversion, per,
+                   partitionable)
     inversion = lax.convert_element_type(lax.sub(num_geom, _const(num_geom, 1)), dtype)
     samples = lax.select(use_inversion, inversion, lax.convert_element_type(btrs_k, dtype))
     invalid = lax.bitwise_or(lax.bitwise_or(q_l_0, q_is_nan), count_nan_or_neg)
@@ -425,37 +486,13 @@ def _binomial_finish(flags: tuple[Any, ...], count: Any, num_geom: Any, btrs_k: 
                          lax.full_like(samples, np.inf), samples)
     keep = lax.bitwise_or(lax.bitwise_or(p_lt_half, count_nan_or_neg),
                           lax.bitwise_or(q_is_nan, count_inf))
-    return lax.select(keep, samples, lax.sub(lax.convert_element_type(count, dtype), samples))
+    samples = lax.select(keep, samples,
+                         lax.sub(lax.convert_element_type(count, dtype), samples))
+    return jnp.reshape(samples, shape)
 
 
-_binomial_setup_jit = jit(_binomial_setup)
-_inversion_jit = jit(lambda s, count, prob, steps, partitionable: _per_key(
-    lambda s_, n_, p_: _inversion_steps(s_, n_, p_, steps, partitionable), s, count, prob),
-    static_argnums=(3, 4))
-_btrs_jit = jit(lambda s, count, prob, steps, partitionable: _per_key(
-    lambda s_, n_, p_: _btrs_steps(s_, n_, p_, steps, partitionable), s, count, prob),
-    static_argnums=(3, 4))
-_binomial_finish_jit = jit(_binomial_finish, static_argnums=(4,))
-
-
-def _random_binomial_impl(key: Any, count: Any, prob: Any, *, dtype: np.dtype,
-                          partitionable: bool) -> Any:
-    (flags, count_f, count_inv, q, count_btrs, q_btrs, inversion,
-     btrs) = _binomial_setup_jit(key, count, prob)
-    inversion = while_any(
-        lambda s: _inversion_jit(s, count_inv, q, _BINOMIAL_STEPS, partitionable), inversion,
-        lambda s: lax.le(s[2], count_inv))
-    btrs = while_any(lambda s: _btrs_jit(s, count_btrs, q_btrs, _BINOMIAL_STEPS, partitionable),
-                     btrs, lambda s: lax.bitwise_not(s[2]))
-    out = _binomial_finish_jit(flags, count_f, inversion[1], btrs[1], dtype)
-    return jnp.reshape(out, prob.shape)
-
-
-random_binomial_p = _host_loop_primitive(
-    "random_binomial", _random_binomial_impl,
-    lambda key, count, prob, *, dtype, partitionable: ShapedArray(prob.shape, dtype))
+random_binomial_p = _composed_primitive(
+    "random_binomial", _random_binomial_composition,
+    lambda key, count, prob, *, dtype, partitionable: ShapedArray(prob.shape, dtype),
+    ("dtype", "partitionable"))
 ad.defjvp_zero(random_binomial_p)
-
-# The primitives without a lowering rule: they run on the host (JAX's loops, per key, written
-# as lax.while_loops, are still to come).
-HOST_LOOP_PRIMITIVES = (random_poisson_p, random_binomial_p)

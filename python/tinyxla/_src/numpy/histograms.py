@@ -10,6 +10,7 @@ neighbouring edges, as numpy's fast path does, which gives the same bins as the 
 from __future__ import annotations
 
 import builtins
+import functools
 import operator
 from typing import Any, Sequence
 
@@ -73,7 +74,13 @@ def bincount(x: ArrayLike, weights: ArrayLike | None = None, minlength: int = 0,
         if w.shape != x.shape:
             raise ValueError(f"type of weights must match type of x. Got typeof(x)="
                              f"{_type_str(x)} and typeof(weights)={_type_str(w)}")
-    return _add_at(length, lax.max(x, lax.full_like(x, 0)), w)
+    return _bincount(x, w, length)
+
+
+@functools.partial(jit, static_argnums=2)
+def _bincount(x: Any, weights: Any, length: int) -> Any:
+    # One compiled dispatch: the clip and the scatter-add.
+    return _add_at(length, lax.max(x, lax.full_like(x, 0)), weights)
 
 
 def _type_str(x: Any) -> str:
