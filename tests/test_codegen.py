@@ -133,15 +133,49 @@ def test_large_parallel_and_streamed_same_on_both_tiers(monkeypatch):
                                rtol=2e-6, atol=2e-6)
 
 
-def test_non_dense_inputs_fall_back(monkeypatch):
+def test_strided_view_inputs_run_generated_code(monkeypatch):
+    """Transposes, stepped and column slices and reversals of dense values feed fused
+    kernels with their own strides (vmapped PRNG keys are column slices of (n, 2) keys)."""
     x = jnp.asarray(np.random.default_rng(5).standard_normal((64, 48)).astype(np.float32))
 
     def f(x):
-        return jnp.exp(x.T * 2) + 1  # a transposed view feeds the fused kernel
+        return (jnp.exp(x.T * 2) + 1, x[::2, 1::3] * 3, x[:, 7] - x[:, 0], x[::-1] + 1)
 
-    base, upper = _both_tiers(f, (x,), monkeypatch, expect_upper=False)
+    base, upper = _both_tiers(f, (x,), monkeypatch)
     _assert_same(base, upper)
-    np.testing.assert_allclose(np.asarray(upper), np.exp(np.asarray(x).T * 2) + 1, rtol=1e-6)
+    h = np.asarray(x)
+    for got, want in zip(upper, (np.exp(h.T * 2) + 1, h[::2, 1::3] * 3, h[:, 7] - h[:, 0],
+                                 h[::-1] + 1)):
+        np.testing.assert_allclose(np.asarray(got), want, rtol=1e-6)
+
+
+def test_threefry_over_a_batch_of_keys_runs_generated_code(monkeypatch):
+    keys = jax.random.split(jax.random.PRNGKey(3), 1000)
+
+    def f(keys):
+        return jax.vmap(lambda k: jax.random.uniform(k, ()))(keys)
+
+    base, upper = _both_tiers(f, (keys,), monkeypatch)
+    _assert_same(base, upper)
+
+
+def test_shifts_and_bitcasts_same_on_both_tiers(monkeypatch):
+    rng = np.random.default_rng(6)
+    for dtype in (np.int8, np.uint16, np.int32, np.uint32, np.int64):
+        info = np.iinfo(dtype)
+        x = jnp.asarray(rng.integers(info.min, info.max, 300, dtype=dtype, endpoint=True))
+        # Amounts past the width (and negative ones) give 0 or the sign fill.
+        s = jnp.asarray(rng.integers(-3, 8 * np.dtype(dtype).itemsize + 4, 300).astype(dtype))
+        as_float = {1: None, 2: jnp.float16, 4: jnp.float32, 8: jnp.float64}[np.dtype(dtype).itemsize]
+
+        def f(x, s):
+            out = (jax.lax.shift_left(x, s), jax.lax.shift_right_logical(x, s),
+                   jax.lax.shift_right_arithmetic(x, s) + 1)
+            if as_float is not None and (as_float != jnp.float64 or jax.config.jax_enable_x64):
+                out += (jax.lax.bitcast_convert_type(x ^ s, as_float) * 1,)
+            return out
+
+        _assert_same(*_both_tiers(f, (x, s), monkeypatch))
 
 
 def test_generated_source_is_c_with_the_kernels(monkeypatch):

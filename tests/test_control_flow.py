@@ -378,6 +378,20 @@ def test_scan_writes_stacked_outputs_and_reads_slices_in_c():
     np.testing.assert_allclose(ys, rys, rtol=1e-5, atol=1e-6)
 
 
+def test_scan_outputs_nothing_reads_are_not_written():
+    xs = np.random.RandomState(1).randn(20, 3).astype(np.float32)
+    step = lambda c, x: (c * 0.5 + x, (jnp.sin(x) * c, c + 1.0))
+    carry_only = jax.jit(lambda c, xs: lax.scan(step, c, xs)[0])
+    one_ys = jax.jit(lambda c, xs: lax.scan(step, c, xs)[1][1])
+    c0 = np.zeros(3, np.float32)
+    rc, rys = _py_scan(lambda c, x: (c * np.float32(0.5) + x, c + np.float32(1.0)), c0, xs)
+    np.testing.assert_allclose(carry_only(c0, xs), rc, rtol=1e-6)
+    np.testing.assert_allclose(one_ys(c0, xs), rys, rtol=1e-6)
+    assert "dynamic_update_slice" not in carry_only.lower(c0, xs).as_text()
+    text = one_ys.lower(c0, xs).as_text()
+    assert text.count("dynamic_update_slice") == 1 and "sin" not in text
+
+
 def test_eager_loop_runs_as_one_compiled_region():
     out = lax.fori_loop(0, 100_000, lambda i, c: c * 0.5 + 1.0, jnp.float32(0.0))
     assert float(out) == 2.0

@@ -467,7 +467,7 @@ bool emit_kernel(const Graph& body, const std::vector<Strides>& param_strides,
     if (needs_array[size_t(v)]) stack += size_t(T) * itemsize(body.type(v).dtype);
   for (const Load& l : loads)
     if (l.kind == Load::Gather || l.kind == Load::Periodic || l.needs_buffer)
-      stack += size_t(T + l.period) * itemsize(l.dtype);
+      stack += size_t(T + (l.kind == Load::Periodic ? l.period : 0)) * itemsize(l.dtype);
   if (stack > kMaxStackBytes) return false;
 
   // ---- the function ----

@@ -38,6 +38,31 @@ constexpr size_t kStreamBytes = size_t(16) << 20;  // outputs from which stores 
 constexpr int64_t kPiece = 1 << 16;  // elements per reduction work item
 constexpr int64_t kMaxPieces = 256;
 
+// The element strides value `v` has at run time when it is made by view ops over a dense
+// value (ops::ready_view's rule: a view that needs dense data copies a strided operand).
+// A guess for the generated code: Module::run checks the actual strides.
+Strides predicted_strides(const Graph& graph, ValueId v) {
+  std::vector<int> views;  // the view nodes making v, last first
+  ValueId source = v;
+  for (;;) {
+    const Node& d = graph.node(graph.defining_node(source));
+    if (d.num_results != 1 || d.inputs.empty() || !ops::op_def(d.kind).is_view()) break;
+    views.push_back(graph.defining_node(source));
+    source = d.inputs[0];
+  }
+  const ValueType& s = graph.type(source);
+  Array a(s.shape, row_major_strides(s.shape), 0, s.dtype, 0, nullptr, nullptr);
+  for (auto it = views.rbegin(); it != views.rend(); ++it) {
+    const Node& d = graph.node(*it);
+    const ValueType& t = graph.type(d.first_result);
+    const ops::OpDef& def = ops::op_def(d.kind);
+    a = def.view_needs_dense() && !a.is_contiguous()
+            ? Array(t.shape, row_major_strides(t.shape), 0, t.dtype, 0, nullptr, nullptr)
+            : def.view(d.attrs, t, a);
+  }
+  return a.strides();
+}
+
 using KernelFn = void (*)(const char* const*, char* const*, int64_t, int64_t, int);
 using ReduceFn = void (*)(const char* const*, char* const*, void* const*, int64_t, int64_t, int64_t);
 
@@ -207,22 +232,9 @@ std::shared_ptr<Module> Module::generate(const Graph& graph) {
     }
     if (n.kind != OpKind::fused) continue;
     KernelInfo info;
-    // Inputs are dense, except views of broadcast_in_dim (stride 0 on the new dims) over an
-    // operand that is dense at run time (checked by run()).
-    for (ValueId v : n.inputs) {
-      const Node& d = graph.node(graph.defining_node(v));
-      const Shape& shape = graph.type(v).shape;
-      if (d.kind == OpKind::broadcast_in_dim) {
-        const Shape& from = graph.type(d.inputs[0]).shape;
-        const Strides dense = row_major_strides(from);
-        Strides s(shape.size(), 0);
-        for (size_t j = 0; j < d.attr<ops::BroadcastInDimAttrs>().dims.size(); ++j)
-          s[size_t(d.attr<ops::BroadcastInDimAttrs>().dims[j])] = from[j] == 1 ? 0 : dense[j];
-        info.param_strides.push_back(s);
-      } else {
-        info.param_strides.push_back(row_major_strides(shape));
-      }
-    }
+    // Inputs are read with the strides of views (broadcasts, slices, transposes) of dense
+    // values; run() checks the arrays have them.
+    for (ValueId v : n.inputs) info.param_strides.push_back(predicted_strides(graph, v));
     if (!emit_kernel(*n.body, info.param_strides, "tx_kernel" + std::to_string(i),
                      kMaxOpsPerKernel, m->table_, kernels, info))
       continue;

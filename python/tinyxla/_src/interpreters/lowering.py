@@ -86,13 +86,15 @@ def register_emitter(prim: core.Primitive, emit: Callable[..., Any]) -> None:
 class LoweringContext:
     """What a lowering rule sees besides its operands."""
 
-    __slots__ = ("builder", "avals_in", "avals_out")
+    __slots__ = ("builder", "avals_in", "avals_out", "used_out")
 
     def __init__(self, builder: Any, avals_in: Sequence[core.ShapedArray],
-                 avals_out: Sequence[core.ShapedArray]):
+                 avals_out: Sequence[core.ShapedArray], used_out: Sequence[bool] | None = None):
         self.builder = builder
         self.avals_in = avals_in
         self.avals_out = avals_out
+        # Which results anything reads (a rule may skip work for the others, as JAX's DCE).
+        self.used_out = [True] * len(avals_out) if used_out is None else used_out
 
     def scalar(self, value: Any, dtype: np.dtype) -> int:
         """A 0-d constant of ``dtype``."""
@@ -139,6 +141,8 @@ def _lower_eqns(builder: Any, jaxpr: core.Jaxpr, env: dict) -> None:
             return _constant(builder, _literal_value(x), x.aval)
         return env[x]
 
+    read_vars = {id(v) for e in jaxpr.eqns for v in e.invars}
+    read_vars.update(id(v) for v in jaxpr.outvars)
     for eqn in jaxpr.eqns:
         prim = eqn.primitive
         operands = [read(x) for x in eqn.invars]
@@ -160,7 +164,8 @@ def _lower_eqns(builder: Any, jaxpr: core.Jaxpr, env: dict) -> None:
                         operands[i] = builder.broadcast_in_dim(operands[i], list(shape),
                                                                list(range(len(shape))))
                         avals_in[i] = a.update(shape=shape)
-            ctx = LoweringContext(builder, avals_in, avals_out)
+            ctx = LoweringContext(builder, avals_in, avals_out,
+                                  [id(v) in read_vars for v in eqn.outvars])
             outs = rule(ctx, *operands, **eqn.params)
             if not prim.multiple_results:
                 outs = [outs]

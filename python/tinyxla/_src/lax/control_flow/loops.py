@@ -450,9 +450,13 @@ def _scan_lowering(ctx, *operands, jaxpr: ClosedJaxpr, length: int, reverse: boo
     b = ctx.builder
     consts, init, xs = split_list(operands, [num_consts, num_carry])
     const_avals, carry_avals, xs_avals = split_list(ctx.avals_in, [num_consts, num_carry])
-    num_ys = len(ctx.avals_out) - num_carry
     if length == 0:
         return [*init, *[_zeros(b, a) for a in ctx.avals_out[num_carry:]]]
+    # Stacked outputs that nothing reads are not computed (JAX's DCE drops them too).
+    y_used = ctx.used_out[num_carry:]
+    num_ys = sum(y_used)
+    jaxpr = ClosedJaxpr(ad.dce_jaxpr(jaxpr.jaxpr, [True] * num_carry + list(y_used)),
+                        jaxpr.consts)
     jaxpr, hoisted = hoist_xs_products(jaxpr, num_consts, num_carry, length)
     for h in hoisted:
         given = {"xs": xs, "const": consts}
@@ -495,8 +499,10 @@ def _scan_lowering(ctx, *operands, jaxpr: ClosedJaxpr, length: int, reverse: boo
     final = {s.carry: lowering.inline_jaxpr(b, s.post, [init_all[s.carry],
                                                        *[stacked[k][i] for k, i in s.operands]])[0]
              for s in sunk}
+    ys_it = iter(ys_out[:num_ys])
     return [*[final[c] if c in final else next(carry_it) for c in range(len(init_all))],
-            *ys_out[:num_ys]]
+            *[next(ys_it) if u else _zeros(b, a)
+              for u, a in zip(y_used, ctx.avals_out[len(init_all):])]]
 
 
 def _zeros(b: Any, aval: ShapedArray) -> int:
