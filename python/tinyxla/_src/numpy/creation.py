@@ -157,6 +157,9 @@ def full_like(a: ArrayLike, fill_value: ArrayLike, dtype: Any = None, shape: Any
 # Ranges and identities
 
 
+_INT32_MIN, _INT32_MAX = int(np.iinfo(np.int32).min), int(np.iinfo(np.int32).max)
+
+
 def _canonicalize_dim(d: Any, context: str) -> int:
     return canonicalize_shape((d,), context)[0]
 
@@ -165,6 +168,10 @@ def eye(N: int, M: int | None = None, k: int = 0, dtype: Any = None, *,
         device: Any = None) -> Any:
     """Mirrors ``jax.numpy.eye``: ones on the k-th diagonal of an N x M matrix."""
     dtype = dtypes.check_user_dtype_supported(float if dtype is None else dtype, "eye")
+    if isinstance(k, int):
+        # As JAX: a Python int offset is clipped to int32's range, so any k is accepted
+        # (a diagonal that far out is empty either way) rather than overflowing.
+        k = max(_INT32_MIN, min(operator.index(k), _INT32_MAX))
     offset = promotion.ensure_arraylike("eye", k)
     if not (offset.shape == () and offset.dtype.kind in "iu"):
         raise ValueError(f"k must be a scalar integer; got {k}")

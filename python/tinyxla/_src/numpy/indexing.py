@@ -222,16 +222,16 @@ def _masks_to_arrays(entries: list[tuple[str, Any]], shape: tuple[int, ...]
     concrete: the result's shape depends on them)."""
     out: list[tuple[str, Any]] = []
     dim = 0
-    for kind, v in entries:
+    for position, (kind, v) in enumerate(entries):
         if kind == _MASK:
             if isinstance(v, core.Tracer):
                 raise errors.NonConcreteBooleanIndexError(v)
             mask = np.asarray(v)
-            for k, n in enumerate(mask.shape):
-                if shape[dim + k] != n:
-                    raise IndexError(f"boolean index did not match shape of indexed array in "
-                                     f"index {dim + k}: got {mask.shape}, expected "
-                                     f"{list(shape[dim:dim + mask.ndim])}")
+            expected = list(shape[dim:dim + mask.ndim])
+            # As numpy and JAX, a mask dimension of size 0 matches any array dimension.
+            if not all(k in (0, n) for k, n in zip(mask.shape, expected)):
+                raise IndexError(f"boolean index did not match shape of indexed array in "
+                                 f"index {position}: got {mask.shape}, expected {expected}")
             out.extend((_ARRAY, a) for a in np.nonzero(mask))
             dim += mask.ndim
             continue
@@ -612,11 +612,14 @@ def _canonical_axis(axis: int, ndim: int) -> int:
     return axis + ndim if axis < 0 else axis
 
 
-def take_along_axis(arr: Any, indices: Any, axis: int | None, mode: Any = None,
-                    fill_value: Any = None) -> Any:
-    """Mirrors ``jax.numpy.take_along_axis``: ``arr`` indexed along ``axis`` by
-    ``indices`` (broadcast with ``arr`` in the other dims). Negative indices wrap; mode
-    None is "fill" (out-of-bounds give NaN / the integer extreme), "clip" clamps."""
+def take_along_axis(arr: Any, indices: Any, axis: int | None = -1, mode: Any = None,
+                    fill_value: Any = None, *,
+                    wrap_negative_indices: bool | None = None) -> Any:
+    """Mirrors ``jax.numpy.take_along_axis``: ``arr`` indexed along ``axis`` (the last by
+    default, as JAX and the Array API) by ``indices`` (broadcast with ``arr`` in the other
+    dims). Negative indices wrap unless ``wrap_negative_indices=False`` (default: wrap
+    except under mode "promise_in_bounds", as JAX); mode None is "fill" (out-of-bounds
+    give NaN / the integer extreme), "clip" clamps."""
     a, indices = promotion.ensure_arraylike("take_along_axis", arr, indices)
     if not dtypes.issubdtype(indices.dtype, np.integer):
         raise TypeError("take_along_axis indices must be of integer type, got "
@@ -636,7 +639,9 @@ def take_along_axis(arr: Any, indices: Any, axis: int | None, mode: Any = None,
     if n == 0:
         return lax.full(out_shape, 0, a.dtype)
     dtype = dtypes.int64 if indices.dtype == dtypes.int64 else dtypes.int32
-    indices = _normalize(indices, n, dtype, True)
+    if wrap_negative_indices is None:
+        wrap_negative_indices = mode != "promise_in_bounds"
+    indices = _normalize(indices, n, dtype, wrap_negative_indices)
     indices = lax.broadcast_in_dim(indices, out_shape, tuple(range(len(out_shape)))) \
         if indices.shape != out_shape else indices
     # One gather of single elements: the other dims index themselves (their iota).

@@ -12,6 +12,7 @@ class's ``__call__`` is that function.
 """
 from __future__ import annotations
 
+import inspect
 import operator
 from typing import Any, Callable
 
@@ -258,8 +259,11 @@ class ufunc:  # noqa: N801 - JAX's name
 
 def _builtin(func: Callable[..., Any], nin: int, identity: Any = None, **methods: Any) -> ufunc:
     """A ufunc of a jnp function that calls it directly: its own subclass's ``__call__``
-    is the function (so ``out=``/``where=`` are not accepted, as the function's)."""
-    cls = type("ufunc", (ufunc,), {"__call__": staticmethod(func), "__module__": __name__})
+    is the function (so ``out=``/``where=`` are not accepted, as the function's).
+    Its ``__signature__`` is the function's: ``inspect`` reads a staticmethod ``__call__`` as
+    a bound method and drops its first parameter (``add`` would show as ``(x2, /)``)."""
+    cls = type("ufunc", (ufunc,), {"__call__": staticmethod(func), "__module__": __name__,
+                                   "__signature__": inspect.signature(func)})
     return cls(func, nin=nin, nout=1, name=func.__name__, identity=identity, call=func,
                **methods)
 
