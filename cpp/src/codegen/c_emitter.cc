@@ -102,19 +102,15 @@ std::optional<std::string> inline_expr(const Node& n, const std::vector<std::str
         }
         case BinaryOp::shift_left: case BinaryOp::shift_right_logical:
         case BinaryOp::shift_right_arithmetic: {
+          // element_semantics.inc's shifts: 64-bit, or 32-bit with the operand's width.
           if (!integer) return std::nullopt;
-          const bool wide = itemsize(in) == 8;
-          const std::string u = unsigned_of(in);
-          const std::string amount = "(" + u + ")" + a[1];
-          if (op == BinaryOp::shift_right_arithmetic) {
-            const std::string sgn = wide ? "int64_t" : std::string("int") + std::to_string(8 * itemsize(in)) + "_t";
-            return std::string("(") + ctype(in) + ")" + (wide ? "tx_shra64((int64_t)" : "tx_shra32((" + sgn + ")") +
-                   a[0] + ", " + amount + (wide ? ")" : ", " + std::to_string(8 * itemsize(in)) + ")");
-          }
-          const char* f = op == BinaryOp::shift_left ? (wide ? "tx_shl64" : "tx_shl32")
-                                                     : (wide ? "tx_shrl64" : "tx_shrl32");
-          return std::string("(") + ctype(in) + ")" + f + "((" + u + ")" + a[0] + ", " + amount +
-                 (wide ? ")" : ", " + std::to_string(8 * itemsize(in)) + ")");
+          const std::string bits = std::to_string(8 * itemsize(in));
+          const bool arith = op == BinaryOp::shift_right_arithmetic, wide = bits == "64";
+          const std::string f = std::string(op == BinaryOp::shift_left ? "tx_shl" : arith ? "tx_shra" : "tx_shrl") +
+                                (wide ? "64" : "32");
+          const std::string value = "(" + (arith ? "int" + bits + "_t" : std::string(unsigned_of(in))) + ")" + a[0];
+          return std::string("(") + ctype(in) + ")" + f + "(" + value + ", (" + unsigned_of(in) + ")" + a[1] +
+                 (wide ? "" : ", " + bits) + ")";
         }
         case BinaryOp::eq: case BinaryOp::ne: case BinaryOp::lt: case BinaryOp::le:
         case BinaryOp::gt: case BinaryOp::ge: {
