@@ -18,19 +18,32 @@ import tinyxla.numpy as jnp
 from tinyxla import lax
 from tinyxla.sharding import Mesh, NamedSharding, PartitionSpec as P
 
-SCRIPT = os.path.join(os.path.dirname(__file__), "multidevice", "check_sharding.py")
+HERE = os.path.join(os.path.dirname(__file__), "multidevice")
+SCRIPT = os.path.join(HERE, "check_sharding.py")
 GROUPS = ["api", "put", "shard_map", "errors"]
+
+
+def _run_on_devices(script: str, num_devices: int, group: str) -> None:
+    env = dict(os.environ, TINYXLA_NUM_CPU_DEVICES=str(num_devices))
+    env.pop("XLA_FLAGS", None)
+    out = subprocess.run([sys.executable, script, group], env=env, capture_output=True,
+                         text=True, timeout=300)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert out.stdout.strip().endswith(f"ok {group}"), out.stdout
 
 
 @pytest.mark.parametrize("group", GROUPS)
 @pytest.mark.parametrize("num_devices", [1, 2, 4])
 def test_sharding_on_devices(num_devices, group):
-    env = dict(os.environ, TINYXLA_NUM_CPU_DEVICES=str(num_devices))
-    env.pop("XLA_FLAGS", None)
-    out = subprocess.run([sys.executable, SCRIPT, group], env=env, capture_output=True,
-                         text=True, timeout=300)
-    assert out.returncode == 0, out.stdout + out.stderr
-    assert out.stdout.strip().endswith(f"ok {group}"), out.stdout
+    _run_on_devices(SCRIPT, num_devices, group)
+
+
+@pytest.mark.parametrize("group", ["jit2d", "propagate"])
+@pytest.mark.parametrize("num_devices", [1, 2, 4])
+def test_spmd_on_devices(num_devices, group):
+    """Sharded jit over two mesh axes, shardings propagated through plain jit and eager
+    operations (tests/multidevice/check_spmd.py; its shardings are JAX 0.10.2's)."""
+    _run_on_devices(os.path.join(HERE, "check_spmd.py"), num_devices, group)
 
 
 @pytest.mark.parametrize("num_devices", [2, 4])

@@ -1,6 +1,6 @@
 """Sharded jit over two mesh axes, and shardings propagated through plain jit and eager
-operations, on N devices (N from TINYXLA_NUM_CPU_DEVICES); run by tests/test_spmd.py in a
-subprocess per device count. Usage: check_spmd.py GROUP; prints "ok GROUP" on success.
+operations, on N devices (N from TINYXLA_NUM_CPU_DEVICES); run by tests/test_sharding.py in
+a subprocess per device count. Usage: check_spmd.py GROUP; prints "ok GROUP" on success.
 
 The same script runs under JAX 0.10.2 (SHARDING_ORACLE=1, with
 XLA_FLAGS=--xla_force_host_platform_device_count=N), which is where the expected result
@@ -13,32 +13,17 @@ with_sharding_constraint in plain jit).
 """
 from __future__ import annotations
 
-import os
 import sys
 
 import numpy as np
 
-if os.environ.get("SHARDING_ORACLE"):
-    import jax
-    import jax.numpy as jnp
-    from jax import lax
-else:
-    import tinyxla as jax
-    import tinyxla.numpy as jnp
-    from tinyxla import lax
-Mesh, NamedSharding, P = jax.sharding.Mesh, jax.sharding.NamedSharding, jax.sharding.PartitionSpec
-N = jax.device_count()
-SHAPE = {1: (1, 1), 2: (2, 1), 4: (2, 2)}[N]
-MESH = Mesh(np.array(jax.devices()).reshape(SHAPE), ("x", "y"))
+from check_sharding import MESH, N, NamedSharding, P, close, jax, jnp, lax
+
 rng = np.random.RandomState(0)
 
 
 def S(*spec):
     return NamedSharding(MESH, P(*spec))
-
-
-def close(a, b, tol=1e-5):
-    np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=tol, atol=tol)
 
 
 def propagated(*spec):
