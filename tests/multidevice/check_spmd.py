@@ -98,6 +98,8 @@ def check_jit2d():
                   out_shardings=(S("y", None), S("x")))(x)
     check(out[0], x * 2, "y", None, given=True)
     check(out[1], x.sum(0), "x", given=True)
+    check(jax.jit(lambda a, n: a * n, static_argnums=1, in_shardings=xy)(x, 3), x * 3,
+          "x", "y")
     # Data x model parallel MLP: batch over 'x', hidden units over 'y'.
     mp = ((S(None, "y"), S("y", None)), x_)
     check(jax.jit(mlp, in_shardings=mp)((w1, w2), x), np_mlp((w1, w2), x), "x")

@@ -59,23 +59,29 @@ class _ShardedJit:
         return getattr(self._inner, name)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        static = self._inner._static_argnums
         if self._in is not None:
+            dynamic = [i for i in range(len(args)) if i not in static]
             specs = self._in
-            if not isinstance(specs, (tuple, list)) or len(args) == 1 and not isinstance(
-                    args[0], (tuple, list)):
-                specs = (specs,) * len(args) if not isinstance(specs, (tuple, list)) else specs
-            if len(specs) != len(args):
+            if not isinstance(specs, (tuple, list)) or len(dynamic) == 1 and not isinstance(
+                    args[dynamic[0]], (tuple, list)):
+                specs = ((specs,) * len(dynamic) if not isinstance(specs, (tuple, list))
+                         else specs)
+            if len(specs) != len(dynamic):
                 raise ValueError(
                     "pjit in_shardings specification must be a tree prefix of the positional "
                     "arguments tuple. In particular, pjit in_shardings must either be a "
                     "Sharding, a PartitionSpec, or a tuple of length equal to the number of "
                     "positional arguments. But pjit in_shardings is the wrong length: got a "
                     f"tuple or list of length {len(specs)} for an args tuple of length "
-                    f"{len(args)}.")
-            args = tuple(_put_tree(a, s) for a, s in zip(args, specs))
+                    f"{len(dynamic)}.")
+            args = list(args)
+            for i, spec in zip(dynamic, specs):
+                args[i] = _put_tree(args[i], spec)
+            args = tuple(args)
         if core.current_trace() is not core.EVAL_TRACE:
             return self._inner(*args, **kwargs)
-        if not kwargs:
+        if not kwargs and not static:
             found = self._spmd_plan(args)
             if found is not None:
                 plan, leaves = found
@@ -105,7 +111,8 @@ class _ShardedJit:
 
     def _propagated(self, args: tuple, kwargs: dict, out: Any) -> Any:
         """``out`` (computed unsplit) laid out as the partitioner would have left it."""
-        leaves, _ = tree_flatten((args, kwargs))
+        static = self._inner._static_argnums
+        leaves, _ = tree_flatten(([a for i, a in enumerate(args) if i not in static], kwargs))
         closed = self._inner.trace(*args, **kwargs).jaxpr
         shardings = [x.sharding if type(x) is Array else None for x in leaves]
         mesh = _mesh_of(shardings + constraint_shardings(closed.jaxpr))
