@@ -11,8 +11,8 @@ reading its own blocks of the arguments and leaving its blocks of the results. O
 (one device, several processes, blocks that do not divide an argument) it runs as one
 compiled program and the results are laid out afterwards.
 
-Differences from JAX: plain ``jit`` with keyword or static arguments does not propagate
-shardings (its results are single-device).
+Differences from JAX: a plain ``jit`` called with keyword arguments, or one with static or
+donated arguments, computes sharded arguments unsplit and gives single-device results.
 """
 from __future__ import annotations
 
