@@ -263,6 +263,13 @@ class GraphExecutable:
             result.append(out)
         return result
 
+    def scalar_argument(self, i: int, x: bool | int | float | complex) -> Array:
+        """Python scalar argument ``i`` as an Array of its parameter's dtype (as ``self``
+        converts it), for ``call_arrays``."""
+        a = _to_array(x)
+        dt, c = self._in[i]
+        return a if a._h.dtype_code == c else _wrap(_core.convert(a._h, c), a.weak_type, dt)
+
     def call_arrays(self, args: Sequence[Array]) -> list[Array]:
         """``self(args)`` for Arrays already of the parameters' dtypes (jit's cached fast
         path, whose key guarantees it)."""
