@@ -22,7 +22,7 @@ import numpy as np
 
 from tinyxla import _core
 from tinyxla._src import compile_log, core, devices, profiler
-from tinyxla._src.array import _CODE, _DTYPES, Array, _new_array, _to_array, _wrap
+from tinyxla._src.array import _CODE, _DTYPES, Array, _to_array, _wrap
 from tinyxla._src.interpreters import executable_budget
 
 LoweringRule = Callable[..., Any]
@@ -274,20 +274,7 @@ class GraphExecutable:
         """``self(args)`` for Arrays already of the parameters' dtypes (jit's cached fast
         path, whose key guarantees it)."""
         self.used = True
-        device, committed = None, False
-        for a in args:
-            if a._committed:
-                device, committed = a._h.device, True
-                break
-        if device is None:
-            device = devices.default_index()
-        result = []
-        for h, (weak, dt) in zip(self.executable.run([a._h for a in args], device), self._out):
-            out = _new_array(Array)
-            out._h, out.dtype, out.weak_type, out._committed = h, dt, weak, committed
-            out._aval = None
-            result.append(out)
-        return result
+        return self.executable.call_arrays(args, devices.default_index(), self._out, Array)
 
     def text(self) -> str:
         return self.executable.text()
