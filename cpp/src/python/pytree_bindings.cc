@@ -133,6 +133,14 @@ py::object jit_flatten(py::handle args, int64_t salt) {
           leaves.append(py::handle(o));
           return true;
         }
+        PyObject* c = PyObject_GetAttr(o, committed_name.ptr());
+        if (!c) {
+          PyErr_Clear();
+          return false;
+        }
+        py::object committed_obj = py::reinterpret_steal<py::object>(c);
+        // Laid out over a mesh (`_committed` is then its ShardLayout): sharded jit runs it.
+        if (c != Py_True && c != Py_False) return false;
         PyObject* h = PyObject_GetAttr(o, h_name.ptr());
         if (!h) {  // a deleted or sharded Array: the general path says what it is
           PyErr_Clear();
@@ -142,7 +150,7 @@ py::object jit_flatten(py::handle args, int64_t salt) {
         if (!py::isinstance<Array>(handle)) return false;
         const Array& x = handle.cast<const Array&>();
         const bool weak = PyObject_IsTrue(py::handle(o).attr(weak_name).ptr()) == 1;
-        const bool committed = PyObject_IsTrue(py::handle(o).attr(committed_name).ptr()) == 1;
+        const bool committed = c == Py_True;
         put(int64_t(x.dtype()) | int64_t(weak) << 8 | int64_t(committed) << 9 |
             int64_t(committed ? x.device() : 0) << 16 | int64_t(x.ndim()) << 40);
         for (int64_t d : x.shape()) put(d);

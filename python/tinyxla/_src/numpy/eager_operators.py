@@ -37,12 +37,15 @@ def fast_binop(fun_name: str, reflected: bool,
     state, eval_trace = core._state, core.EVAL_TRACE
 
     def op(self: Any, other: Any) -> Any:
-        if state.trace is eval_trace and type(self) is Array:
+        # An Array laid out over a mesh (its _committed is its layout, not a bool) takes the
+        # general path, which lays the result out.
+        if state.trace is eval_trace and type(self) is Array and self._committed.__class__ is bool:
             t = type(other)
             dt = self.dtype
             try:
                 if t is Array:
-                    if other.dtype is dt and dt in _SAME_DTYPE:
+                    if other.dtype is dt and dt in _SAME_DTYPE and \
+                            other._committed.__class__ is bool:
                         h, oh = self._h, other._h
                         n, on = h.ndim, oh.ndim
                         if n == on or not n or not on:
