@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import os
 import sys
+import time
 
 import numpy as np
 
@@ -66,7 +67,30 @@ def check_collectives():
     rng = np.random.RandomState(0)
     x = rng.randn(G, 3, 4).astype(np.float32)
     xl = local_rows(x)
-    close(jax.pmap(lambda a: lax.psum(a, "i"), "i")(xl), np.broadcast_to(x.sum(0), xl.shape))
+    psum = jax.pmap(lambda a: lax.psum(a, "i"), "i")
+    close(psum(xl), np.broadcast_to(x.sum(0), xl.shape))
+    # The MPI call runs on a device stream: the call returns before the other processes
+    # have joined (process 0 does not wait for process 1's sleep).
+    if ME == 1:
+        time.sleep(1.0)
+    start = time.perf_counter()
+    out = psum(xl)
+    if ME == 0:
+        assert time.perf_counter() - start < 0.5, "the psum waited for the other processes"
+    close(out, np.broadcast_to(x.sum(0), xl.shape))
+    # Dtypes MPI reduces (int32) and those gathered and reduced locally (float16, bool).
+    xi = (x * 10).astype(np.int32)
+    np.testing.assert_array_equal(
+        jax.pmap(lambda a: lax.psum(a, "i"), "i")(local_rows(xi)),
+        np.broadcast_to(xi.sum(0), xl.shape))
+    xh = x.astype(np.float16)
+    np.testing.assert_array_equal(
+        jax.pmap(lambda a: lax.pmax(a, "i"), "i")(local_rows(xh)),
+        np.broadcast_to(xh.max(0), xl.shape))
+    xb = x > 0
+    np.testing.assert_array_equal(
+        jax.pmap(lambda a: lax.pmin(a, "i"), "i")(local_rows(xb)),
+        np.broadcast_to(xb.min(0), xl.shape))
     close(jax.pmap(lambda a: lax.pmean(a, "i"), "i")(xl),
           np.broadcast_to(x.mean(0), xl.shape))
     close(jax.pmap(lambda a: lax.pmax(a, "i"), "i")(xl), np.broadcast_to(x.max(0), xl.shape))
