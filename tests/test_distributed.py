@@ -30,7 +30,7 @@ def _run(group: str, procs: int, local: int, timeout: float = 240, **env_extra):
 
 
 @needs_mpi
-@pytest.mark.parametrize("group", ["basics", "collectives"])
+@pytest.mark.parametrize("group", ["basics", "collectives", "spmd"])
 @pytest.mark.parametrize("procs,local", [(2, 1), (2, 2), (3, 1)])
 def test_processes(group, procs, local):
     out = _run(group, procs, local)

@@ -3,7 +3,9 @@
 Every process prints "ok GROUP <rank>" on success.
 
 Groups: basics (process and device lists, initialize twice, multihost_utils), collectives
-(pmap collectives across processes against numpy on the global data), train (the seed
+(pmap collectives across processes against numpy on the global data), spmd (global arrays
+from process-local data, shard_map's collectives and a sharded jit over a mesh of every
+process's devices, against numpy), train (the seed
 MLP's data-parallel step, seed 004's pmap with pmean; rank 0 prints the parameters' bytes
 hash, which must equal a single-process run over as many devices: ``train`` without
 mpiexec), early_exit (process 1 leaves; the others must fail in bounded time).
@@ -22,6 +24,7 @@ import tinyxla.numpy as jnp
 from tinyxla import lax
 from tinyxla.example_libraries import optimizers, stax
 from tinyxla.experimental import multihost_utils
+from tinyxla.sharding import NamedSharding, PartitionSpec
 
 GROUP = sys.argv[1]
 if os.environ.get("PMI_RANK") is not None or os.environ.get("PMI_SIZE") is not None:
@@ -114,6 +117,54 @@ def check_collectives():
     for k in range(L):
         own = jax.grad(lambda w: jnp.mean(jnp.tanh(jnp.asarray(xl[k]) @ w) ** 2))(w)
         close(g[k], own, 1e-5)
+
+
+def check_spmd():
+    mesh = jax.make_mesh((G,), ("x",))
+    split, whole = NamedSharding(mesh, PartitionSpec("x")), NamedSharding(mesh, PartitionSpec())
+    full = np.random.RandomState(2).randn(G * 4, 6).astype(np.float32)
+    x = jax.make_array_from_process_local_data(split, full[ME * L * 4:(ME + 1) * L * 4])
+    assert x.shape == full.shape and x.sharding == split
+    assert [s.index[0] for s in x.addressable_shards] == [
+        slice(4 * i, 4 * i + 4) for i in range(ME * L, (ME + 1) * L)]
+    for s in x.addressable_shards:
+        close(s.data, full[s.index])
+    close(x, full)
+    blocks = full.reshape(G, 4, 6)
+
+    def smap(f, out_specs, check_vma=True):
+        return jax.shard_map(f, mesh=mesh, in_specs=PartitionSpec("x"), out_specs=out_specs,
+                             check_vma=check_vma)(x)
+
+    close(smap(lambda b: lax.psum(b, "x"), PartitionSpec()), blocks.sum(0))
+    close(smap(lambda b: lax.pmean(b, "x"), PartitionSpec()), blocks.mean(0))
+    close(smap(lambda b: lax.pmax(b, "x"), PartitionSpec()), blocks.max(0))
+    close(smap(lambda b: b * 2 + lax.axis_index("x"), PartitionSpec("x")),
+          full * 2 + np.repeat(np.arange(G), 4)[:, None])
+    close(smap(lambda b: lax.all_gather(b, "x", tiled=True), PartitionSpec(), False), full)
+    close(smap(lambda b: lax.psum_scatter(jnp.tile(b, (1, G)), "x", scatter_dimension=1,
+                                          tiled=True), PartitionSpec(None, "x")),
+          np.tile(blocks.sum(0), (1, G)))
+    perm = [(i, (i + 1) % G) for i in range(G)]
+    close(smap(lambda b: lax.ppermute(b, "x", perm), PartitionSpec("x")),
+          np.roll(blocks, 1, 0).reshape(full.shape))
+    y = np.random.RandomState(3).randn(G * 2, G * 3).astype(np.float32)
+    ya = jax.make_array_from_process_local_data(split, y[ME * L * 2:(ME + 1) * L * 2])
+    out = jax.shard_map(lambda b: lax.all_to_all(b, "x", 1, 0, tiled=True), mesh=mesh,
+                        in_specs=PartitionSpec("x"), out_specs=PartitionSpec("x"))(ya)
+    yb = np.split(y, G, 0)  # device k gets column chunk k of every device's block
+    close(out, np.concatenate([yb[j][:, 3 * k:3 * k + 3] for k in range(G) for j in range(G)]))
+    # A data-parallel sharded jit: batch split, weights replicated; its results' layouts.
+    w = np.random.RandomState(4).randn(6, 5).astype(np.float32)
+    f = jax.jit(lambda a, w: (jnp.tanh(a @ w), jnp.sum(a @ w, axis=0)),
+                in_shardings=(split, whole))
+    h, total = f(x, w)
+    close(h, np.tanh(full @ w))
+    close(total, (full @ w).sum(0), 1e-4)
+    assert h.sharding == split and total.sharding == whole, (h.sharding, total.sharding)
+    grad = jax.jit(jax.grad(lambda w, a: jnp.mean(jnp.tanh(a @ w) ** 2)),
+                   in_shardings=(whole, split))(w, x)
+    close(grad, jax.grad(lambda w: jnp.mean(jnp.tanh(jnp.asarray(full) @ w) ** 2))(w), 1e-4)
 
 
 def _model():

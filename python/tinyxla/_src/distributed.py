@@ -10,9 +10,9 @@ local devices, process ``p``'s device ``i`` having id ``p * L + i`` (L local dev
 Collectives inside computations (pmap, shard_map, sharded jit) run on a device stream
 (``interpreters/pmap_mpi.py``): the core calls the MPI library's functions, whose
 addresses are found here, on a communicator of their own. The host-level calls below serve
-``multihost_utils``. Every blocking MPI call here is a non-blocking request waited for with a bounded timeout
-(``TINYXLA_MPI_TIMEOUT`` seconds, default 300), so a process that died makes the others
-raise instead of hang; an uncaught exception aborts the whole job (as ``python -m
+``multihost_utils``. Every MPI call, there and here, is a non-blocking request waited for
+with a bounded timeout (``TINYXLA_MPI_TIMEOUT`` seconds, default 300), so a process that
+died makes the others raise instead of hang; an uncaught exception aborts the whole job (as ``python -m
 mpi4py`` does), so the others stop at once.
 """
 from __future__ import annotations
@@ -125,7 +125,8 @@ def _mpi_functions() -> list[int]:
                 paths.append(path)
     for path in paths + [None]:
         try:
-            lib = ctypes.CDLL(path, mode=os.RTLD_NOLOAD | os.RTLD_NOW) if path else ctypes.CDLL(None)
+            lib = (ctypes.CDLL(path, mode=os.RTLD_NOLOAD | os.RTLD_NOW) if path
+                   else ctypes.CDLL(None))
             return [ctypes.cast(getattr(lib, n), ctypes.c_void_p).value for n in names]
         except (OSError, AttributeError):
             continue

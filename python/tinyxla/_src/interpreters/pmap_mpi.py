@@ -175,6 +175,23 @@ class _Gather:
 _gathers: dict = {}
 
 
+def _gathered(shards: list) -> Any:
+    """Every process's ``shards`` (one per local device, of one type): [P, L, ...]."""
+    key = (tuple(shards[0].shape), shards[0].dtype_code, len(shards),
+           id(distributed.state.device_comm), distributed.timeout())
+    gather = _gathers.get(key)
+    if gather is None:
+        gather = _gathers[key] = _Gather(shards)
+    return gather.run(shards)
+
+
+def gather_processes(shards: list) -> Any:
+    """Every process's ``shards`` stacked in process order: [P * L, ...] (on the stream of
+    device ``MPI_DEVICE``; every process must call it alike)."""
+    every = _gathered(shards)
+    return _core.reshape(every, [every.shape[0] * every.shape[1], *every.shape[2:]])
+
+
 def run_across_processes(collective: Any, shards: list, envs: list[dict],
                          devs: list[int]) -> None:
     """Runs ``collective`` (an ``interpreters.pmap._Collective`` other than a reduction)
@@ -182,12 +199,7 @@ def run_across_processes(collective: Any, shards: list, envs: list[dict],
     eqn = collective.eqn
     me, n = distributed.state.process_id, len(devs)
     if shards:
-        key = (tuple(shards[0].shape), shards[0].dtype_code, n, id(distributed.state.device_comm),
-               distributed.timeout())
-        gather = _gathers.get(key)
-        if gather is None:
-            gather = _gathers[key] = _Gather(shards)
-        every = gather.run(shards)
+        every = _gathered(shards)
         shape = list(shards[0].shape)
         rank = len(shape)
         everything = []
