@@ -76,6 +76,10 @@ def initialize(coordinator_address: str | None = None, num_processes: int | None
                            "computation, but also calls to jax.devices, jax.device_put, and "
                            "others.")
     mpi = _mpi_module()
+    if mpi.Query_thread() != mpi.THREAD_MULTIPLE:
+        # Device threads make their collectives' MPI calls while Python makes its own.
+        raise RuntimeError("jax.distributed.initialize needs MPI initialized with "
+                           "MPI_THREAD_MULTIPLE (mpi4py's default thread_level 'multiple')")
     comm = mpi.COMM_WORLD
     rank, size = comm.Get_rank(), comm.Get_size()
     if num_processes is not None and num_processes != size:
