@@ -57,6 +57,11 @@ def test_training_step_over_processes_equals_one_process_bit_for_bit():
 
 
 @needs_mpi
+def test_sharded_jit_training_step_over_processes_equals_one_process_bit_for_bit():
+    _same_over_processes_as_in_one("sharded_train", r"params [0-9a-f]{64}", 1)
+
+
+@needs_mpi
 def test_seed_004_distributed_training_over_processes():
     _same_over_processes_as_in_one("seed", r"step \d+ loss [0-9a-f]+", 6)
 

@@ -8,7 +8,8 @@ from process-local data, shard_map's collectives and a sharded jit over a mesh o
 process's devices, against numpy), train (the seed
 MLP's data-parallel step, seed 004's pmap with pmean; rank 0 prints the parameters' bytes
 hash, which must equal a single-process run over as many devices: ``train`` without
-mpiexec), early_exit (process 1 leaves; the others must fail in bounded time).
+mpiexec), sharded_train (the same with a sharded jit over a mesh of every process's
+devices), early_exit (process 1 leaves; the others must fail in bounded time).
 """
 from __future__ import annotations
 
@@ -57,6 +58,8 @@ def check_basics():
         raise AssertionError("initialize twice did not raise")
     out = multihost_utils.process_allgather(jnp.full((2,), ME, jnp.float32))
     assert out.shape == (P, 2) and (out == np.arange(P)[:, None]).all(), out
+    out = multihost_utils.process_allgather(np.float32(ME))
+    assert out.shape == (P,) and (out == np.arange(P)).all(), out
     out = multihost_utils.process_allgather(np.full((2, 3), ME), tiled=True)
     assert out.shape == (2 * P, 3) and (out[::2, 0] == np.arange(P)).all(), out
     out = multihost_utils.broadcast_one_to_all(np.full(3, ME + 5.0))
@@ -197,6 +200,39 @@ def train_hash(steps: int = 5) -> str:
         opt_state, loss = pstep(i, opt_state, (local_rows(xb), local_rows(yb)))
     leaves = jax.tree_util.tree_leaves(get_params(opt_state))
     return hashlib.sha256(b"".join(np.asarray(p).tobytes() for p in leaves)).hexdigest()
+
+
+def sharded_train_hash(steps: int = 5) -> str:
+    """The same training with a sharded jit: the batch split over a mesh of every
+    process's devices, the parameters replicated (no explicit collective)."""
+    params, apply = _model()
+    opt_init, opt_update, get_params = optimizers.adam(3e-3)
+    mesh = jax.make_mesh((G,), ("batch",))
+    rows, whole = NamedSharding(mesh, PartitionSpec("batch")), NamedSharding(mesh, PartitionSpec())
+
+    def step(i, opt_state, xb, yb):
+        loss, grads = jax.value_and_grad(
+            lambda p: jnp.mean((apply(p, xb)[:, 0] - yb) ** 2))(get_params(opt_state))
+        return opt_update(i, grads, opt_state), loss
+
+    sstep = jax.jit(step, in_shardings=(whole, whole, rows, rows))
+    rng = np.random.RandomState(1)
+    opt_state = opt_init(params)
+    for i in range(steps):
+        xb = rng.randn(G * 16, 8).astype(np.float32)
+        yb = np.sin(xb.sum(-1)).astype(np.float32)
+        mine = slice(ME * L * 16, (ME + 1) * L * 16)
+        opt_state, loss = sstep(i, opt_state,
+                                jax.make_array_from_process_local_data(rows, xb[mine]),
+                                jax.make_array_from_process_local_data(rows, yb[mine]))
+    leaves = jax.tree_util.tree_leaves(get_params(opt_state))
+    return hashlib.sha256(b"".join(np.asarray(p).tobytes() for p in leaves)).hexdigest()
+
+
+def check_sharded_train():
+    h = sharded_train_hash()
+    if ME == 0:
+        print(f"params {h} over {G} devices", flush=True)
 
 
 def check_train():

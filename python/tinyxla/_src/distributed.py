@@ -165,14 +165,15 @@ def allreduce(x: np.ndarray, op: str) -> np.ndarray:
     """The elementwise reduction of ``x`` over the processes (an MPI Iallreduce straight
     from and into numpy buffers, no pickling)."""
     out = np.empty_like(x)
-    req = state.comm.Iallreduce(np.ascontiguousarray(x), out, op=getattr(state.mpi, _OPS[op]))
+    req = state.comm.Iallreduce(np.require(x, requirements="C"), out,
+                                op=getattr(state.mpi, _OPS[op]))
     wait(req, f"all-reduce ({op})")
     return out
 
 
 def allgather(x: np.ndarray) -> np.ndarray:
     """Every process's ``x`` stacked along a new leading axis (MPI Iallgather)."""
-    x = np.ascontiguousarray(x)
+    x = np.require(x, requirements="C")  # (np.ascontiguousarray makes a 0-d array 1-d)
     out = np.empty((state.num_processes, *x.shape), x.dtype)
     wait(state.comm.Iallgather(x, out), "all-gather")
     return out

@@ -18,7 +18,7 @@ from tinyxla._src import core, devices as devices_mod, distributed, errors
 from tinyxla._src.api import _lift_tracer_consts
 from tinyxla._src.array import Array, _to_array
 from tinyxla._src.config import config
-from tinyxla._src.interpreters import batching
+from tinyxla._src.interpreters import batching, pmap_mpi
 from tinyxla._src.interpreters import partial_eval as pe
 from tinyxla._src.interpreters.pmap import (
     _check_replicated, _own_shards, _per_device_aval, _plan, pmap_p)
@@ -230,13 +230,11 @@ class _Pmapped:
 def _check_process_major(devices: Sequence[Any]) -> None:
     """A pmap over several processes' devices needs every process's devices, as many of
     each, process by process (the collectives index them as process * count + local)."""
-    procs = [d.process_index for d in devices]
-    n = len(devices) // distributed.state.num_processes
-    if procs != [p for p in range(distributed.state.num_processes) for _ in range(n)]:
+    if not pmap_mpi.in_process_order(list(devices)):
         raise NotImplementedError(
             "pmap over the devices of several processes needs every process's devices, as "
             "many of each and in process order (the order of jax.devices()); got the "
-            f"processes {procs}")
+            f"processes {[d.process_index for d in devices]}")
 
 
 def _static_key(v: Any, index: int, fun: Callable) -> Any:

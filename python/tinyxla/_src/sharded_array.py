@@ -28,7 +28,8 @@ def copy_to_device(h: Any, dev: int) -> Any:
 
     A compiled identity would hand back ``h`` itself, so the copy goes through the host.
     """
-    return _core.from_numpy(np.ascontiguousarray(h.numpy(_DTYPES[h.dtype_code])),
+    # np.require, not np.ascontiguousarray, which makes a 0-d array 1-d.
+    return _core.from_numpy(np.require(h.numpy(_DTYPES[h.dtype_code]), requirements="C"),
                             h.dtype_code, dev)
 
 
@@ -246,7 +247,7 @@ def _assemble(shape: tuple, sharding: NamedSharding, blocks: dict, index_map: di
     blocks = local_blocks
     a = _to_array(full, _first_local(sharding))
     local = {d.id: d.local_hardware_id for d in sharding.mesh.local_devices}
-    handles = {i: _core.from_numpy(np.ascontiguousarray(b), _CODE[a.dtype], local[i])
+    handles = {i: _core.from_numpy(np.require(b, requirements="C"), _CODE[a.dtype], local[i])
                for i, b in blocks.items() if i in local}
     return with_layout(a, sharding, handles)
 
@@ -333,5 +334,5 @@ def _from_process_local(sharding: NamedSharding, data: np.ndarray,
         idx = tuple(slice((0 if s.start is None else s.start) - l,
                           (n if s.stop is None else s.stop) - l)
                     for s, l, n in zip(index_map[d], lo, shape))
-        blocks[d.id] = np.ascontiguousarray(data[idx])
+        blocks[d.id] = np.require(data[idx], requirements="C")
     return _assemble(shape, sharding, blocks, index_map)

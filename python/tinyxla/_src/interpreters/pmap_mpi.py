@@ -175,6 +175,15 @@ class _Gather:
 _gathers: dict = {}
 
 
+def in_process_order(devices: list) -> bool:
+    """Whether ``devices`` hold as many devices of every process, process by process (the
+    layout the collectives across processes index as process * count + local)."""
+    procs = distributed.state.num_processes
+    n, rest = divmod(len(devices), procs)
+    return not rest and [d.process_index for d in devices] == [
+        p for p in range(procs) for _ in range(n)]
+
+
 def _gathered(shards: list) -> Any:
     """Every process's ``shards`` (one per local device, of one type): [P, L, ...]."""
     key = (tuple(shards[0].shape), shards[0].dtype_code, len(shards),
