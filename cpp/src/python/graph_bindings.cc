@@ -42,7 +42,8 @@ std::shared_ptr<Executable> compile_graph(const Graph& g, bool simplify, bool fu
 // `scalars`, Python bools, ints, floats and complexes (exactly those types) are taken too,
 // keyed by their type alone: their abstract value (weak or, for bool, strong) depends on
 // nothing else. None when some argument is anything else (the Python path then builds the
-// general key).
+// general key), or is laid out over a mesh (its `_committed` is then its ShardLayout, not a
+// bool: sharded jit runs it).
 py::object jit_signature(py::sequence args, int64_t salt, bool scalars) {
   static const py::str h_name("_h"), weak_name("weak_type"), committed_name("_committed");
   constexpr int64_t kScalar = int64_t(1) << 62;
@@ -63,6 +64,13 @@ py::object jit_signature(py::sequence args, int64_t salt, bool scalars) {
         continue;
       }
     }
+    PyObject* c = PyObject_GetAttr(a.ptr(), committed_name.ptr());
+    if (c == nullptr) {
+      PyErr_Clear();
+      return py::none();
+    }
+    py::object committed_obj = py::reinterpret_steal<py::object>(c);
+    if (c != Py_True && c != Py_False) return py::none();  // laid out over a mesh
     PyObject* h = PyObject_GetAttr(a.ptr(), h_name.ptr());
     if (h == nullptr) {
       PyErr_Clear();
@@ -72,7 +80,7 @@ py::object jit_signature(py::sequence args, int64_t salt, bool scalars) {
     if (!py::isinstance<Array>(handle)) return py::none();
     const Array& x = handle.cast<const Array&>();
     const bool weak = PyObject_IsTrue(py::getattr(a, weak_name).ptr()) == 1;
-    const bool committed = PyObject_IsTrue(py::getattr(a, committed_name).ptr()) == 1;
+    const bool committed = c == Py_True;
     put(int64_t(x.dtype()) | int64_t(weak) << 8 | int64_t(committed) << 9 |
         int64_t(committed ? x.device() : 0) << 16 | int64_t(x.ndim()) << 40);
     for (int64_t d : x.shape()) put(d);

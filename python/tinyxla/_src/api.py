@@ -43,6 +43,10 @@ def _refresh_fast_salt(name: str | None = None, value: Any = None) -> None:
 _refresh_fast_salt()
 config.add_update_hook(_refresh_fast_salt)
 
+# Runs a jit call with arguments laid out over a mesh as SPMD (set by ``sharded_jit.py``,
+# which builds on this module): ``sharded_call(jitted, args)``.
+sharded_call: Callable[[Any, tuple], Any] | None = None
+
 
 class ShapeDtypeStruct:
     """A shape and dtype standing in for an array (``jax.ShapeDtypeStruct``); the dtype is
@@ -295,12 +299,15 @@ ad.primitive_transposes[jit_p] = _jit_transpose
 class _CacheEntry:
     """A traced signature: its jaxpr (which keeps its executable once compiled, at the
     first call) and output tree."""
-    __slots__ = ("jaxpr", "out_tree", "tracer_consts")
+    __slots__ = ("jaxpr", "out_tree", "tracer_consts", "constrained")
 
     def __init__(self, jaxpr, out_tree, tracer_consts=()):
         self.jaxpr = jaxpr
         self.out_tree = out_tree
         self.tracer_consts = tracer_consts  # leading arguments; such entries are not cached
+        # with_sharding_constraint in the body: calls run as SPMD (``sharded_call``).
+        self.constrained = any(e.primitive.name == "sharding_constraint"
+                               for e in jaxpr.jaxpr.eqns)
 
 
 def _lift_tracer_consts(closed: core.ClosedJaxpr) -> tuple[core.ClosedJaxpr, list]:
@@ -430,9 +437,23 @@ class JitWrapped:
                     call = self._fast_trees.entries.get(tree_key)
                     if call is not None:
                         return call(flat[0])
+                elif sharded_call is not None and any(
+                        type(x) is array.Array and x._layout is not None for x in flat[0]):
+                    return sharded_call(self, args)
+        return self.call_unsharded(args, kwargs, flat, tree_key, spmd=True)
+
+    def call_unsharded(self, args: tuple, kwargs: dict, flat: tuple | None = None,
+                       tree_key: Any = None, spmd: bool = False) -> Any:
+        """The call, computed on one device whatever the arguments' shardings (``flat``
+        and ``tree_key``: what ``__call__`` found already); with ``spmd``, a body that
+        constrains shardings runs as SPMD instead."""
+        fast = self._fast
         if config.jax_disable_jit:
             return self._fun(*args, **kwargs)
         entry, leaves = self._entry(args, kwargs, flat)
+        if spmd and entry.constrained and sharded_call is not None and not kwargs and \
+                not entry.tracer_consts and core._state.trace is core.EVAL_TRACE:
+            return sharded_call(self, args)
         if fast is not None and not kwargs and not entry.tracer_consts and \
                 not _debug_checks and core._state.trace is core.EVAL_TRACE:
             key = _core.jit_signature(args, _fast_salt)

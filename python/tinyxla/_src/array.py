@@ -77,6 +77,10 @@ class Array(metaclass=abc.ABCMeta):
             if sharded is not None:
                 h = self._h = devices.gather_shards(sharded)
                 return h
+            layout = self._layout
+            if layout is not None:  # a sharded jit's result: assembled from its blocks
+                h = self._h = layout.assemble()
+                return h
         elif attr == "_shards" or attr == "_layout":
             return None
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{attr}'")
@@ -168,8 +172,9 @@ class Array(metaclass=abc.ABCMeta):
         """Waits for the value; raises the error of a failed computation. Returns self."""
         try:
             h = _HANDLE.__get__(self)
-        except AttributeError:  # a pmap result not gathered: wait for every shard
-            for h in self._shards.handles:
+        except AttributeError:  # a pmap or sharded jit result not gathered: wait for every shard
+            sharded = self._shards
+            for h in sharded.handles if sharded is not None else self._layout.handles.values():
                 h.wait()
             return self
         h.wait()

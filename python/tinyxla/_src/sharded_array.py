@@ -6,7 +6,8 @@
 Such an Array keeps its whole value in ``_h`` (on the mesh's first device), so every
 operation reads it as before, and a ``ShardLayout`` beside it: the sharding and one buffer
 per device, each a copy of that device's block made on the device's own stream.
-Sharded ``jit`` (``interpreters/spmd.py``) reads the per-device buffers in place.
+Sharded ``jit`` (``spmd.py``) reads the per-device buffers in place, and its results hold
+only theirs: such a result assembles ``_h`` from its blocks when it is first read.
 """
 from __future__ import annotations
 
@@ -47,6 +48,44 @@ def _first_local(sharding: NamedSharding) -> int:
     return local[0].local_hardware_id
 
 
+_assemble_exes: dict = {}
+
+
+def _assemble_blocks(sharding: NamedSharding, handles: dict) -> Any:
+    """One handle, on the sharding's first local device, of the whole value whose blocks
+    are ``handles`` (device id -> block; replicas hold equal blocks): an async copy."""
+    some = next(iter(handles.values()))
+    block, code = tuple(some.shape), some.dtype_code
+    splits = sharding._splits(len(block))
+    shape = tuple(n * k for n, k in zip(block, splits))
+    firsts: dict = {}
+    for d, idx in sharding.devices_indices_map(shape).items():
+        start = tuple(0 if s.start is None or n == 0 else s.start // n
+                      for s, n in zip(idx, block))
+        firsts.setdefault(start, handles[d.id])
+    ordered = [firsts[i] for i in np.ndindex(*splits)]
+    if len(ordered) == 1:
+        return ordered[0]
+    key = (block, code, tuple(splits))
+    exe = _assemble_exes.get(key)
+    if exe is None:
+        b = _core.GraphBuilder()
+        grid = np.empty(len(ordered), dtype=object)
+        for i in range(len(ordered)):
+            grid[i] = b.parameter(list(block), code)
+        grid = grid.reshape(splits)
+        for d in reversed(range(len(block))):  # join the last dimension's blocks first
+            moved = np.moveaxis(grid, d, -1)
+            joined = np.empty(moved.shape[:-1], dtype=object)
+            for i in np.ndindex(*joined.shape):
+                parts = list(moved[i])
+                joined[i] = parts[0] if len(parts) == 1 else b.concatenate(parts, d)
+            grid = joined
+        b.set_outputs([grid.item()])
+        exe = _assemble_exes[key] = _core.compile(b)
+    return exe.run(ordered, _first_local(sharding))[0]
+
+
 class ShardLayout:
     """The sharding of an Array and its per-device buffers (made on first use)."""
 
@@ -64,6 +103,11 @@ class ShardLayout:
                 for d, idx in self.sharding.addressable_devices_indices_map(a.shape).items()}
         return self.handles
 
+    def assemble(self) -> Any:
+        """The whole value, from the per-device buffers (for a result that has only
+        those)."""
+        return _assemble_blocks(self.sharding, self.handles)
+
     def shards(self, a: Array) -> list[Shard]:
         handles = self.device_handles(a)
         index_map = self.sharding.devices_indices_map(a.shape)
@@ -76,6 +120,20 @@ class ShardLayout:
         return out
 
 
+# Lays out eager results of laid-out operands (``sharded_eager.py`` sets it); installed
+# into ``Primitive.bind`` when the first laid-out array is made.
+eager_layout_hook: Callable | None = None
+
+
+def _lay_out(a: Array, layout: ShardLayout) -> None:
+    """Gives ``a`` its layout. ``_committed`` holds the layout too (truthy, and not a bool,
+    which keeps such arrays off jit's per-device fast path: ``_core.jit_signature``)."""
+    a._layout = layout
+    a._committed = layout
+    if core.eager_layout_hook is None:
+        core.eager_layout_hook = eager_layout_hook
+
+
 def with_layout(a: Array, sharding: NamedSharding, handles: dict | None = None) -> Array:
     """An Array of ``a``'s value carrying ``sharding`` (the value must already be on the
     mesh's first device or be moved there)."""
@@ -84,8 +142,17 @@ def with_layout(a: Array, sharding: NamedSharding, handles: dict | None = None) 
     if h.device != first:
         h = copy_to_device(h, first)
     out = _wrap(h, a.weak_type, a.dtype)
-    out._committed = True
-    out._layout = ShardLayout(sharding, handles)
+    _lay_out(out, ShardLayout(sharding, handles))
+    return out
+
+
+def from_device_blocks(handles: dict, sharding: NamedSharding, aval: core.ShapedArray) -> Array:
+    """An Array laid out by ``sharding`` from its per-device blocks (device id -> handle);
+    its whole value is assembled when first read."""
+    out = _wrap(None, aval.weak_type, aval.dtype)
+    del out._h
+    out._aval = aval
+    _lay_out(out, ShardLayout(sharding, handles))
     return out
 
 

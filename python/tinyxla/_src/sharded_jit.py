@@ -1,32 +1,34 @@
-"""``jax.jit`` with ``in_shardings`` / ``out_shardings``: arguments are laid out by
-``in_shardings`` before the call and results by ``out_shardings``, or else by the layout
-propagated through the jaxpr from the arguments' shardings and the
-``with_sharding_constraint`` equations, in JAX's canonical form (trailing Nones dropped).
+"""``jax.jit`` with ``in_shardings`` / ``out_shardings``, and plain ``jit`` called with
+arrays laid out over a mesh: arguments are laid out by ``in_shardings`` (or keep their
+own), results by ``out_shardings`` or else by the layout propagated through the jaxpr
+(``spmd.py``'s rules), in JAX's canonical form; a propagated result laid out like an
+argument jit was given no sharding for carries that argument's sharding, as in JAX.
 
-Propagation rules: elementwise results keep their operands' layout, ``transpose`` permutes
-it, reductions drop the reduced axes, ``dot_general`` keeps the batch and free axes of its
-operands; any other equation gives a replicated result.
+On a mesh of more than one device in this process the function runs SPMD: ``spmd.py``
+derives the per-device program with its collectives, traced once per signature over the
+flat axis of the mesh's devices, and pmap's runner runs one instance per device, each
+reading its own blocks of the arguments and leaving its blocks of the results. Otherwise
+(one device, several processes, blocks that do not divide an argument) it runs as one
+compiled program and the results are laid out afterwards.
 
-When the shardings split over one mesh axis (any others of size 1), the function runs
-SPMD: ``spmd.py`` derives the per-device program with its collectives and ``shard_map``
-runs one instance per device of that axis. Otherwise it runs as one compiled program
-(every device reads host memory) and the results are laid out afterwards.
-
-Differences from JAX: plain ``jit`` of sharded arguments without shardings gives
-single-device results; meshes split over two axes at once are not partitioned.
+Differences from JAX: plain ``jit`` with keyword or static arguments does not propagate
+shardings (its results are single-device).
 """
 from __future__ import annotations
 
 import functools
+import weakref
 from typing import Any, Callable, Hashable
 
-from tinyxla._src import api, core, errors, spmd
-from tinyxla._src.array import Array
+from tinyxla._src import api, core, distributed, errors, spmd
+from tinyxla._src import sharded_eager  # noqa: F401  (eager ops keep shardings)
+from tinyxla._src import devices as devices_mod
+from tinyxla._src.array import Array, _to_array
 from tinyxla._src.interpreters import batching
 from tinyxla._src.interpreters import partial_eval as pe
-from tinyxla._src.shard_map import shard_map
-from tinyxla._src.sharded_array import put_sharded
-from tinyxla._src.sharding import NamedSharding, PartitionSpec, resolve
+from tinyxla._src.interpreters import pmap as pmap_run
+from tinyxla._src.sharded_array import from_device_blocks, put_sharded
+from tinyxla._src.sharding import Mesh, NamedSharding, resolve
 from tinyxla._src.sharding_constraint import sharding_constraint_p
 from tinyxla._src.tree_util import tree_flatten, tree_unflatten
 from tinyxla._src.vmap import _flatten_axes
@@ -74,39 +76,70 @@ class _ShardedJit:
         if core.current_trace() is not core.EVAL_TRACE:
             return self._inner(*args, **kwargs)
         if not kwargs:
-            plan = self._spmd_plan(args)
-            if plan is not None:
-                return plan(args)
-        out = self._inner(*args, **kwargs)
+            found = self._spmd_plan(args)
+            if found is not None:
+                plan, leaves = found
+                return plan(leaves)
+        out = self._inner.call_unsharded(args, kwargs)
         if self._out is not None:
             return _put_tree(out, self._out)
         return self._propagated(args, kwargs, out)
 
-    def _spmd_plan(self, args: tuple) -> Callable | None:
-        """The SPMD runner for these arguments' signature and shardings, or None when the
-        layouts do not split over exactly one mesh axis."""
+    def _spmd_plan(self, args: tuple) -> tuple[Callable, list] | None:
+        """The SPMD runner for these arguments' signature and shardings and the flat
+        arguments as Arrays, or None when the call does not run as SPMD."""
         leaves, in_tree = tree_flatten(args)
-        if not all(type(x) is Array for x in leaves):
-            return None
+        try:
+            leaves = [x if type(x) is Array else _to_array(x) for x in leaves]
+        except TypeError:
+            return None  # the unsharded call raises JAX's error
         shardings = [x.sharding for x in leaves]
         key = (in_tree, tuple((x.shape, x.dtype, x.weak_type) for x in leaves),
                tuple(shardings))
-        if key in self._layouts:
-            return self._layouts[key]
-        plan = self._layouts[key] = _build_spmd(self._inner, args, leaves, shardings,
-                                                self._out)
-        return plan
+        plan = self._layouts.get(key, False)
+        if plan is False:
+            plan = self._layouts[key] = _build_spmd(
+                self._inner, tree_unflatten(in_tree, leaves), leaves, shardings, self._out,
+                self._unspecified(leaves))
+        return None if plan is None else (plan, leaves)
 
     def _propagated(self, args: tuple, kwargs: dict, out: Any) -> Any:
+        """``out`` (computed unsplit) laid out as the partitioner would have left it."""
         leaves, _ = tree_flatten((args, kwargs))
-        in_shardings = [x.sharding if type(x) is Array else None for x in leaves]
-        traced = self._inner.trace(*args, **kwargs)
-        closed = traced.jaxpr
+        closed = self._inner.trace(*args, **kwargs).jaxpr
+        shardings = [x.sharding if type(x) is Array else None for x in leaves]
+        mesh = _mesh_of(shardings + constraint_shardings(closed.jaxpr))
+        if mesh is None:
+            return out
+        layouts = spmd.propagate(closed, mesh, [
+            spmd.layout_of(s, v.aval.ndim) if isinstance(s, NamedSharding) and s.mesh == mesh
+            else spmd.unsplit(v.aval.ndim) for s, v in zip(shardings, closed.jaxpr.invars)])
         out_leaves, out_tree = tree_flatten(out)
-        shardings = propagate(closed.jaxpr, in_shardings)
-        return tree_unflatten(out_tree, [
-            put_sharded(o, s) if isinstance(s, NamedSharding) else o
-            for o, s in zip(out_leaves, shardings)])
+        inputs = self._unspecified(leaves)
+        return tree_unflatten(out_tree, [put_sharded(o, spmd.result_sharding(lay, mesh, inputs))
+                                         for o, lay in zip(out_leaves, layouts)])
+
+    def _unspecified(self, leaves: list) -> list:
+        """(sharding, ndim) of the arguments jit was given no sharding for, whose
+        shardings results may reuse."""
+        if self._in is not None:
+            return []
+        return [(x.sharding, x.ndim) for x in leaves if type(x) is Array]
+
+
+_plain_runners: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _plain_call(jitted: api.JitWrapped, args: tuple) -> Any:
+    """A plain ``jit``'s call with arguments laid out over a mesh: SPMD, as with
+    ``in_shardings`` equal to the arguments' shardings."""
+    runner = _plain_runners.get(jitted)
+    if runner is None:
+        runner = _plain_runners[jitted] = _ShardedJit(jitted, None, None)
+    return runner(*args)
+
+
+api.sharded_call = _plain_call
 
 
 def _put_tree(x: Any, shardings: Any) -> Any:
@@ -117,106 +150,27 @@ def _put_tree(x: Any, shardings: Any) -> Any:
         else put_sharded(l, resolve(s)) for l, s in zip(leaves, specs)])
 
 
-def _canonical(mesh: Any, dims: list) -> NamedSharding:
-    while dims and not dims[-1]:
-        dims = dims[:-1]
-    return NamedSharding(mesh, PartitionSpec(*[d if d else None for d in dims]))
+def constraint_shardings(jaxpr: core.Jaxpr) -> list:
+    """The NamedShardings of the ``with_sharding_constraint`` equations of ``jaxpr``."""
+    return [e.params["sharding"] for e in jaxpr.eqns if e.primitive is sharding_constraint_p
+            and isinstance(e.params["sharding"], NamedSharding)]
 
 
-def propagate(jaxpr: core.Jaxpr, in_shardings: list) -> list:
-    """The NamedSharding (or None: single device / replicated) of each output of
-    ``jaxpr`` given its inputs' shardings."""
-    mesh = next((s.mesh for s in in_shardings if isinstance(s, NamedSharding)), None)
-    if mesh is None:
-        for e in jaxpr.eqns:
-            if e.primitive is sharding_constraint_p and isinstance(e.params["sharding"],
-                                                                   NamedSharding):
-                mesh = e.params["sharding"].mesh
-                break
-    if mesh is None:
-        return [None] * len(jaxpr.outvars)
-    env: dict = {}
-    for v, s in zip(jaxpr.invars, in_shardings):
-        if isinstance(s, NamedSharding) and s.mesh == mesh:
-            env[v] = [s.spec[d] if d < len(s.spec) else None for d in range(len(v.aval.shape))]
-
-    def read(x):
-        if type(x) is core.Literal:
-            return None
-        return env.get(x)
-
-    for e in jaxpr.eqns:
-        ins = [read(x) for x in e.invars]
-        out = _rule(e, ins)
-        for v in e.outvars:
-            if out is not None and len(out) == len(v.aval.shape):
-                env[v] = out
-    outs = []
-    for v in jaxpr.outvars:
-        dims = read(v)
-        outs.append(_canonical(mesh, dims if dims is not None else []))
-    return outs
-
-
-def _rule(e: core.JaxprEqn, ins: list) -> list | None:
-    prim = e.primitive
-    if prim is sharding_constraint_p:
-        s = e.params["sharding"]
-        if isinstance(s, NamedSharding):
-            return [s.spec[d] if d < len(s.spec) else None
-                    for d in range(len(e.outvars[0].aval.shape))]
-        return ins[0]
-    if prim in batching.elementwise_primitives or prim.name in ("convert_element_type", "copy"):
-        nd = len(e.outvars[0].aval.shape)
-        for i, x in zip(ins, e.invars):
-            if i is not None and len(x.aval.shape) == nd:
-                return i
-        return None
-    if prim.name == "transpose" and ins[0] is not None:
-        return [ins[0][p] for p in e.params["permutation"]]
-    if prim.name.startswith("reduce_") and ins[0] is not None and "axes" in e.params:
-        axes = set(e.params["axes"])
-        return [d for i, d in enumerate(ins[0]) if i not in axes]
-    if prim.name == "dot_general":
-        (lc, rc), (lb, rb) = e.params["dimension_numbers"]
-        lhs, rhs = ins
-        nl, nr = len(e.invars[0].aval.shape), len(e.invars[1].aval.shape)
-        lhs = lhs or [None] * nl
-        rhs = rhs or [None] * nr
-        batch = [lhs[a] or rhs[b] for a, b in zip(lb, rb)]
-        lfree = [lhs[i] for i in range(nl) if i not in lc and i not in lb]
-        rfree = [rhs[i] for i in range(nr) if i not in rc and i not in rb]
-        return batch + lfree + rfree
-    return None
-
-
-def _one_axis(shardings: list) -> tuple[Any, Hashable] | None:
-    """The mesh and the one mesh axis longer than 1 that the shardings split over."""
-    mesh, axes = None, set()
-    for s in shardings:
-        if not isinstance(s, NamedSharding):
-            if getattr(s, "num_devices", 1) > 1:
-                return None
-            continue
-        if mesh is None:
-            mesh = s.mesh
-        elif s.mesh != mesh:
-            return None
-        for d in range(len(s.spec)):
-            names = [a for a in s.spec.axes_of(d) if s.mesh.shape[a] > 1]
-            if len(names) > 1:
-                return None
-            axes.update(names)
-    if mesh is None or len(axes) != 1:
-        return None
-    return mesh, axes.pop()
+def _mesh_of(shardings: list) -> Mesh | None:
+    """The one mesh of the NamedShardings among ``shardings`` (None: none, or several)."""
+    meshes = {s.mesh for s in shardings if isinstance(s, NamedSharding)}
+    return meshes.pop() if len(meshes) == 1 else None
 
 
 def _build_spmd(inner: Any, args: tuple, leaves: list, shardings: list,
-                out_shardings: Any) -> Callable | None:
+                out_shardings: Any, unspecified: list) -> Callable | None:
+    """The SPMD runner of ``inner`` at these arguments: the per-device program
+    (``spmd.Partitioner``) run once per device of the mesh, each reading its own blocks of
+    the arguments and leaving its blocks of the results. None when there is nothing to
+    split (one device, no mesh) or the arguments' blocks do not divide them."""
     traced = inner.trace(*args)
     closed, out_tree = traced.jaxpr, traced.out_tree
-    outs_wanted = None
+    outs_wanted = [None] * len(closed.out_avals)
     if out_shardings is not None:
         example = tree_unflatten(out_tree, list(closed.out_avals))
         outs_wanted = [resolve(s) for s in _flatten_axes("jit out_shardings", example,
@@ -224,33 +178,47 @@ def _build_spmd(inner: Any, args: tuple, leaves: list, shardings: list,
         for s, aval in zip(outs_wanted, closed.out_avals):
             if isinstance(s, NamedSharding):
                 s.check_shape(aval.shape)  # JAX's IndivisibleError before running
-    found = _one_axis(shardings + [s for s in outs_wanted or [] if s is not None])
-    if found is None:
+    mesh = _mesh_of(shardings + outs_wanted + constraint_shardings(closed.jaxpr))
+    if mesh is None or mesh.size == 1 or distributed.state.num_processes > 1:
         return None
-    mesh, axis = found
-    size = mesh.shape[axis]
-    in_layouts = [spmd.layout_of(s, len(x.shape), axis) or [None] * len(x.shape)
-                  for s, x in zip(shardings, leaves)]
-    out_layouts = [None if s is None else spmd.layout_of(s, len(a.shape), axis)
-                   for s, a in zip(outs_wanted or [None] * len(closed.out_avals),
-                                   closed.out_avals)]
-    part = spmd.Partitioner(closed, axis, size, in_layouts, out_layouts)
-    block_avals = [core.ShapedArray(tuple(n // size if a else n for n, a in zip(x.shape, lay)),
-                                    x.dtype, x.weak_type) for x, lay in zip(leaves, in_layouts)]
-    # A first trace of the per-device program tells the layouts of its results.
-    with batching.extend_axis_env(batching.AxisData(axis, size)):
-        pe.trace_to_jaxpr(lambda *b: part(*b), block_avals,
-                          errors.DebugInfo("jit", inner, [f"args[{i}]" for i in range(len(leaves))]))
-    out_specs = [PartitionSpec(*lay) for lay in part.result_layouts]
-    in_specs = [PartitionSpec(*lay) for lay in in_layouts]
-    mapped = shard_map(lambda *b: part(*b), mesh=mesh, in_specs=tuple(in_specs),
-                       out_specs=list(out_specs), axis_names={axis}, check_vma=False)
+    core.check_single_device_effects(closed.jaxpr, mesh.size)
+    rules = spmd.Rules(mesh)
+    in_layouts = []
+    for s, x in zip(shardings, leaves):
+        lay = spmd.layout_of(s, x.ndim) if isinstance(s, NamedSharding) else None
+        if lay is not None and rules.fit(lay, x.shape) != lay:
+            return None
+        in_layouts.append(lay)
+    out_layouts = [None if not isinstance(s, NamedSharding) else spmd.layout_of(s, len(a.shape))
+                   for s, a in zip(outs_wanted, closed.out_avals)]
+    part = spmd.Partitioner(closed, mesh, [lay or spmd.unsplit(x.ndim)
+                                           for lay, x in zip(in_layouts, leaves)], out_layouts)
+    block_avals = [
+        x.aval if lay is None else core.ShapedArray(
+            tuple(n // rules.parts(a) for n, a in zip(x.shape, lay)), x.dtype, x.weak_type)
+        for x, lay in zip(leaves, in_layouts)]
+    info = errors.DebugInfo("jit", inner, [f"args[{i}]" for i in range(len(leaves))])
+    with batching.extend_axis_env(batching.AxisData(spmd.FLAT, mesh.size)):
+        per_device = pe.trace_to_jaxpr(lambda *b: part(*b), block_avals, info)
+    flat_devices = list(mesh.devices.flat)
+    devs = tuple(devices_mod._device_index(d) for d in flat_devices)
+    in_axes = tuple(None if lay is None else 0 for lay in in_layouts)
+    plan = pmap_run._plan(per_device, in_axes, (0,) * len(closed.out_avals), mesh.size, devs)
+    # An out_shardings entry is kept as given (JAX does not canonicalize it).
+    result_shardings = [want if isinstance(want, NamedSharding)
+                        else spmd.result_sharding(lay, mesh, unspecified)
+                        for lay, want in zip(part.result_layouts, outs_wanted)]
+    ids = [d.id for d in flat_devices]
 
-    def run(call_args: tuple) -> Any:
-        flat, _ = tree_flatten(call_args)
-        outs = mapped(*flat)
-        # An out_shardings entry is kept as given (JAX does not canonicalize it).
+    def run(flat: list) -> Any:
+        arrays = []
+        for x, lay, aval in zip(flat, in_layouts, block_avals):
+            if lay is not None:
+                handles = x._layout.device_handles(x)
+                x = pmap_run._sharded_array([handles[i] for i in ids], list(devs), aval)
+            arrays.append(x)
+        outs = plan.run(arrays)
         return tree_unflatten(out_tree, [
-            put_sharded(o, want if isinstance(want, NamedSharding) else _canonical(mesh, lay))
-            for o, lay, want in zip(outs, part.result_layouts, outs_wanted or [None] * len(outs))])
+            from_device_blocks(dict(zip(ids, o._shards.handles)), s, aval)
+            for o, s, aval in zip(outs, result_shardings, closed.out_avals)])
     return run
