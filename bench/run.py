@@ -128,6 +128,13 @@ def _sum(lib, d):
     return lambda: lib.block(x.sum())
 
 
+def _sum_2d(axis):
+    def make(lib, d):
+        x = lib.put(d["a16"])
+        return lambda: lib.block(x.sum(axis=axis))
+    return make
+
+
 def _matmul(n):
     def make(lib, d):
         x, y = lib.put(d[f"m{n}a"]), lib.put(d[f"m{n}b"])
@@ -153,6 +160,11 @@ def metrics():
         Metric("copy_ref", "numpy copy of the same bytes", "ms", _copy_ref),
         Metric("sum", "sum, 1e7 f32", "ms", _sum,
                ref=lambda d: np.sum(d["a"], dtype=np.float64), rtol=1e-4),
+        # Issue 18's reduction figures: 64 MB read once (memory bound on this machine).
+        Metric("sum_1e6x16", "sum, (1e6,16) f32", "ms", _sum_2d(None),
+               ref=lambda d: np.sum(d["a16"], dtype=np.float64), rtol=1e-4),
+        Metric("sum_1e6x16_axis0", "sum axis 0, (1e6,16) f32", "ms", _sum_2d(0),
+               ref=lambda d: np.sum(d["a16"], axis=0, dtype=np.float64), rtol=1e-4),
     ]
     for n in (256, 1024, 2048):
         ms.append(Metric(f"matmul_{n}", f"matmul f32, n={n}", "GFLOP/s", _matmul(n),
@@ -177,6 +189,8 @@ def make_data(names):
     if any(n in names for n in ("exp", "tanh", "negative", "add", "multiply", "copy_ref", "sum")):
         d["a"] = rng.standard_normal(N, dtype=np.float32)
         d["b"] = rng.uniform(1, 2, N).astype(np.float32)
+    if any(n.startswith("sum_1e6x16") for n in names):
+        d["a16"] = rng.standard_normal((1_000_000, 16), dtype=np.float32)
     for n in (256, 1024, 2048):
         if f"matmul_{n}" in names:
             d[f"m{n}a"] = rng.standard_normal((n, n), dtype=np.float32)

@@ -88,6 +88,48 @@ py::object jit_signature(py::sequence args, int64_t salt, bool scalars) {
   return py::bytes(key);
 }
 
+// Executable::run for jit's cached calls: `args` are Python Arrays of the parameters'
+// dtypes; the run goes to the first committed argument's device, else `default_device`;
+// the results come back as Python Arrays of `array_type` with `out_meta`'s (weak type,
+// dtype) per output, committed when an argument was, as the Python layer's _wrap makes them.
+py::list call_arrays(const Executable& e, py::sequence args, int default_device,
+                     py::sequence out_meta, py::handle array_type) {
+  static const py::str h_name("_h"), committed_name("_committed"), dtype_name("dtype"),
+      weak_name("weak_type"), aval_name("_aval");
+  std::vector<Array> handles;
+  handles.reserve(args.size());
+  int device = -1;
+  for (py::handle a : args) {
+    handles.push_back(py::getattr(a, h_name).cast<Array>());
+    if (device < 0 && PyObject_IsTrue(py::getattr(a, committed_name).ptr()) == 1)
+      device = handles.back().device();
+  }
+  const bool committed = device >= 0;
+  std::vector<Array> outs;
+  {
+    py::gil_scoped_release release;
+    outs = e.run(std::move(handles), committed ? device : default_device);
+  }
+  if (out_meta.size() != outs.size())
+    throw std::invalid_argument("call_arrays: out_meta has " + std::to_string(out_meta.size()) +
+                                " entries for " + std::to_string(outs.size()) + " outputs");
+  auto* type = reinterpret_cast<PyTypeObject*>(array_type.ptr());
+  py::list result(outs.size());
+  for (size_t i = 0; i < outs.size(); ++i) {
+    // tp_alloc, as object.__new__ without its abstract-class check (Array is an ABC).
+    py::object obj = py::reinterpret_steal<py::object>(type->tp_alloc(type, 0));
+    if (!obj) throw py::error_already_set();
+    py::tuple meta = py::reinterpret_borrow<py::tuple>(out_meta[i]);
+    obj.attr(h_name) = py::cast(std::move(outs[i]));
+    obj.attr(dtype_name) = meta[1];
+    obj.attr(weak_name) = meta[0];
+    obj.attr(committed_name) = py::bool_(committed);
+    obj.attr(aval_name) = py::none();
+    result[i] = std::move(obj);
+  }
+  return result;
+}
+
 }  // namespace
 
 void bind_graph(py::module_& m) {
@@ -206,6 +248,8 @@ void bind_graph(py::module_& m) {
         py::gil_scoped_release release;
         return e.run(std::move(xs), device, donated);
       }, py::arg("args"), py::arg("device"), py::arg("donated"))
+      .def("call_arrays", &call_arrays, py::arg("args"), py::arg("default_device"),
+           py::arg("out_meta"), py::arg("array_type"))
       .def("text", &Executable::text)
       .def_property_readonly("num_kernels", &Executable::num_kernels)
       .def_property_readonly("tier", &Executable::tier)

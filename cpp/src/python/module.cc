@@ -11,6 +11,7 @@
 #include "python/numpy_views.h"
 #include "python/op_bindings.h"
 #include "python/profiler_bindings.h"
+#include "python/pytree_bindings.h"
 #include "python/stages_bindings.h"
 #include "core/thread_pool.h"
 #include "runtime/fault_injection.h"
@@ -465,5 +466,6 @@ PYBIND11_MODULE(_core, m) {
   bind_ops(m);
   bind_host_callbacks(m);
   bind_profiler(m);
+  bind_pytree(m);
   bind_stages(m);
 }

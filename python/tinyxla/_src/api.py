@@ -384,11 +384,10 @@ class JitWrapped:
         dyn_kw = {k: v for k, v in kwargs.items() if k not in self._static_argnames}
         return static, static_kw, dyn, dyn_kw
 
-    def _entry(self, args, kwargs, flat: tuple | None = None) -> tuple[_CacheEntry, list]:
-        """The cache entry for a call, and its flat dynamic arguments; ``flat`` is
-        ``tree_flatten((args, kwargs))`` when the caller has it (no static arguments)."""
+    def _entry(self, args, kwargs) -> tuple[_CacheEntry, list]:
+        """The cache entry for a call, and its flat dynamic arguments."""
         static, static_kw, dyn, dyn_kw = self._split(args, kwargs)
-        leaves, in_tree = flat if flat is not None else tree_flatten((dyn, dyn_kw))
+        leaves, in_tree = tree_flatten((dyn, dyn_kw))
         try:
             avals = tuple(_leaf_aval(x) for x in leaves)
         except TypeError:
@@ -422,7 +421,7 @@ class JitWrapped:
 
     def __call__(self, *args, **kwargs):
         fast = self._fast
-        tree_key = flat = None
+        tree_key = None
         if fast is not None and not kwargs and core._state.trace is core.EVAL_TRACE:
             key = _core.jit_signature(args, _fast_salt)
             if key is not None:
@@ -430,27 +429,27 @@ class JitWrapped:
                 if call is not None:
                     return call(args)
             else:
-                flat = tree_flatten((args, kwargs))  # the general path reuses it
-                sig = _core.jit_signature(flat[0], _fast_salt, True)
-                if sig is not None:
-                    tree_key = (flat[1], sig)
+                flat = _core.jit_flatten(args, _fast_salt)
+                if flat is not None:
+                    leaves, tree_key = flat
                     call = self._fast_trees.entries.get(tree_key)
                     if call is not None:
-                        return call(flat[0])
+                        return call(leaves)
                 elif sharded_call is not None and any(
-                        type(x) is array.Array and x._layout is not None for x in flat[0]):
+                        type(x) is array.Array and x._layout is not None
+                        for x in tree_util.tree_leaves(args)):
                     return sharded_call(self, args)
-        return self.call_unsharded(args, kwargs, flat, tree_key, spmd=True)
+        return self.call_unsharded(args, kwargs, tree_key, spmd=True)
 
-    def call_unsharded(self, args: tuple, kwargs: dict, flat: tuple | None = None,
-                       tree_key: Any = None, spmd: bool = False) -> Any:
-        """The call, computed on one device whatever the arguments' shardings (``flat``
-        and ``tree_key``: what ``__call__`` found already); with ``spmd``, a body that
+    def call_unsharded(self, args: tuple, kwargs: dict, tree_key: Any = None,
+                       spmd: bool = False) -> Any:
+        """The call, computed on one device whatever the arguments' shardings (``tree_key``:
+        the fast path's key ``__call__`` found already); with ``spmd``, a body that
         constrains shardings runs as SPMD instead."""
         fast = self._fast
         if config.jax_disable_jit:
             return self._fun(*args, **kwargs)
-        entry, leaves = self._entry(args, kwargs, flat)
+        entry, leaves = self._entry(args, kwargs)
         if spmd and entry.constrained and sharded_call is not None and not kwargs and \
                 not entry.tracer_consts and core._state.trace is core.EVAL_TRACE:
             return sharded_call(self, args)
@@ -462,10 +461,8 @@ class JitWrapped:
                     lowering.executable_for(entry.jaxpr, self._name), entry.out_tree))
                 return call(args)
             if tree_key is not None:
-                executable = lowering.executable_for(entry.jaxpr, self._name)
-                out_tree = entry.out_tree
-                call = self._fast_trees.put(
-                    tree_key, lambda leaves: tree_unflatten(out_tree, executable(leaves)))
+                call = self._fast_trees.put(tree_key, _tree_call(
+                    lowering.executable_for(entry.jaxpr, self._name), entry.out_tree, leaves))
                 return call(leaves)
         if self._donate_argnums and not entry.tracer_consts and \
                 core._state.trace is core.EVAL_TRACE:
@@ -525,6 +522,26 @@ def _fast_call(executable: Callable, out_tree) -> Callable:
     if out_tree.num_leaves == 1 and out_tree.node is None:
         return lambda args: call(args)[0]
     return lambda args: tree_unflatten(out_tree, call(args))
+
+
+def _tree_call(executable: Callable, out_tree, leaves: Sequence[Any]) -> Callable:
+    """A cached jit call on the flat leaves of pytree arguments (avals those of the cached
+    key): the executable, then the output tree built in C++. Python scalars among the
+    leaves (the same positions at every call with this key) become arrays first."""
+    build = tree_util.tree_builder(out_tree)
+    if not hasattr(executable, "call_arrays"):
+        return lambda leaves: build(executable(leaves))
+    call = executable.call_arrays
+    scalars = [i for i, leaf in enumerate(leaves) if type(leaf) is not array.Array]
+    if not scalars:
+        return lambda leaves: build(call(leaves))
+    arg = executable.scalar_argument
+
+    def run(leaves):
+        for i in scalars:
+            leaves[i] = arg(i, leaves[i])
+        return build(call(leaves))
+    return run
 
 
 def _signature_or_none(fun):
@@ -664,7 +681,7 @@ def block_until_ready(x: Any) -> Any:
 
     A failed computation raises its error here.
     """
-    for leaf in tree_util.tree_leaves(x):
+    for leaf in _core.wait_tree(x):
         wait = getattr(leaf, "block_until_ready", None)
         if wait is not None:
             wait()

@@ -327,6 +327,7 @@ ArrayImpl = Array  # the run-time class name, so pickle finds it
 Array.register(core.Tracer)
 
 _HANDLE = Array.__dict__["_h"]  # the slot descriptor; _DeletedArray keeps metadata in it
+_core.set_pytree_array_type(Array)
 _new_array = object.__new__
 
 

@@ -14,6 +14,7 @@ import functools
 import textwrap
 from typing import Any, Callable, Hashable, Iterable, NamedTuple, Sequence, TypeVar
 
+from tinyxla import _core
 from tinyxla._src.tree_keys import (
     DictKey, FlattenedIndexKey, GetAttrKey, KeyEntry, KeyPath, SequenceKey, keystr)
 
@@ -310,6 +311,26 @@ def _node_for(t: type) -> _NodeType:
 _LEAF = PyTreeDef(None, None, ())
 
 
+def tree_builder(treedef: PyTreeDef) -> Callable[[Sequence[Any]], Any]:
+    """``treedef.unflatten`` compiled once into C++ steps (jit's output trees)."""
+    program = []
+    stack = [(treedef, False)]
+    while stack:
+        node, kids_done = stack.pop()
+        if node.node is None:
+            program.append((0, 0, None, None))
+        elif not kids_done:
+            stack.append((node, True))
+            stack.extend((kid, False) for kid in reversed(node._kids))
+        elif node.node is tuple or node.node is list:
+            program.append((1 if node.node is tuple else 2, len(node._kids), None, None))
+        elif node.node is type(None):
+            program.append((3, 0, None, None))
+        else:
+            program.append((4, len(node._kids), _node_for(node.node).unflatten, node.aux))
+    return _core.TreeBuilder(program)
+
+
 def _flatten(tree, is_leaf, leaves) -> PyTreeDef:
     # On every jit call and tree_map: tuples and lists skip the registry, and the leaf
     # count is the growth of ``leaves`` rather than a sum over the children.
@@ -360,6 +381,8 @@ def tree_unflatten(treedef: PyTreeDef, leaves: Iterable[Any]) -> Any:
 
 
 def tree_leaves(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> list[Any]:
+    if is_leaf is None:
+        return _core.tree_leaves(tree)
     leaves: list[Any] = []
     _collect_leaves(tree, is_leaf, leaves)
     return leaves
@@ -675,3 +698,6 @@ register_pytree_node(
     lambda p: ((p.args, p.keywords), p.func),
     lambda func, xs: Partial(func, *xs[0], **xs[1]),
 )
+
+
+_core.set_pytree_registry(_type_nodes, _node_of_type)

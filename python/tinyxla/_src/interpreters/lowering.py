@@ -22,7 +22,7 @@ import numpy as np
 
 from tinyxla import _core
 from tinyxla._src import compile_log, core, devices, profiler
-from tinyxla._src.array import _CODE, _DTYPES, Array, _new_array, _to_array, _wrap
+from tinyxla._src.array import _CODE, _DTYPES, Array, _to_array, _wrap
 from tinyxla._src.interpreters import executable_budget
 
 LoweringRule = Callable[..., Any]
@@ -263,24 +263,18 @@ class GraphExecutable:
             result.append(out)
         return result
 
+    def scalar_argument(self, i: int, x: bool | int | float | complex) -> Array:
+        """Python scalar argument ``i`` as an Array of its parameter's dtype (as ``self``
+        converts it), for ``call_arrays``."""
+        a = _to_array(x)
+        dt, c = self._in[i]
+        return a if a._h.dtype_code == c else _wrap(_core.convert(a._h, c), a.weak_type, dt)
+
     def call_arrays(self, args: Sequence[Array]) -> list[Array]:
         """``self(args)`` for Arrays already of the parameters' dtypes (jit's cached fast
         path, whose key guarantees it)."""
         self.used = True
-        device, committed = None, False
-        for a in args:
-            if a._committed:
-                device, committed = a._h.device, True
-                break
-        if device is None:
-            device = devices.default_index()
-        result = []
-        for h, (weak, dt) in zip(self.executable.run([a._h for a in args], device), self._out):
-            out = _new_array(Array)
-            out._h, out.dtype, out.weak_type, out._committed = h, dt, weak, committed
-            out._aval = None
-            result.append(out)
-        return result
+        return self.executable.call_arrays(args, devices.default_index(), self._out, Array)
 
     def text(self) -> str:
         return self.executable.text()

@@ -15,7 +15,7 @@ import numpy as np
 from tinyxla._src import core
 from tinyxla._src.array import _SETITEM_ERROR, Array
 from tinyxla._src.lax import shape_ops
-from tinyxla._src.numpy import array_api, indexing
+from tinyxla._src.numpy import array_api, eager_operators, indexing
 
 _jnp: Any = None  # the jnp namespace, set by register_array_methods
 
@@ -211,12 +211,17 @@ _SHARED: dict[str, Any] = {
 }
 
 
+# Array's own operators: the eager fast path in front of the shared ones (tracers keep those).
+_ARRAY_ONLY: dict[str, Any] = {
+    name: eager_operators.fast_binop(fun, refl, _SHARED[name]) for name, fun, refl, _, _ in _BINOPS}
+
+
 def register_array_methods(jnp: ModuleType) -> None:
     """Installs the operators and methods on Array and Tracer, delegating to ``jnp``."""
     global _jnp
     _jnp = jnp
     for name, attr in _SHARED.items():
-        setattr(Array, name, attr)
+        setattr(Array, name, _ARRAY_ONLY.get(name, attr))
         # The Tracer's own definitions (its concretisation errors, __hash__) stay.
         if name not in core.Tracer.__dict__:
             setattr(core.Tracer, name, attr)
