@@ -9,10 +9,13 @@ Each figure is the median of repeats (7, or 3 with --quick) of a loop calibrated
 least 0.2 s (0.05 s); the repeats of tinyxla and jax alternate, so load from elsewhere hits
 both alike. The optimizer state is fed from one step to the next and waited for inside the
 loop. The first-call figure is one measurement per library in this warm process (a fresh
-jit of a fresh function). Measured, not asserted; the peers' numbers on our machine kind
+jit of a fresh function). The last figure is the compiled step again while two processes
+spin beside it (issue 18: at most 1.5x the quiet step). Measured, not asserted; the peers' numbers on our machine kind
 are in /work/shared/notes/peer-baseline.md (jax: 0.225 ms compiled, 18 ms eager).
 """
 import argparse
+import subprocess
+import sys
 import time
 
 import numpy as np
@@ -92,6 +95,18 @@ def main():
             results[lib][name] = t * 1e3
     for lib in libs:
         results[lib]["first call, trace + compile (ms)"] = first[lib] * 1e3
+    # Issue 18's figure under load: the compiled step again with two processes spinning
+    # beside it (each holds a core's worth of runnable time).
+    busy = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2)]
+    try:
+        time.sleep(0.5)
+        rows = [(lib, runners[0]["compiled step (ms)"]) for lib, runners in libs.items()]
+        for lib, t in interleaved_medians(rows, quick).items():
+            results[lib]["compiled step, 2 busy processes (ms)"] = t * 1e3
+    finally:
+        for p in busy:
+            p.kill()
+            p.wait()
     print_figures(results.pop("tinyxla"), results)
 
 

@@ -571,7 +571,11 @@ def test_a_long_first_run_switches_to_the_generated_loop(monkeypatch):
     auto = _compile(f, (2.0,), "auto", monkeypatch)
     count, value = auto(2.0)
     assert int(count) == 3_000_000
-    assert auto._executable.codegen_kernel_runs == 1
+    # The body's own kernels may have run generated code before the whole loop did.
+    assert auto._executable.codegen_kernel_runs >= 1
+    before = auto._executable.codegen_kernel_runs
+    jax.block_until_ready(auto(2.0))
+    assert auto._executable.codegen_kernel_runs - before == 1  # the whole loop, one call
     short = lambda x: jax.lax.fori_loop(0, 5000, lambda i, c: c * 0.999 + 1.0, x)
     _assert_same(_compile(short, (2.0,), "0", monkeypatch)(2.0), _compile(short, (2.0,), "auto", monkeypatch)(2.0))
     assert float(value) == pytest.approx(1000.0, rel=1e-5)
@@ -603,3 +607,62 @@ def test_integer_sums_same_on_both_tiers(dtype, monkeypatch):
     total = np.asarray(upper[0])  # int64 with x64 on, as jnp.sum promotes
     np.testing.assert_array_equal(total, np.sum(h * np.array(3, h.dtype), dtype=total.dtype))
     np.testing.assert_array_equal(np.asarray(upper[3]), np.sum(h > 7))
+
+
+# ---- loop bodies over arrays: their fused kernels are generated C ----------------------------
+
+def _generated_runs_per_call(compiled, args):
+    """Fused-kernel runs of generated code (loop bodies' included) in one call."""
+    compiled.wait_codegen()
+    before = compiled._executable.codegen_kernel_runs
+    result = jax.block_until_ready(compiled(*args))
+    return compiled._executable.codegen_kernel_runs - before, result
+
+
+def test_a_loop_body_reading_a_broadcast_carry_runs_generated_code(monkeypatch):
+    """A lane constant made by a broadcast (stride 0) is copied dense when the loop starts,
+    so the body's kernels, which read their parameters dense, run on every trip."""
+    def f(s, x):
+        rate = jnp.full(x.shape, s)  # passes through the loop unchanged
+
+        def body(c):
+            return c[0], c[1] * 0.5 + c[0]
+        return jax.lax.while_loop(lambda c: jnp.sum((c[1] < 2.9).astype(jnp.int32)) > 0, body,
+                                  (rate, x))[1]
+
+    args = (jnp.float32(1.5), jnp.asarray(np.linspace(-1, 1, 5000, dtype=np.float32)))
+    upper = _compile(f, args, "1", monkeypatch)
+    runs, result = _generated_runs_per_call(upper, args)
+    want = np.asarray(args[1])
+    trips = 0
+    while (want < 2.9).any():
+        want, trips = want * np.float32(0.5) + np.float32(1.5), trips + 1
+    assert trips == 6 and runs >= trips  # the body's kernel on every trip
+    _assert_same(_compile(f, args, "0", monkeypatch)(*args), result)
+    np.testing.assert_array_equal(np.asarray(result), want)
+
+
+def test_a_body_of_one_trip_per_run_is_generated_in_auto_mode(monkeypatch):
+    """A cond's branch (a loop region of one trip) builds its module on its second trip,
+    in a later run: in auto mode its kernels then run generated code, as when built at
+    compile time."""
+    def f(p, x):
+        def heavy(x):
+            for _ in range(3):
+                x = jnp.tanh(jnp.sin(x) * 2 + jnp.cos(x * 3)) * 0.9
+            return x
+        return jax.lax.cond(p, heavy, lambda x: jnp.sqrt(jnp.abs(x)) + jnp.log1p(x * x) - x, x)
+
+    args = (jnp.bool_(True), jnp.asarray(np.linspace(-2, 2, 3000, dtype=np.float32)))
+    auto = _compile(f, args, "auto", monkeypatch)
+    for _ in range(2):
+        jax.block_until_ready(auto(*args))
+    auto_runs, result = _generated_runs_per_call(auto, args)
+    eager = _compile(f, args, "1", monkeypatch)
+    eager_runs, _ = _generated_runs_per_call(eager, args)
+    assert auto_runs == eager_runs >= 1
+    _assert_same(_compile(f, args, "0", monkeypatch)(*args), result)
+    h = np.asarray(args[1])
+    for _ in range(3):
+        h = np.tanh(np.sin(h) * 2 + np.cos(h * 3)) * 0.9
+    np.testing.assert_allclose(np.asarray(result), h, rtol=1e-5, atol=1e-6)

@@ -30,7 +30,7 @@ def _run(group: str, procs: int, local: int, timeout: float = 240, **env_extra):
 
 
 @needs_mpi
-@pytest.mark.parametrize("group", ["basics", "collectives"])
+@pytest.mark.parametrize("group", ["basics", "collectives", "spmd"])
 @pytest.mark.parametrize("procs,local", [(2, 1), (2, 2), (3, 1)])
 def test_processes(group, procs, local):
     out = _run(group, procs, local)
@@ -54,6 +54,11 @@ def _same_over_processes_as_in_one(group: str, pattern: str, count: int) -> None
 @needs_mpi
 def test_training_step_over_processes_equals_one_process_bit_for_bit():
     _same_over_processes_as_in_one("train", r"params [0-9a-f]{64}", 1)
+
+
+@needs_mpi
+def test_sharded_jit_training_step_over_processes_equals_one_process_bit_for_bit():
+    _same_over_processes_as_in_one("sharded_train", r"params [0-9a-f]{64}", 1)
 
 
 @needs_mpi

@@ -369,8 +369,10 @@ def test_every_cpp_op_is_reached(sweep):
     # their op codes; an iota has no inputs, so the graph folds it to a constant (its kernel
     # runs on the eager path).
     selects = ("select_and_gather_add", "select_and_scatter_add")
+    # mpi_collective runs only between MPI processes (tests/test_distributed.py).
     kinds = set(_core.OP_KINDS) - {"parameter", "constant", "unary", "binary", "reduce",
-                                   "scatter", "cumulative", "iota", "reduce_window", *selects}
+                                   "scatter", "cumulative", "iota", "reduce_window", *selects,
+                                   "mpi_collective"}
     names = (kinds | set(_core.UNARY_OPS) | set(_core.BINARY_OPS) |
              {"reduce_" + r.rstrip("_") for r in _core.REDUCE_OPS} |
              {"reduce_window_" + r for r in ("sum", "max", "min")} |

@@ -24,6 +24,12 @@ CASES = {
     "binomial_vmap": "jax.vmap(lambda k: random.binomial(k, 60., 0.4, (25001,)))"
                      "(random.split(random.PRNGKey(35), 2))",
     "gamma_2": "random.gamma(random.PRNGKey(36), 2.0, (60000,))",
+    # At alpha >= 1 (and in log space at any alpha) gamma's samples are JAX's bit for bit:
+    # lax.rsqrt is XLA:CPU's (below 1, Uniform ** (1 / alpha) goes through pow).
+    "gamma_mix": "random.gamma(random.PRNGKey(37), np.linspace(1, 12, 40000, dtype=np.float32))",
+    "gamma_vmap": "jax.vmap(lambda k: random.gamma(k, 3.3, (20001,)))"
+                  "(random.split(random.PRNGKey(38), 2))",
+    "loggamma_mix": "random.loggamma(random.PRNGKey(39), np.linspace(0.05, 6, 40000, dtype=np.float32))",
 }
 
 env = {"jax": jax, "jnp": jnp, "random": random, "np": np}

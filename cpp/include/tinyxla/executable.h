@@ -48,12 +48,13 @@ class Executable : public std::enable_shared_from_this<Executable> {
   // The CPU compiler's tiers (TINYXLA_CODEGEN=0|1|auto): "upper" once generated C for the
   // fused kernels is compiled and loaded, else "base" (the tiled interpreter).
   std::string tier() const;
-  // Blocks until a started upper-tier build has finished (loaded or failed).
+  // Blocks until the started upper-tier builds of the graph and of its loop bodies have
+  // finished (loaded or failed).
   void wait_codegen() const;
   // "off", "none" (nothing to generate), "pending", "building", "loaded", "cached" or
   // "failed: <why>".
   std::string codegen_status() const;
-  // Fused-kernel runs done by generated code so far.
+  // Fused-kernel runs done by generated code so far, loop bodies' included.
   int64_t codegen_kernel_runs() const;
   // The generated C source (generated now if it was not yet); "" when there is none.
   std::string codegen_source() const;

@@ -27,7 +27,7 @@ namespace tinyxla {
   X(lu) X(lu_pivots_to_permutation) X(triangular_solve) X(geqrf) X(geqp3)                 \
   X(householder_product) X(svd) X(schur) X(hessenberg) X(tridiagonal) X(tridiagonal_solve) \
   X(while_loop) X(conv) X(reduce_window) X(fft) X(host_callback) X(select_and_gather_add)  \
-  X(select_and_scatter_add) X(eigh_tridiagonal)
+  X(select_and_scatter_add) X(eigh_tridiagonal) X(mpi_collective)
 
 #define TINYXLA_ENUM_ITEM(name) name,
 enum class OpKind : uint8_t { TINYXLA_GRAPH_OPS(TINYXLA_ENUM_ITEM) };

@@ -1,4 +1,6 @@
 // compile_program (see program.h): the pass pipeline, then one step per node.
+#include <limits>
+
 #include "../core/profiler.h"
 #include "../ir/fused_body.h"
 #include "../ops/op_def.h"
@@ -96,6 +98,7 @@ Program compile_program(const Graph& graph, const CompileOptions& options) {
         if (b.kind == OpKind::constant) p.constants.push_back(b.constant);
     } else {
       p.num_kernels += 1;
+      if (ops::op_def(n.kind).stream_only()) p.cost = std::numeric_limits<double>::infinity();
       step.label = kernel_label(n);
       step.detail = result_types(g, n);
       if (passes::is_update(n.kind)) {

@@ -21,6 +21,7 @@ constexpr int64_t kBlock = 1 << 16;  // elements per parallel work item
 constexpr int64_t kGather = 2048;    // elements gathered at once from a strided view
 constexpr int64_t kTile = 1024;      // output columns accumulated together
 constexpr int64_t kPairRows = 128;   // rows summed straight before splitting pairwise
+constexpr int64_t kLocalColumns = 64;  // columns reduce_columns accumulates in locals
 
 using semantics::AccOf;
 using semantics::AndOp;
@@ -289,6 +290,18 @@ void reduce_columns(const T* p, int64_t w, int64_t ks, const Plan& plan, int64_t
     std::fill(tmp.get(), tmp.get() + w, Op::template identity<A>());
     reduce_columns<Op, T, A>(p, w, ks, plan, mid, r1, tmp.get());
     for (int64_t j = 0; j < w; ++j) acc[j] = Op::apply(acc[j], tmp[j]);
+    return;
+  }
+  if (ks == 1 && plan.rshape.size() == 1 && w <= kLocalColumns) {
+    // Dense rows at one stride (a tall matrix reduced over its rows): accumulators the
+    // compiler keeps in registers (acc may alias the rows as far as it knows) and no walker.
+    A local[kLocalColumns];
+    std::copy(acc, acc + w, local);
+    const int64_t rs = plan.rstrides[0];
+    const T* row = p + r0 * rs;
+    for (int64_t r = r0; r < r1; ++r, row += rs)
+      for (int64_t j = 0; j < w; ++j) local[j] = Op::apply(local[j], to_acc<A>(row[j]));
+    std::copy(local, local + w, acc);
     return;
   }
   Walker rows(plan.rshape, plan.rstrides, r0);

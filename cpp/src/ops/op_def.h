@@ -135,6 +135,9 @@ class OpDef {
   virtual bool multiple_results() const { return false; }
   // Whether running it does something besides computing its results (host_callback).
   virtual bool has_side_effects() const { return false; }
+  // Whether a graph holding it must run on its device's stream, never on the calling
+  // thread (mpi_collective: it waits for other processes).
+  virtual bool stream_only() const { return false; }
   // Whether it runs: views and kernels do; parameter, constant and fused do not.
   virtual bool runs() const { return true; }
   // Layout ops whose result is a view of their operand's buffer.

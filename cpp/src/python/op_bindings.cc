@@ -10,6 +10,7 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "ops/mpi_collective.h"
 #include "ops/op_def.h"
 #include "runtime/eager.h"
 
@@ -155,6 +156,10 @@ The eager handle of op `name` (a C++ op kind: "binary", "gather", ...) with attr
 `attrs`, e.g. make_op("binary", {"op": "add"}) or make_op("reduce", {"op": "sum",
 "axes": [0]}). Handles are cached by name and attributes: keep one and call it. Unknown
 names or attributes raise ValueError naming the op.)doc");
+  m.def("set_mpi_functions", &ops::set_mpi_functions, py::arg("iallreduce"), py::arg("iallgather"),
+        py::arg("test"), R"doc(
+The addresses of MPI_Iallreduce, MPI_Iallgather and MPI_Test in the process's MPI library,
+which mpi_collective nodes call (all 0: none; jax.distributed sets them).)doc");
   m.def("op_kinds", []() {
     py::list names;
 #define TINYXLA_NAME_ITEM(name) names.append(#name);

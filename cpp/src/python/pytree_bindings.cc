@@ -177,7 +177,10 @@ py::list tree_leaves(py::handle tree) {
 py::list wait_tree(py::handle tree) {
   static const py::str h_name("_h");
   const PyObject* array_type = registry().array_type.ptr();
-  std::vector<Array> handles;
+  // The handles' Arrays by address, kept alive by `held` (copies of Arrays, at 104 bytes
+  // each, made a vector big enough to send glibc into malloc_consolidate at every call).
+  std::vector<py::object> held;
+  std::vector<const Array*> handles;
   py::list others;
   walk(
       tree, [](PyTypeObject*, Py_ssize_t, PyObject*) { return true; },
@@ -187,7 +190,8 @@ py::list wait_tree(py::handle tree) {
           if (h) {
             py::object handle = py::reinterpret_steal<py::object>(h);
             if (py::isinstance<Array>(handle)) {
-              handles.push_back(handle.cast<const Array&>());
+              handles.push_back(&handle.cast<const Array&>());
+              held.push_back(std::move(handle));
               return true;
             }
           } else {
@@ -199,7 +203,7 @@ py::list wait_tree(py::handle tree) {
       });
   {
     py::gil_scoped_release release;
-    for (const Array& a : handles) a.wait();
+    for (const Array* a : handles) a->wait();
   }
   return others;
 }

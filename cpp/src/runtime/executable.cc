@@ -122,6 +122,20 @@ struct Executable::Impl {
   void start_codegen() const {
     if (const auto& m = ensure_module()) m->start(environment);
   }
+  // The modules of this graph and of its loop bodies, nested ones included (a worklist,
+  // no recursion); those not generated yet are left out.
+  std::vector<const codegen::Module*> modules_within() const {
+    std::vector<const codegen::Module*> found;
+    std::vector<const Impl*> todo{this};
+    while (!todo.empty()) {
+      const Impl* impl = todo.back();
+      todo.pop_back();
+      if (const codegen::Module* m = impl->module_ptr.load(std::memory_order_acquire)) found.push_back(m);
+      for (const auto& body : impl->bodies)
+        if (body) todo.push_back(body->impl_.get());
+    }
+    return found;
+  }
 
   // The body of the device task.
   void execute(std::vector<Array>& args, const std::vector<Array>& outs, const EventPtr& ev) const {
@@ -216,8 +230,19 @@ struct Executable::Impl {
     const size_t nc = size_t(n.attr<ops::WhileLoopAttrs>().num_consts);
     auto truth = [](const Array& pred) { return *reinterpret_cast<const bool*>(pred.data()); };
     bool go = truth(vals[size_t(n.inputs[0])]);
-    std::vector<Array> carry;
-    for (size_t k = 1 + nc; k < n.inputs.size(); ++k) carry.push_back(vals[size_t(n.inputs[k])]);
+    // The body's generated kernels read its parameters dense: a strided operand (a
+    // broadcast lane constant) is copied dense once here, not refused on every trip.
+    const bool densify = go && body.codegen_mode != codegen::Mode::Off;
+    auto operand = [&](size_t k) {
+      const Array& x = vals[size_t(n.inputs[k])];
+      if (!densify || x.is_contiguous()) return x;
+      Array d(x.shape(), x.dtype(), dev, Event::ready());
+      cpu::copy(x, d);
+      return d;
+    };
+    std::vector<Array> consts, carry;
+    for (size_t k = 1; k <= nc; ++k) consts.push_back(operand(k));
+    for (size_t k = 1 + nc; k < n.inputs.size(); ++k) carry.push_back(operand(k));
     Frame f;
     f.vals.resize(size_t(body.graph.num_values()));
     f.spare.resize(size_t(body.graph.num_values()));
@@ -230,9 +255,12 @@ struct Executable::Impl {
         return;
       if (trip == kNativeAfter && codegen_mode == codegen::Mode::Auto) start_codegen();
       if (!go) break;
-      if (trip == 1 && body.codegen_mode == codegen::Mode::Auto) body.start_codegen();
-      args.clear();
-      for (size_t k = 1; k <= nc; ++k) args.push_back(vals[size_t(n.inputs[k])]);
+      // A body's second trip, in this run or a later one (a cond branch or a compacted
+      // lane loop may take one trip per run), builds its module.
+      if (body.codegen_mode == codegen::Mode::Auto && body.runs.load(std::memory_order_relaxed) < 2 &&
+          body.runs.fetch_add(1) == 1)
+        body.start_codegen();
+      args.assign(consts.begin(), consts.end());
       for (Array& c : carry) args.push_back(std::move(c));
       carry = body.run_trip(args, f, dev);
       go = truth(carry.back());
@@ -483,7 +511,7 @@ std::string Executable::tier() const {
 }
 
 void Executable::wait_codegen() const {
-  if (const codegen::Module* m = impl_->module_ptr.load(std::memory_order_acquire)) m->wait();
+  for (const codegen::Module* m : impl_->modules_within()) m->wait();
 }
 
 std::string Executable::codegen_status() const {
@@ -494,8 +522,9 @@ std::string Executable::codegen_status() const {
 }
 
 int64_t Executable::codegen_kernel_runs() const {
-  const codegen::Module* m = impl_->module_ptr.load(std::memory_order_acquire);
-  return m ? m->runs() : 0;
+  int64_t runs = 0;
+  for (const codegen::Module* m : impl_->modules_within()) runs += m->runs();
+  return runs;
 }
 
 std::string Executable::codegen_source() const {

@@ -18,7 +18,7 @@ from tinyxla._src import core, devices as devices_mod, distributed, errors
 from tinyxla._src.api import _lift_tracer_consts
 from tinyxla._src.array import Array, _to_array
 from tinyxla._src.config import config
-from tinyxla._src.interpreters import batching
+from tinyxla._src.interpreters import batching, pmap_mpi
 from tinyxla._src.interpreters import partial_eval as pe
 from tinyxla._src.interpreters.pmap import (
     _check_replicated, _own_shards, _per_device_aval, _plan, pmap_p)
@@ -140,8 +140,8 @@ class _Pmapped:
                 else:
                     avals.append(_per_device_aval(a.aval, ax))
             closed, out_tree, out_axes = self._trace(static, in_tree, avals, axes, size)
-            entry = self.plans[key] = (_plan(closed, axes, out_axes, size, tuple(devs)),
-                                       out_tree)
+            entry = self.plans[key] = (_plan(closed, axes, out_axes, size, tuple(devs),
+                                             self._across_processes()), out_tree)
         plan, out_tree = entry
         return tree_unflatten(out_tree, plan.run(arrays))
 
@@ -185,7 +185,7 @@ class _Pmapped:
         _tracing.depth += 1
         try:
             # Over the local devices of several processes, the axis spans all of them.
-            procs = distributed.state.num_processes if self.devices is None else 1
+            procs = distributed.state.num_processes if self._across_processes() else 1
             with batching.extend_axis_env(batching.AxisData(self.axis_name, size * procs)):
                 closed = pe.trace_to_jaxpr(flat, avals, info)
         finally:
@@ -196,19 +196,45 @@ class _Pmapped:
         _check_replicated(closed, axes, out_axes, self.axis_name)
         return closed, out_tree, out_axes
 
+    def _across_processes(self) -> bool:
+        """Whether the mapped axis spans several processes' devices: all of them (no
+        ``devices``), or ``devices`` of other processes too (as JAX's pmap over global
+        devices, whose arguments hold this process's share)."""
+        if distributed.state.num_processes == 1:
+            return False
+        if self.devices is None:
+            return True
+        me = distributed.state.process_id
+        if all(d.process_index == me for d in self.devices):
+            return False
+        _check_process_major(self.devices)
+        return True
+
     def _devices(self, size: int) -> list[int]:
         if self.devices is not None:
-            if len(self.devices) != size:
+            me = distributed.state.process_id
+            local = [d for d in self.devices if getattr(d, "process_index", me) == me]
+            if len(local) != size:
                 raise ValueError(f"Leading axis size of input to pmapped function must equal "
                                  f"the number of local devices passed to pmap. Got axis_size="
-                                 f"{size}, num_local_devices={len(self.devices)}.")
-            return [devices_mod._device_index(d) for d in self.devices]
+                                 f"{size}, num_local_devices={len(local)}.")
+            return [devices_mod._device_index(d) for d in local]
         available = devices_mod.local_device_count()
         if size > available:
             raise ValueError(f"compiling computation that requires {size} logical devices, "
                              f"but only {available} XLA devices are available "
                              f"(num_replicas={size})")
         return list(range(size))
+
+
+def _check_process_major(devices: Sequence[Any]) -> None:
+    """A pmap over several processes' devices needs every process's devices, as many of
+    each, process by process (the collectives index them as process * count + local)."""
+    if not pmap_mpi.in_process_order(list(devices)):
+        raise NotImplementedError(
+            "pmap over the devices of several processes needs every process's devices, as "
+            "many of each and in process order (the order of jax.devices()); got the "
+            f"processes {[d.process_index for d in devices]}")
 
 
 def _static_key(v: Any, index: int, fun: Callable) -> Any:

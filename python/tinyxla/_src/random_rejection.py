@@ -2,8 +2,8 @@
 (Marsaglia and Tsang's rejection method, per lane), poisson (Knuth's product of uniforms
 below rate 10, Hormann's transformed rejection above) and binomial (geometric inversion
 below mean 10, BTRS above), each a primitive following JAX 0.10's loops step for step
-(float32 poisson and binomial samples equal JAX's bit for bit, gamma's but for the last
-bits of some alphas: see ``_gamma_lanes``).
+(float32 poisson and binomial samples equal JAX's bit for bit, and gamma's at alpha >= 1
+and in log space: below 1 the boost goes through ``pow``).
 
 JAX runs gamma as ``_gamma_one``'s two nested ``lax.while_loop``s vmapped over the lanes,
 and poisson and binomial as one ``while_loop`` per key over the whole shape (a key split
@@ -159,9 +159,9 @@ def _gamma_lanes(keys: Any, alpha: Any, log_space: bool, partitionable: bool) ->
     alpha_orig = alpha
     alpha = lax.select(boost_mask, alpha, lax.add(alpha, one))
     d = lax.sub(alpha, _const(alpha, 1. / 3.))
-    # XLA rewrites this division into (1/3) * rsqrt(d), with rsqrt the CPU's 12-bit estimate
-    # and one Newton step: c, and so a sample, can differ from JAX's in the last bits.
-    c = lax.div(_const(alpha, 1. / 3.), lax.sqrt(d))
+    # JAX divides (1/3) / sqrt(d); XLA rewrites that into (1/3) * rsqrt(d), and lax.rsqrt is
+    # XLA:CPU's (the CPU's estimate and one Newton step): c is JAX's bit for bit.
+    c = lax.mul(_const(alpha, 1. / 3.), lax.rsqrt(d))
 
     def rejected(_: Any, lanes: tuple) -> Any:  # JAX's _cond_fn
         _, _, X, V, U, d, _ = lanes

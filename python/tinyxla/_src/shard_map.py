@@ -24,11 +24,12 @@ from typing import Any, Callable, Hashable, Sequence
 
 import numpy as np
 
-from tinyxla._src import core, errors
-from tinyxla._src.array import Array, _to_array
+from tinyxla._src import core, distributed, errors
+from tinyxla._src.array import Array, _to_array, _wrap
 from tinyxla._src.interpreters import batching
 from tinyxla._src.interpreters import partial_eval as pe
-from tinyxla._src.interpreters.pmap import _inline_calls
+from tinyxla._src.interpreters.pmap import _inline_calls, _split_handle
+from tinyxla._src.interpreters.pmap_mpi import gather_processes as _gather_handles
 from tinyxla._src.lax import parallel, shape_ops
 from tinyxla._src.pmap import pmap
 from tinyxla._src.sharded_array import put_sharded
@@ -135,7 +136,7 @@ class _ShardMapped:
         if self.check:
             _check_replication(closed, specs, out_specs, manual, mesh, self.f)
         if eager and sum(n > 1 for n in sizes) == 1:
-            run = _on_devices(closed, in_mapped, manual, sizes, mesh)
+            run = _on_devices(closed, in_mapped, manual, sizes, mesh, out_specs)
         else:
             def run(blocks):
                 return self._run(closed, blocks, in_mapped, sizes)
@@ -178,10 +179,15 @@ def _spec_of(x: Any, mesh: Mesh) -> PartitionSpec:
 
 
 def _on_devices(closed: core.ClosedJaxpr, in_mapped: list, manual: tuple, sizes: list,
-                mesh: Mesh) -> Callable:
+                mesh: Mesh, out_specs: list) -> Callable:
     """A runner that maps the one mesh axis longer than 1 with ``pmap`` over its devices
     (one instance per device, concurrently) and the others (of size 1) with named vmaps;
-    its outputs have one leading axis per manual mesh axis, as ``_run``'s."""
+    its outputs have one leading axis per manual mesh axis, as ``_run``'s.
+
+    When the axis spans several processes (``jax.distributed``), every process holds the
+    whole arguments (``make_array_from_process_local_data`` gathers them) and runs the
+    blocks of its own devices; the collectives go over MPI, and the blocks of outputs split
+    along the axis are all-gathered so that every process holds the whole results."""
     big = next(i for i, n in enumerate(sizes) if n > 1)
 
     def fn(*xs):
@@ -193,8 +199,12 @@ def _on_devices(closed: core.ClosedJaxpr, in_mapped: list, manual: tuple, sizes:
     devs = list(np.moveaxis(mesh.devices, mesh.axis_names.index(manual[big]), 0).reshape(
         sizes[big], -1)[:, 0])
     in_axes = tuple(0 if m[big] else None for m in in_mapped)
+    me = distributed.state.process_id
+    mine = [k for k, d in enumerate(devs) if d.process_index == me]
+    across = len(mine) < len(devs)
     mapped = pmap(fn, axis_name=manual[big], in_axes=in_axes, devices=devs,
-                  axis_size=sizes[big])
+                  axis_size=len(mine))
+    gathered = [across and manual[big] in s.mesh_axes() for s in out_specs]
 
     def run(blocks: list) -> list:
         xs = []
@@ -202,11 +212,23 @@ def _on_devices(closed: core.ClosedJaxpr, in_mapped: list, manual: tuple, sizes:
             levels = [lv for lv in range(len(manual)) if m[lv]]
             if any(lv != big for lv in levels):  # drop the size-1 split axes
                 b = b[tuple(slice(None) if lv == big else 0 for lv in levels)]
+            if across and m[big]:
+                b = b[mine[0]:mine[-1] + 1]
             xs.append(b)
-        outs = mapped(*xs)
+        outs = [gather_processes(o) if g else o for o, g in zip(mapped(*xs), gathered)]
         return [o if big == 0 else batching.moveaxis(o, 0, big) for o in outs]
 
     return run
+
+
+def gather_processes(a: Array) -> Array:
+    """A pmap result over this process's devices stacked with every other process's."""
+    handles = (a._shards.handles if a._shards is not None
+               else _split_handle(a._h, 0, a.shape[0]))
+    whole = _gather_handles(handles)
+    out = _wrap(whole, a.weak_type, a.dtype)
+    out._committed = True
+    return out
 
 
 def _block_aval(b: Any, spec: PartitionSpec, manual: tuple) -> core.ShapedArray:

@@ -16,7 +16,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from tinyxla import _core
-from tinyxla._src import core, devices as devices_mod
+from tinyxla._src import core, devices as devices_mod, distributed
 from tinyxla._src.array import Array, _CODE, _DTYPES, _to_array, _wrap
 from tinyxla._src.devices import Shard
 from tinyxla._src.sharding import AxisType, NamedSharding, resolve
@@ -28,7 +28,8 @@ def copy_to_device(h: Any, dev: int) -> Any:
 
     A compiled identity would hand back ``h`` itself, so the copy goes through the host.
     """
-    return _core.from_numpy(np.ascontiguousarray(h.numpy(_DTYPES[h.dtype_code])),
+    # np.require, not np.ascontiguousarray, which makes a 0-d array 1-d.
+    return _core.from_numpy(np.require(h.numpy(_DTYPES[h.dtype_code]), requirements="C"),
                             h.dtype_code, dev)
 
 
@@ -212,19 +213,41 @@ def make_array_from_callback(shape: Sequence[int], sharding: Any,
         data = np.asarray(data_callback((slice(None),) * len(shape)), dtype=dtype)
         return _to_array(data, devices_mod._device_index(sharding))
     index_map = sharding.devices_indices_map(shape)
-    blocks = {d.id: np.asarray(data_callback(idx)) for d, idx in index_map.items()}
+    local = sharding.mesh.local_devices  # as JAX, the callback is asked for these only
+    blocks = {d.id: np.asarray(data_callback(index_map[d]), dtype=dtype) for d in local}
     return _assemble(shape, sharding, blocks, index_map)
 
 
+def _with_other_processes(sharding: NamedSharding, blocks: dict) -> dict:
+    """``blocks`` (this process's devices' numpy blocks by device id) with every other
+    process's, gathered over MPI: each process's blocks stacked in its mesh order, one
+    all-gather of them all (every process must call this alike)."""
+    devs = list(sharding.mesh.devices.flat)
+    me = distributed.state.process_id
+    mine = [d for d in devs if d.process_index == me]
+    stacked = np.stack([blocks[d.id] for d in mine])
+    every = distributed.allgather(stacked)
+    out = {}
+    for p in range(distributed.state.num_processes):
+        for d, block in zip([d for d in devs if d.process_index == p], every[p]):
+            out[d.id] = block
+    return out
+
+
 def _assemble(shape: tuple, sharding: NamedSharding, blocks: dict, index_map: dict) -> Array:
-    """The global array from per-device numpy blocks."""
+    """The global array from the numpy blocks of this process's devices. With several
+    processes every process gets the whole value (its devices hold their blocks)."""
+    local_blocks = blocks
+    if distributed.state.num_processes > 1 and len(blocks) < len(index_map):
+        blocks = _with_other_processes(sharding, blocks)
     first = next(iter(blocks.values()))
     full = np.empty(shape, dtype=first.dtype)
     for d, idx in index_map.items():
         full[idx] = blocks[d.id]
+    blocks = local_blocks
     a = _to_array(full, _first_local(sharding))
     local = {d.id: d.local_hardware_id for d in sharding.mesh.local_devices}
-    handles = {i: _core.from_numpy(np.ascontiguousarray(b), _CODE[a.dtype], local[i])
+    handles = {i: _core.from_numpy(np.require(b, requirements="C"), _CODE[a.dtype], local[i])
                for i, b in blocks.items() if i in local}
     return with_layout(a, sharding, handles)
 
@@ -238,7 +261,7 @@ def make_array_from_single_device_arrays(shape: Sequence[int], sharding: Any,
     sharding = resolve(sharding)
     index_map = sharding.devices_indices_map(shape)
     expected = sharding.shard_shape(shape)
-    devs = list(sharding.mesh.devices.flat)
+    devs = sharding.mesh.local_devices  # the addressable ones, as in JAX
     if len(arrays) != len(devs):
         raise ValueError(f"Expected {len(devs)} single device arrays for sharding "
                          f"{sharding}, got {len(arrays)}")
@@ -258,13 +281,58 @@ def make_array_from_process_local_data(sharding: Any, local_data: Any,
                                        global_shape: Sequence[int] | None = None) -> Array:
     """The global array from this process's data (``jax.make_array_from_process_local_data``).
 
-    With one process the local data is the whole array.
+    With one process the local data is the whole array. With several, ``local_data`` is the
+    part of the global array that this process's devices hold (the box around their
+    blocks), and ``global_shape`` defaults to the local shape scaled by how many
+    processes' boxes lie along each dimension, as in JAX. Differs from JAX: every process
+    then holds the whole value (gathered over MPI), not only its own blocks.
     """
     sharding = resolve(sharding)
     data = np.asarray(local_data)
+    if distributed.state.num_processes > 1 and isinstance(sharding, NamedSharding):
+        return _from_process_local(sharding, data, global_shape)
     if global_shape is not None and tuple(global_shape) != data.shape:
         raise ValueError(f"global_shape {tuple(global_shape)} does not match the local data "
                          f"shape {data.shape} of the only process")
     if not isinstance(sharding, NamedSharding):
         return _to_array(data, devices_mod._device_index(sharding))
     return make_array_from_callback(data.shape, sharding, lambda idx: data[idx])
+
+
+def _process_boxes(sharding: NamedSharding, shape: tuple) -> dict:
+    """Each process's box (start and stop per dimension) around its devices' blocks."""
+    boxes: dict = {}
+    for d, idx in sharding.devices_indices_map(shape).items():
+        lo = [0 if s.start is None else s.start for s in idx]
+        hi = [n if s.stop is None else s.stop for s, n in zip(idx, shape)]
+        box = boxes.get(d.process_index)
+        boxes[d.process_index] = (lo, hi) if box is None else (
+            [min(a, b) for a, b in zip(box[0], lo)], [max(a, b) for a, b in zip(box[1], hi)])
+    return boxes
+
+
+def _from_process_local(sharding: NamedSharding, data: np.ndarray,
+                        global_shape: Sequence[int] | None) -> Array:
+    me = distributed.state.process_id
+    if global_shape is None:
+        # Along each dimension, the local size times the blocks there over this
+        # process's blocks (its box on a shape of one element per block).
+        splits = sharding._splits(data.ndim)
+        lo, hi = _process_boxes(sharding, tuple(splits))[me]
+        global_shape = tuple(n * s // (h - l) for n, s, l, h in zip(data.shape, splits, lo, hi))
+    shape = tuple(global_shape)
+    sharding.check_shape(shape)
+    boxes = _process_boxes(sharding, shape)
+    lo, hi = boxes[me]
+    if tuple(h - l for l, h in zip(lo, hi)) != data.shape:
+        raise ValueError(f"local_data of shape {data.shape} does not match the part of the "
+                         f"global shape {shape} that process {me}'s devices hold "
+                         f"({tuple(h - l for l, h in zip(lo, hi))})")
+    index_map = sharding.devices_indices_map(shape)
+    blocks = {}
+    for d in sharding.mesh.local_devices:
+        idx = tuple(slice((0 if s.start is None else s.start) - l,
+                          (n if s.stop is None else s.stop) - l)
+                    for s, l, n in zip(index_map[d], lo, shape))
+        blocks[d.id] = np.require(data[idx], requirements="C")
+    return _assemble(shape, sharding, blocks, index_map)

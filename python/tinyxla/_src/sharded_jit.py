@@ -4,12 +4,15 @@ own), results by ``out_shardings`` or else by the layout propagated through the 
 (``spmd.py``'s rules), in JAX's canonical form; a propagated result laid out like an
 argument jit was given no sharding for carries that argument's sharding, as in JAX.
 
-On a mesh of more than one device in this process the function runs SPMD: ``spmd.py``
+On a mesh of more than one device the function runs SPMD: ``spmd.py``
 derives the per-device program with its collectives, traced once per signature over the
 flat axis of the mesh's devices, and pmap's runner runs one instance per device, each
 reading its own blocks of the arguments and leaving its blocks of the results. Otherwise
-(one device, several processes, blocks that do not divide an argument) it runs as one
-compiled program and the results are laid out afterwards.
+(one device, blocks that do not divide an argument, a mesh of several processes' devices
+not in process order) it runs as one compiled program and the results are laid out
+afterwards. Over the devices of several processes (``jax.distributed``) each process runs
+its own devices' part, the collectives cross the processes over MPI, and the results'
+blocks are all-gathered so that every process holds them all.
 
 Differences from JAX: a plain ``jit`` called with keyword arguments, or one with static or
 donated arguments, computes sharded arguments unsplit and gives single-device results.
@@ -26,7 +29,7 @@ from tinyxla._src import devices as devices_mod
 from tinyxla._src.array import Array, _to_array
 from tinyxla._src.interpreters import batching
 from tinyxla._src.interpreters import partial_eval as pe
-from tinyxla._src.interpreters import pmap as pmap_run
+from tinyxla._src.interpreters import pmap as pmap_run, pmap_mpi
 from tinyxla._src.sharded_array import from_device_blocks, put_sharded
 from tinyxla._src.sharding import Mesh, NamedSharding, resolve
 from tinyxla._src.sharding_constraint import sharding_constraint_p
@@ -186,7 +189,9 @@ def _build_spmd(inner: Any, args: tuple, leaves: list, shardings: list,
             if isinstance(s, NamedSharding):
                 s.check_shape(aval.shape)  # JAX's IndivisibleError before running
     mesh = _mesh_of(shardings + outs_wanted + constraint_shardings(closed.jaxpr))
-    if mesh is None or mesh.size == 1 or distributed.state.num_processes > 1:
+    across = distributed.state.num_processes > 1
+    if mesh is None or mesh.size == 1 or (
+            across and not pmap_mpi.in_process_order(list(mesh.devices.flat))):
         return None
     core.check_single_device_effects(closed.jaxpr, mesh.size)
     rules = spmd.Rules(mesh)
@@ -207,10 +212,14 @@ def _build_spmd(inner: Any, args: tuple, leaves: list, shardings: list,
     info = errors.DebugInfo("jit", inner, [f"args[{i}]" for i in range(len(leaves))])
     with batching.extend_axis_env(batching.AxisData(spmd.FLAT, mesh.size)):
         per_device = pe.trace_to_jaxpr(lambda *b: part(*b), block_avals, info)
-    flat_devices = list(mesh.devices.flat)
+    # Over several processes: this process's devices only (see the module doc).
+    all_ids = [d.id for d in mesh.devices.flat]
+    flat_devices = [d for d in mesh.devices.flat
+                    if not across or d.process_index == distributed.state.process_id]
     devs = tuple(devices_mod._device_index(d) for d in flat_devices)
     in_axes = tuple(None if lay is None else 0 for lay in in_layouts)
-    plan = pmap_run._plan(per_device, in_axes, (0,) * len(closed.out_avals), mesh.size, devs)
+    plan = pmap_run._plan(per_device, in_axes, (0,) * len(closed.out_avals), mesh.size, devs,
+                          across)
     # An out_shardings entry is kept as given (JAX does not canonicalize it).
     result_shardings = [want if isinstance(want, NamedSharding)
                         else spmd.result_sharding(lay, mesh, unspecified)
@@ -225,7 +234,17 @@ def _build_spmd(inner: Any, args: tuple, leaves: list, shardings: list,
                 x = pmap_run._sharded_array([handles[i] for i in ids], list(devs), aval)
             arrays.append(x)
         outs = plan.run(arrays)
+        blocks = []
+        for o, s in zip(outs, result_shardings):
+            own = dict(zip(ids, o._shards.handles))
+            if across and s.is_fully_replicated:  # every process holds the same blocks
+                own = {**dict.fromkeys(all_ids, o._shards.handles[0]), **own}
+            elif across:  # the other processes' blocks, as views of one all-gather
+                every = pmap_mpi.gather_processes(o._shards.handles)
+                own = {**dict(zip(all_ids, pmap_run._split_handle(every, 0, len(all_ids)))),
+                       **own}
+            blocks.append(own)
         return tree_unflatten(out_tree, [
-            from_device_blocks(dict(zip(ids, o._shards.handles)), s, aval)
-            for o, s, aval in zip(outs, result_shardings, closed.out_avals)])
+            from_device_blocks(b, s, aval)
+            for b, s, aval in zip(blocks, result_shardings, closed.out_avals)])
     return run

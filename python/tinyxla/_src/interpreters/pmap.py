@@ -103,10 +103,11 @@ class _Segment:
 
 
 class _Collective:
-    __slots__ = ("eqn", "route", "combine", "out_aval")
+    __slots__ = ("eqn", "route", "combine", "out_aval", "across")
 
     def __init__(self, eqn: core.JaxprEqn):
         self.eqn = eqn
+        self.across = False  # over the devices of every process (pmap_mpi.py)
         self.route = parallel.collective_routes[eqn.primitive]
         self.combine = None
         self.out_aval = eqn.outvars[0].aval
@@ -127,7 +128,7 @@ class _Collective:
                 _literal_handle(x, d) for d in devs]
         else:
             shards = []
-        if distributed.state.num_processes > 1:
+        if self.across:
             pmap_mpi.run_across_processes(self, shards, envs, devs)
             return
         outvar = eqn.outvars[0]
@@ -239,15 +240,19 @@ def _check_replicated(closed: core.ClosedJaxpr, in_axes: tuple, out_axes: tuple,
 
 
 def _plan(closed: core.ClosedJaxpr, in_axes: tuple, out_axes: tuple, size: int,
-          devs: tuple) -> "_Plan":
-    """The plan of a per-device jaxpr, built once and kept on the jaxpr."""
+          devs: tuple, across: bool | None = None) -> "_Plan":
+    """The plan of a per-device jaxpr, built once and kept on the jaxpr. ``across``: the
+    axis spans every process's devices, ``devs`` being this process's share (by default
+    whenever there are several processes)."""
+    if across is None:
+        across = distributed.state.num_processes > 1
     plans = closed._executable
     if plans is None:
         plans = closed._executable = {}
-    key = (in_axes, out_axes, size, devs)
+    key = (in_axes, out_axes, size, devs, across)
     plan = plans.get(key)
     if plan is None:
-        plan = plans[key] = _Plan(closed, in_axes, out_axes, list(devs))
+        plan = plans[key] = _Plan(closed, in_axes, out_axes, list(devs), across)
     return plan
 
 
@@ -255,7 +260,8 @@ class _Plan:
     """A per-device jaxpr split at its collectives, its segments compiled."""
 
     def __init__(self, closed: core.ClosedJaxpr, in_axes: tuple, out_axes: tuple,
-                 devs: list[int]):
+                 devs: list[int], across: bool):
+        self.across = across
         self.in_axes = in_axes
         self.out_axes = out_axes
         self.devs = devs
@@ -305,7 +311,10 @@ class _Plan:
             outs = [v for e in g for v in e.outvars if v in later]
             if outs or any(core.eqn_has_effects(e) for e in g):  # prints run for themselves
                 steps.append(_Segment(g, invars, outs, f"pmap_{name}"))
-        if distributed.state.num_processes > 1:
+        if self.across:
+            for step in steps:
+                if type(step) is _Collective:
+                    step.across = True
             return pmap_mpi.group_reductions(steps, _Collective)
         return steps
 
