@@ -36,58 +36,6 @@ std::shared_ptr<Executable> compile_graph(const Graph& g, bool simplify, bool fu
   return compile(g, options);
 }
 
-// The jit cache key of a call whose positional arguments are all Arrays of the Python
-// layer (objects holding a _core.Array in `_h`, with `weak_type` and `_committed`): `salt`
-// then, per argument, dtype, weak type, committed device and shape, as bytes. With
-// `scalars`, Python bools, ints, floats and complexes (exactly those types) are taken too,
-// keyed by their type alone: their abstract value (weak or, for bool, strong) depends on
-// nothing else. None when some argument is anything else (the Python path then builds the
-// general key), or is laid out over a mesh (its `_committed` is then its ShardLayout, not a
-// bool: sharded jit runs it).
-py::object jit_signature(py::sequence args, int64_t salt, bool scalars) {
-  static const py::str h_name("_h"), weak_name("weak_type"), committed_name("_committed");
-  constexpr int64_t kScalar = int64_t(1) << 62;
-  std::string key;
-  key.reserve(8 + 32 * args.size());
-  auto put = [&key](int64_t v) { key.append(reinterpret_cast<const char*>(&v), sizeof v); };
-  put(salt);
-  for (py::handle a : args) {
-    if (scalars) {
-      PyTypeObject* t = Py_TYPE(a.ptr());
-      const int code = t == &PyBool_Type      ? 1
-                       : t == &PyLong_Type    ? 2
-                       : t == &PyFloat_Type   ? 3
-                       : t == &PyComplex_Type ? 4
-                                              : 0;
-      if (code != 0) {
-        put(kScalar | code);
-        continue;
-      }
-    }
-    PyObject* c = PyObject_GetAttr(a.ptr(), committed_name.ptr());
-    if (c == nullptr) {
-      PyErr_Clear();
-      return py::none();
-    }
-    py::object committed_obj = py::reinterpret_steal<py::object>(c);
-    if (c != Py_True && c != Py_False) return py::none();  // laid out over a mesh
-    PyObject* h = PyObject_GetAttr(a.ptr(), h_name.ptr());
-    if (h == nullptr) {
-      PyErr_Clear();
-      return py::none();
-    }
-    py::object handle = py::reinterpret_steal<py::object>(h);
-    if (!py::isinstance<Array>(handle)) return py::none();
-    const Array& x = handle.cast<const Array&>();
-    const bool weak = PyObject_IsTrue(py::getattr(a, weak_name).ptr()) == 1;
-    const bool committed = c == Py_True;
-    put(int64_t(x.dtype()) | int64_t(weak) << 8 | int64_t(committed) << 9 |
-        int64_t(committed ? x.device() : 0) << 16 | int64_t(x.ndim()) << 40);
-    for (int64_t d : x.shape()) put(d);
-  }
-  return py::bytes(key);
-}
-
 // Executable::run for jit's cached calls: `args` are Python Arrays of the parameters'
 // dtypes; the run goes to the first committed argument's device, else `default_device`;
 // the results come back as Python Arrays of `array_type` with `out_meta`'s (weak type,
@@ -133,8 +81,6 @@ py::list call_arrays(const Executable& e, py::sequence args, int default_device,
 }  // namespace
 
 void bind_graph(py::module_& m) {
-  m.def("jit_signature", &jit_signature, py::arg("args"), py::arg("salt"),
-        py::arg("scalars") = false);
   using V = ValueId;
   using Ints = std::vector<int64_t>;
   using B = GraphBuilder;

@@ -1,5 +1,5 @@
-// The pytree walks on jit's call path, in C++ as in JAX's pytree module: flattening a
-// call's arguments into leaves and a cache key, the leaves of a tree, waiting for a tree's
+// jit's call path in C++, as in JAX's pytree module and jit: the cache keys of a call's
+// arguments (flat Arrays, or pytrees flattened into leaves), the leaves of a tree, waiting for a tree's
 // Arrays, and rebuilding an output tree. Node types come from tree_util's registry, whose
 // flatten and unflatten functions are called from here; tuples and lists are walked
 // directly. The walks keep their own stack: trees may be deep.
@@ -99,61 +99,82 @@ struct TreeKey {
   }
 };
 
+void put(std::string& key, int64_t v) { key.append(reinterpret_cast<const char*>(&v), sizeof v); }
+
+// Appends a Python Array's part of a jit key (dtype, weak type, committed device, shape) to
+// `key`. False for anything else, and for an Array laid out over a mesh (its `_committed`
+// is then its ShardLayout, not a bool: sharded jit runs it) or deleted (the general path
+// says what it is).
+bool put_array_signature(PyObject* o, std::string& key) {
+  static const py::str h_name("_h"), weak_name("weak_type"), committed_name("_committed");
+  // Other types are refused before an attribute lookup could raise (costly on this path).
+  if (reinterpret_cast<PyObject*>(Py_TYPE(o)) != registry().array_type.ptr()) return false;
+  PyObject* c = PyObject_GetAttr(o, committed_name.ptr());
+  if (!c) {
+    PyErr_Clear();
+    return false;
+  }
+  py::object committed_obj = py::reinterpret_steal<py::object>(c);
+  if (c != Py_True && c != Py_False) return false;
+  PyObject* h = PyObject_GetAttr(o, h_name.ptr());
+  if (!h) {
+    PyErr_Clear();
+    return false;
+  }
+  py::object handle = py::reinterpret_steal<py::object>(h);
+  if (!py::isinstance<Array>(handle)) return false;
+  const Array& x = handle.cast<const Array&>();
+  const bool weak = PyObject_IsTrue(py::handle(o).attr(weak_name).ptr()) == 1;
+  const bool committed = c == Py_True;
+  put(key, int64_t(x.dtype()) | int64_t(weak) << 8 | int64_t(committed) << 9 |
+               int64_t(committed ? x.device() : 0) << 16 | int64_t(x.ndim()) << 40);
+  for (int64_t d : x.shape()) put(key, d);
+  return true;
+}
+
+// The jit cache key of a call whose positional arguments are all Arrays of the Python
+// layer: `salt`, then each argument's signature, as bytes; None otherwise (the pytree path
+// or the general one takes the call).
+py::object jit_signature(py::sequence args, int64_t salt) {
+  std::string key;
+  key.reserve(8 + 32 * args.size());
+  put(key, salt);
+  for (py::handle a : args)
+    if (!put_array_signature(a.ptr(), key)) return py::none();
+  return py::bytes(key);
+}
+
 // The jit cache key and leaves of a call whose argument leaves are all Arrays or Python
 // scalars: (leaves, TreeKey), or None. The key's bytes are `salt`, the tree's shape (node
-// kinds and arities in preorder) and per leaf what jit_signature puts.
+// kinds and arities in preorder) and per leaf its Array signature, or for a Python scalar
+// its type alone (its abstract value, weak or for bool strong, depends on nothing else).
 py::object jit_flatten(py::handle args, int64_t salt) {
-  static const py::str h_name("_h"), weak_name("weak_type"), committed_name("_committed");
   constexpr int64_t kScalar = int64_t(1) << 62, kTuple = int64_t(1) << 61,
                     kList = int64_t(1) << 60, kNode = int64_t(1) << 59;
   std::string key;
   key.reserve(256);
-  auto put = [&key](int64_t v) { key.append(reinterpret_cast<const char*>(&v), sizeof v); };
-  put(salt);
+  put(key, salt);
   py::list leaves;
   py::list nodes;  // type, aux of each registered node
-  const PyObject* array_type = registry().array_type.ptr();
   const bool ok = walk(
       args,
       [&](PyTypeObject* t, Py_ssize_t n, PyObject* aux) {
         if (!aux) {
-          put((t == &PyTuple_Type ? kTuple : kList) | int64_t(n));
+          put(key, (t == &PyTuple_Type ? kTuple : kList) | int64_t(n));
           return true;
         }
-        put(kNode | int64_t(n));
+        put(key, kNode | int64_t(n));
         nodes.append(py::handle(reinterpret_cast<PyObject*>(t)));
         nodes.append(py::handle(aux));
         return true;
       },
       [&](PyObject* o) {
         PyTypeObject* t = Py_TYPE(o);
-        if (reinterpret_cast<const PyObject*>(t) != array_type) {
-          if (!is_scalar_type(t)) return false;
-          put(kScalar | (t == &PyBool_Type ? 1 : t == &PyLong_Type ? 2 : t == &PyFloat_Type ? 3 : 4));
-          leaves.append(py::handle(o));
-          return true;
-        }
-        PyObject* c = PyObject_GetAttr(o, committed_name.ptr());
-        if (!c) {
-          PyErr_Clear();
+        if (is_scalar_type(t)) {
+          put(key, kScalar | (t == &PyBool_Type ? 1 : t == &PyLong_Type ? 2 : t == &PyFloat_Type ? 3 : 4));
+        } else if (!put_array_signature(o, key)) {
           return false;
         }
-        py::object committed_obj = py::reinterpret_steal<py::object>(c);
-        // Laid out over a mesh (`_committed` is then its ShardLayout): sharded jit runs it.
-        if (c != Py_True && c != Py_False) return false;
-        PyObject* h = PyObject_GetAttr(o, h_name.ptr());
-        if (!h) {  // a deleted or sharded Array: the general path says what it is
-          PyErr_Clear();
-          return false;
-        }
-        py::object handle = py::reinterpret_steal<py::object>(h);
-        if (!py::isinstance<Array>(handle)) return false;
-        const Array& x = handle.cast<const Array&>();
-        const bool weak = PyObject_IsTrue(py::handle(o).attr(weak_name).ptr()) == 1;
-        const bool committed = c == Py_True;
-        put(int64_t(x.dtype()) | int64_t(weak) << 8 | int64_t(committed) << 9 |
-            int64_t(committed ? x.device() : 0) << 16 | int64_t(x.ndim()) << 40);
-        for (int64_t d : x.shape()) put(d);
         leaves.append(py::handle(o));
         return true;
       });
@@ -289,6 +310,8 @@ void bind_pytree(py::module_& m) {
       "set_pytree_array_type",
       [](py::object array_type) { registry().array_type = std::move(array_type); },
       "Sets the Array class, whose instances the walks take as leaves without a lookup.");
+  m.def("jit_signature", &jit_signature, py::arg("args"), py::arg("salt"),
+        "The jit cache key of a call whose arguments are all Arrays, else None.");
   m.def("jit_flatten", &jit_flatten, py::arg("args"), py::arg("salt"),
         "(leaves, key) of a jit call whose leaves are Arrays or Python scalars, else None.");
   m.def("tree_leaves", &tree_leaves, "The leaves of a pytree, in order.");

@@ -13,9 +13,9 @@ import numpy as np
 from tinyxla import _core
 from tinyxla._src import core, dtypes
 from tinyxla._src.array import Array, _wrap
+from tinyxla._src.lax.eager import _BINARY_OP
 
-_CODES = {name: _core.BINARY_OPS.index(op)
-          for name, op in (("add", "add"), ("subtract", "sub"), ("multiply", "mul"))}
+_CODES = {"add": _BINARY_OP["add"], "subtract": _BINARY_OP["sub"], "multiply": _BINARY_OP["mul"]}
 # Same-dtype Array operands: any dtype but bool (whose add and multiply are or and and).
 _SAME_DTYPE = frozenset(dtypes.SUPPORTED_DTYPES) - {dtypes.bool_dtype}
 # Python int and float scalars keep these dtypes: a float32 or float64 Array's (a float
