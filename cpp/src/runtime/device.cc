@@ -67,6 +67,12 @@ class Stream {
     return true;
   }
 
+  bool idle() {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (forked_) restart_locked();
+    return queue_.empty() && !busy_;
+  }
+
   void synchronize() {
     std::unique_lock<std::mutex> lock(mu_);
     if (forked_) restart_locked();
@@ -230,6 +236,8 @@ void Device::submit(std::vector<EventPtr> deps, std::function<void()> task, bool
     task();
   }
 }
+
+bool Device::runs_small_now() { return in_host_call() || stream_->idle(); }
 
 void Device::synchronize() { stream_->synchronize(); }
 

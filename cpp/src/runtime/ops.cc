@@ -55,7 +55,7 @@ using runtime::run_op;
 namespace {
 
 Array run1(OpKind kind, const std::any& attrs, const std::vector<Array>& ins, int dev = 0) {
-  return run_op(kind, attrs, ins, dev)[0];
+  return std::move(run_op(kind, attrs, ins, dev)[0]);
 }
 
 std::vector<Array> with(const Array& first, const std::vector<Array>& rest) {
