@@ -5,6 +5,7 @@
 
 #include <array>
 #include <climits>
+#include <cstring>
 #include <string>
 #include <utility>
 
@@ -68,6 +69,32 @@ PyObject* py_and(PyObject* a, PyObject* b, int* err) {
   return t ? b : a;
 }
 
+// The 0-d array of a Python number: a loop's `x + 1` meets the same few numbers again, so
+// each thread keeps the last few (immutable and ready, they are safe to share).
+const Array& scalar_operand(DType dtype, const Scalar& s, int device) {
+  struct Entry {
+    DType dtype;
+    int device;
+    Scalar::Kind kind;
+    int64_t i;
+    uint64_t f;  // the double's bits: -0.0 and NaNs stay apart
+    Array array;
+  };
+  constexpr int kEntries = 4;
+  thread_local std::array<Entry, kEntries> cache{};
+  thread_local int next = 0;
+  uint64_t f;
+  std::memcpy(&f, &s.f, sizeof f);
+  for (const Entry& e : cache)
+    if (e.array.buffer() && e.dtype == dtype && e.device == device && e.kind == s.kind &&
+        e.i == s.i && e.f == f)
+      return e.array;
+  Entry& e = cache[size_t(next)];
+  next = (next + 1) % kEntries;
+  e = Entry{dtype, device, s.kind, s.i, f, scalar(dtype, s, device)};
+  return e.array;
+}
+
 // The result of the fast path (a new reference), or null with no error set where it does
 // not apply; null with an error set for a Python error.
 PyObject* fast(const Operator& op, PyObject* self, PyObject* other) {
@@ -115,7 +142,7 @@ PyObject* fast(const Operator& op, PyObject* self, PyObject* other) {
     if (!scalar_ok) return nullptr;
     Scalar s;
     to_scalar(other, &s);
-    const Array y = scalar(x.dtype(), s, x.device());
+    const Array& y = scalar_operand(x.dtype(), s, x.device());
     Array out = op.reflected ? binary(op.op, y, x) : binary(op.op, x, y);
     return slots.wrap(std::move(out), dtype, weak, committed).release().ptr();
   } catch (py::error_already_set& e) {
