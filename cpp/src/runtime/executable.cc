@@ -3,6 +3,7 @@
 // Results are allocated up front (they are the futures run() returns); intermediates are
 // dropped after their last use, and a dead dense intermediate nobody else holds becomes the
 // output buffer of an elementwise step. compile() wraps compiler::compile_program.
+#include <algorithm>
 #include <atomic>
 #include <mutex>
 #include <optional>
@@ -91,6 +92,35 @@ void run_anchored(const Graph& body, const compiler::Step& step, const std::vect
                                         [&](int64_t b, int64_t e) { epilogue.run(b, e); });
 }
 
+// A step's operands, moved out of the value table for the kernel's call and back when it
+// returns or throws: an Array's copy allocates its shape and strides, a few hundred
+// allocations in each run of a small graph. An operand named twice is copied the second time.
+struct LentOperands {
+  std::vector<Array>& vals;
+  const std::vector<ValueId>& ids;
+  std::vector<Array> ins;
+
+  LentOperands(std::vector<Array>& table, const std::vector<ValueId>& inputs)
+      : vals(table), ids(inputs) {
+    ins.reserve(ids.size());
+    for (size_t k = 0; k < ids.size(); ++k) {
+      const size_t first = first_use(k);
+      ins.push_back(first < k ? ins[first] : std::move(vals[size_t(ids[k])]));
+    }
+  }
+  ~LentOperands() {
+    for (size_t k = 0; k < ids.size(); ++k)
+      if (first_use(k) == k) vals[size_t(ids[k])] = std::move(ins[k]);
+  }
+  LentOperands(const LentOperands&) = delete;
+  LentOperands& operator=(const LentOperands&) = delete;
+
+ private:
+  size_t first_use(size_t k) const {
+    return size_t(std::find(ids.begin(), ids.begin() + std::ptrdiff_t(k), ids[k]) - ids.begin());
+  }
+};
+
 }  // namespace
 
 struct Executable::Impl {
@@ -137,8 +167,39 @@ struct Executable::Impl {
     return found;
   }
 
-  // The body of the device task.
-  void execute(std::vector<Array>& args, const std::vector<Array>& outs, const EventPtr& ev) const {
+  // Value tables of finished runs, kept for the next: a table of this graph's values is a
+  // large allocation, and each large allocation made glibc consolidate its fast bins (a
+  // few percent of a small graph's run).
+  mutable std::mutex tables_m;
+  mutable std::vector<std::vector<Array>> tables;
+
+  // One run's values, by value id: taken from `tables` (or made), emptied and given back
+  // when the run ends, so the buffers it held die with the run as before.
+  struct ValueTable {
+    const Impl& impl;
+    std::vector<Array> vals;
+    explicit ValueTable(const Impl& owner) : impl(owner) {
+      {
+        std::lock_guard<std::mutex> lock(impl.tables_m);
+        if (!impl.tables.empty()) {
+          vals = std::move(impl.tables.back());
+          impl.tables.pop_back();
+        }
+      }
+      vals.resize(size_t(impl.graph.num_values()));
+    }
+    ~ValueTable() {
+      for (Array& a : vals) a = Array();
+      std::lock_guard<std::mutex> lock(impl.tables_m);
+      impl.tables.push_back(std::move(vals));
+    }
+    ValueTable(const ValueTable&) = delete;
+    ValueTable& operator=(const ValueTable&) = delete;
+  };
+
+  // The body of the device task; `outs` (the task's copies of the results) move into the
+  // run's values.
+  void execute(std::vector<Array>& args, std::vector<Array>& outs, const EventPtr& ev) const {
     for (const Array& a : args)
       if (a.event()->has_error()) return ev->set_error(a.event()->error());
     for (const Array& c : program.constants)
@@ -150,10 +211,11 @@ struct Executable::Impl {
         // Host calls without results may run behind the graph; the results wait for them.
         std::optional<DeferredHostCalls> host_calls;
         if (side_effects) host_calls.emplace();
-        std::vector<Array> vals(size_t(graph.num_values()));
-        for (size_t k = 0; k < outs.size(); ++k)
-          if (outs[k].event() == ev) vals[size_t(graph.outputs()[k])] = outs[k];
+        ValueTable table(*this);
+        std::vector<Array>& vals = table.vals;
         const int dev = outs.empty() ? 0 : outs[0].device();
+        for (size_t k = 0; k < outs.size(); ++k)
+          if (outs[k].event() == ev) vals[size_t(graph.outputs()[k])] = std::move(outs[k]);
         for (size_t i = 0; i < program.steps.size(); ++i) {
           run_named_step(int(i), args, vals, dev);
           for (ValueId v : program.steps[i].release) vals[size_t(v)] = Array();
@@ -346,22 +408,24 @@ struct Executable::Impl {
         break;
     }
     // Results: the preallocated outputs, a dead input's buffer, or fresh buffers.
-    std::vector<char> taken(n.inputs.size(), 0);
+    // Inputs given to an earlier result (only a node of several results records them).
+    std::vector<size_t> taken;
     std::vector<Array> results(size_t(n.num_results));
     const bool update = passes::is_update(n.kind);
     for (int r = 0; r < n.num_results; ++r) {
       const ValueId v = v0 + r;
       const ValueType& t = graph.type(v);
-      const Array& preallocated = vals[size_t(v)];
+      Array& preallocated = vals[size_t(v)];
       for (const auto& [j, rr] : step.inplace) {
-        if (rr != r || taken[size_t(j)] || (step.kind != compiler::StepKind::Interpreted && !update))
+        if (rr != r || (step.kind != compiler::StepKind::Interpreted && !update) ||
+            std::find(taken.begin(), taken.end(), size_t(j)) != taken.end())
           continue;
         Array& x = vals[size_t(n.inputs[size_t(j)])];
         if (x.buffer().use_count() != 1 || x.buffer()->borrowed() || x.offset() != 0 ||
             !x.is_contiguous() ||
             x.nbytes() != size_t(num_elements(t.shape)) * itemsize(t.dtype))
           continue;
-        taken[size_t(j)] = 1;
+        if (r + 1 < n.num_results) taken.push_back(size_t(j));
         if (preallocated.buffer()) {
           // An output, not yet written: it takes the dead operand's memory (and data),
           // which the update then only patches.
@@ -374,7 +438,8 @@ struct Executable::Impl {
         }
         break;
       }
-      if (preallocated.buffer()) results[size_t(r)] = preallocated;
+      // Moved (the step's results go back to `vals` once it has run): no copy of its shape.
+      if (preallocated.buffer()) results[size_t(r)] = std::move(preallocated);
       if (results[size_t(r)].buffer()) continue;
       if (frame) {  // a loop body: the buffer this value had, or the carry's other half
         Array& spare = frame->spare[size_t(v)];
@@ -388,9 +453,8 @@ struct Executable::Impl {
       }
       results[size_t(r)] = Array(t.shape, t.dtype, dev, Event::ready());
     }
-    std::vector<Array> ins;
-    ins.reserve(n.inputs.size());
-    for (ValueId v : n.inputs) ins.push_back(vals[size_t(v)]);
+    const LentOperands lent(vals, n.inputs);
+    const std::vector<Array>& ins = lent.ins;
     runtime::check_fault(op_kind_name(n.kind));
     profiler::Span span(step.label, "kernel", step.detail);
     switch (step.kind) {
@@ -551,6 +615,7 @@ std::vector<Array> Executable::run(std::vector<Array> args, int dev,
   Device& target = device(dev);
   auto ev = std::make_shared<Event>();
   std::vector<Array> outs;
+  outs.reserve(g.outputs().size());
   std::vector<char> taken(donated.size(), 0);
   std::vector<std::pair<int, std::shared_ptr<Buffer>>> late_donations;
   bool computes = false;
