@@ -3,16 +3,13 @@ matrices reduced over their rows (the interleaved-lanes path) against numpy, and
 bit-identical whatever the number of threads (a process pinned to one core against this
 one), eager and under jit."""
 import math
-import os
-import subprocess
-import sys
-import textwrap
 
 import numpy as np
 import pytest
 
 import tinyxla as jax
 import tinyxla.numpy as jnp
+from one_core import assert_same_on_one_core
 
 
 def test_sum_1e7_float32_within_pairwise_error_bound():
@@ -77,8 +74,7 @@ def test_column_nan_stays_in_its_column():
         assert np.isnan(got[5]) and not np.isnan(np.delete(got, 5)).any()
 
 
-# Each case: (name, builder of the host array, the reduction). Run here and in a process
-# pinned to one core; the bytes must match.
+# Reductions large enough to split over the pool, run here and on one core.
 _CASES = """
 import numpy as np
 import tinyxla as jax
@@ -106,26 +102,5 @@ CASES = {
 """
 
 
-def _results(cases_src):
-    scope = {}
-    exec(cases_src, scope)  # noqa: S102 - the fixed source above
-    return {k: np.asarray(f()) for k, f in scope["CASES"].items()}
-
-
 def test_results_do_not_depend_on_the_number_of_threads(tmp_path):
-    if len(os.sched_getaffinity(0)) < 2:
-        pytest.skip("needs two cores to compare against one")
-    out = tmp_path / "serial.npz"
-    script = textwrap.dedent(f"""
-        import os, sys
-        import numpy as np
-        os.sched_setaffinity(0, {{min(os.sched_getaffinity(0))}})  # the pool sizes to one core
-        scope = {{}}
-        exec({_CASES!r}, scope)
-        np.savez({str(out)!r}, **{{k: np.asarray(f()) for k, f in scope["CASES"].items()}})
-    """)
-    subprocess.run([sys.executable, "-c", script], check=True, timeout=300)
-    serial = np.load(out)
-    for name, got in _results(_CASES).items():
-        assert got.dtype == serial[name].dtype, name
-        assert got.tobytes() == serial[name].tobytes(), name
+    assert_same_on_one_core(_CASES, tmp_path)
