@@ -93,8 +93,31 @@ def test_only_arrays_on_the_eager_trace_take_it():
         np.testing.assert_array_equal(np.asarray(got), want)
     g = jax.grad(lambda v: (v * v + v - 3.0).sum())
     np.testing.assert_array_equal(np.asarray(g(jnp.arange(3.0))), 2 * np.arange(3.0) + 1)
-    assert eager_operators.fast_binop("divide", False, jnp.divide) is jnp.divide
-    assert type(jnp.ones(1)).__add__.__qualname__ == "fast_binop.<locals>.op"
+    assert eager_operators.fast_binop("__truediv__", "divide", False, jnp.divide) is jnp.divide
+
+
+def _python_calls(fn):
+    """How many Python functions ``fn()`` calls."""
+    import sys
+    calls = []
+    sys.setprofile(lambda frame, event, arg: calls.append(1) if event == "call" else None)
+    try:
+        fn()
+    finally:
+        sys.setprofile(None)
+    return len(calls)
+
+
+def test_the_fast_cases_run_no_python():
+    x, i, s = jnp.ones(3), jnp.arange(3), jnp.asarray(2.0)
+    for fast in (lambda: x + 1, lambda: 1 + x, lambda: x - 2.5, lambda: 2.5 - x,
+                 lambda: x * x, lambda: x * s, lambda: i * 3, lambda: 3 - i):
+        assert _python_calls(fast) == 1, fast  # the lambda's own frame
+    for slow in (lambda: x + 1j, lambda: i + 2.5, lambda: jnp.ones(3, jnp.int8) + 1,
+                 lambda: x + jnp.ones((2, 1, 3))):
+        assert _python_calls(slow) > 2
+    np.testing.assert_array_equal(np.asarray(2.5 - x), [1.5, 1.5, 1.5])
+    np.testing.assert_array_equal(np.asarray(3 - i), [3, 2, 1])
 
 
 def test_a_failed_operand_reaches_the_result():
@@ -107,3 +130,45 @@ def test_a_failed_operand_reaches_the_result():
     finally:
         _core._arm_fault("", 0)
     np.testing.assert_array_equal(np.asarray(jnp.ones(4) + 1.0), 2 * np.ones(4))
+
+
+def test_kernel_errors_surface_at_the_wait_on_either_stream_path():
+    # Run on the caller (idle stream) and queued behind a long kernel (busy stream).
+    from tinyxla import _core
+    for busy in (False, True):
+        big = jnp.exp(jnp.ones(1 << 22)) if busy else None
+        _core._arm_fault("binary", 1)
+        try:
+            bad = jnp.ones(4) + 1.0
+            with pytest.raises(Exception, match="injected fault"):
+                bad.block_until_ready()
+        finally:
+            _core._arm_fault("", 0)
+        with pytest.raises(Exception, match="injected fault"):
+            (bad * 2).block_until_ready()  # the failed operand passes its error on
+        if big is not None:
+            np.testing.assert_allclose(float(big[-1]), np.e, rtol=1e-6)
+
+
+def test_many_threads_share_the_fast_path():
+    import threading
+    x = jnp.arange(8, dtype=jnp.float32)
+    errors, results = [], {}
+
+    def work(k):
+        try:
+            y = x
+            for _ in range(200):
+                y = y + 1 if k % 2 else (y * 1.0) + 1.0
+            results[k] = np.asarray(y)
+        except Exception as e:  # reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    for k in range(6):
+        np.testing.assert_array_equal(results[k], np.arange(8, dtype=np.float32) + 200)

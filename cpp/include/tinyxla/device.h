@@ -23,6 +23,9 @@ class Device {
   // stream is idle: a thread hand-off costs more than the work. The task must not throw;
   // it reports failure through the events it owns.
   void submit(std::vector<EventPtr> deps, std::function<void()> task, bool small);
+  // Whether a small task whose deps are all ready would run at once on the calling thread
+  // (see submit): the caller may then run it itself without building a task.
+  bool runs_small_now();
   // Blocks until every task submitted so far has run.
   void synchronize();
   // Runs this device's queued tasks on the calling thread while `ev` is pending and the

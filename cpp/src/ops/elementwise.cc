@@ -237,7 +237,8 @@ class BinaryDef final : public TypedOpDef<BinaryAttrs> {
     const std::string& lax_name = infer::lax_name(op);
     for (int i = 0; i < 2; ++i)
       infer::check_accepted(lax_name.c_str(), infer::accepted(op), ins[size_t(i)].dtype, i);
-    infer::check_same_dtypes(lax_name, {ins[0].dtype, ins[1].dtype});
+    if (ins[0].dtype != ins[1].dtype)
+      infer::check_same_dtypes(lax_name, {ins[0].dtype, ins[1].dtype});
     return {{infer::binary_shape(lax_name.c_str(), *ins[0].shape, *ins[1].shape),
              infer::binary_dtype(op, ins[0].dtype)}};
   }

@@ -5,6 +5,7 @@
 
 #include <pybind11/stl.h>
 
+#include "array_objects.h"
 #include "tinyxla/compiler.h"
 #include "tinyxla/error.h"
 #include "tinyxla/graph.h"
@@ -42,8 +43,7 @@ std::shared_ptr<Executable> compile_graph(const Graph& g, bool simplify, bool fu
 // dtype) per output, committed when an argument was, as the Python layer's _wrap makes them.
 py::list call_arrays(const Executable& e, py::sequence args, int default_device,
                      py::sequence out_meta, py::handle array_type) {
-  static const py::str h_name("_h"), committed_name("_committed"), dtype_name("dtype"),
-      weak_name("weak_type"), aval_name("_aval");
+  static const py::str h_name("_h"), committed_name("_committed");
   std::vector<Array> handles;
   handles.reserve(args.size());
   int device = -1;
@@ -61,19 +61,12 @@ py::list call_arrays(const Executable& e, py::sequence args, int default_device,
   if (out_meta.size() != outs.size())
     throw std::invalid_argument("call_arrays: out_meta has " + std::to_string(out_meta.size()) +
                                 " entries for " + std::to_string(outs.size()) + " outputs");
-  auto* type = reinterpret_cast<PyTypeObject*>(array_type.ptr());
+  const ArraySlots& slots = array_slots(array_type);
+  PyObject* committed_value = committed ? Py_True : Py_False;
   py::list result(outs.size());
   for (size_t i = 0; i < outs.size(); ++i) {
-    // tp_alloc, as object.__new__ without its abstract-class check (Array is an ABC).
-    py::object obj = py::reinterpret_steal<py::object>(type->tp_alloc(type, 0));
-    if (!obj) throw py::error_already_set();
     py::tuple meta = py::reinterpret_borrow<py::tuple>(out_meta[i]);
-    obj.attr(h_name) = py::cast(std::move(outs[i]));
-    obj.attr(dtype_name) = meta[1];
-    obj.attr(weak_name) = meta[0];
-    obj.attr(committed_name) = py::bool_(committed);
-    obj.attr(aval_name) = py::none();
-    result[i] = std::move(obj);
+    result[i] = slots.wrap(std::move(outs[i]), meta[1].ptr(), meta[0].ptr(), committed_value);
   }
   return result;
 }

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <optional>
 
+#include "python/eager_operator_bindings.h"
 #include "python/graph_bindings.h"
 #include "python/host_callback_bindings.h"
 #include "python/numpy_views.h"
@@ -464,6 +465,7 @@ PYBIND11_MODULE(_core, m) {
   m.def("pool_size", &pool_size);
   bind_graph(m);
   bind_ops(m);
+  bind_eager_operators(m);
   bind_host_callbacks(m);
   bind_profiler(m);
   bind_pytree(m);

@@ -3,6 +3,7 @@
 
 #include <pthread.h>
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <deque>
@@ -65,6 +66,12 @@ class Stream {
     queue_.push_back(Task{std::move(deps), std::move(fn)});
     wake_locked();
     return true;
+  }
+
+  bool idle() {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (forked_) restart_locked();
+    return queue_.empty() && !busy_;
   }
 
   void synchronize() {
@@ -231,6 +238,8 @@ void Device::submit(std::vector<EventPtr> deps, std::function<void()> task, bool
   }
 }
 
+bool Device::runs_small_now() { return in_host_call() || stream_->idle(); }
+
 void Device::synchronize() { stream_->synchronize(); }
 
 void Device::help(const Event& ev) { stream_->help(ev); }
@@ -252,8 +261,9 @@ int default_device_count() {
   return 1;
 }
 
-std::vector<std::unique_ptr<Device>>*& devices_ptr() {
-  static std::vector<std::unique_ptr<Device>>* d = nullptr;
+// Set once, under devices_mu; read without the lock on every op's way to its device.
+std::atomic<std::vector<std::unique_ptr<Device>>*>& devices_ptr() {
+  static std::atomic<std::vector<std::unique_ptr<Device>>*> d{nullptr};
   return d;
 }
 
@@ -281,9 +291,13 @@ std::vector<std::unique_ptr<Device>>* make_devices() {
 
 // Never destroyed: device threads may still be draining at interpreter exit.
 const std::vector<std::unique_ptr<Device>>& devices() {
+  if (auto* d = devices_ptr().load(std::memory_order_acquire)) return *d;
   std::lock_guard<std::mutex> lock(devices_mu);
-  auto*& d = devices_ptr();
-  if (!d) d = make_devices();
+  auto* d = devices_ptr().load(std::memory_order_relaxed);
+  if (!d) {
+    d = make_devices();
+    devices_ptr().store(d, std::memory_order_release);
+  }
   return *d;
 }
 
@@ -299,7 +313,7 @@ int num_devices() { return int(devices().size()); }
 void set_num_devices(int n) {
   std::lock_guard<std::mutex> lock(devices_mu);
   if (n < 1) throw_error(ErrorKind::InvalidArgument, "set_num_devices", "need at least 1 device");
-  auto* d = devices_ptr();
+  auto* d = devices_ptr().load(std::memory_order_relaxed);
   if (d && int(d->size()) != n)
     throw_error(ErrorKind::Internal, "set_num_devices",
                 "the CPU devices already exist (" + std::to_string(d->size()) +

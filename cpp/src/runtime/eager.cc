@@ -2,6 +2,7 @@
 #include "eager.h"
 
 #include "../core/profiler.h"
+#include "../core/thread_pool.h"
 #include "../ops/op_def.h"
 #include "fault_injection.h"
 #include "tinyxla/device.h"
@@ -22,6 +23,23 @@ int common_device(const char* op, const std::vector<Array>& ins, int dev) {
                   "operands are on different devices (" + std::to_string(dev) + " and " +
                       std::to_string(x.device()) + ")");
   return dev;
+}
+
+// Runs `def`'s kernel on ready `ins` into `outs`: the error it (or a failed operand) gives
+// the results, or null.
+std::exception_ptr run_kernel(const ops::OpDef& def, const std::any& attrs,
+                              const std::vector<Array>& ins, const std::vector<Array>& outs,
+                              const char* label, const char* detail) {
+  profiler::Span span(label ? label : def.name(), "kernel", detail);
+  for (const Array& x : ins)
+    if (x.event()->has_error()) return x.event()->error();
+  try {
+    check_fault(def.name());
+    def.run(attrs, ins, outs);
+    return nullptr;
+  } catch (...) {
+    return std::current_exception();
+  }
 }
 
 }  // namespace
@@ -46,13 +64,16 @@ std::vector<Array> run_op(OpKind kind, const std::any& attrs, const std::vector<
   // The results share one event: the kernel writes them all at once. An operand that
   // failed passes its error on; a kernel that throws stores its error in the results.
   const double cost = def.cost(canonical, ins, result_types);
-  auto ev = std::make_shared<Event>();
-  std::vector<Array> outs;
-  outs.reserve(result_types.size());
-  for (ValueType& t : result_types) outs.emplace_back(std::move(t.shape), t.dtype, dev, ev);
   std::vector<EventPtr> deps;
   for (const Array& x : ins)
     if (!x.is_ready()) deps.push_back(x.event());
+  // Small work on ready operands runs here when the stream is idle, with no task to build:
+  // its results are ready (or failed) before anyone sees them.
+  const bool now = deps.empty() && cost < kInlineCost && device(dev).runs_small_now();
+  const EventPtr ev = now ? Event::ready() : std::make_shared<Event>();
+  std::vector<Array> outs;
+  outs.reserve(result_types.size());
+  for (ValueType& t : result_types) outs.emplace_back(std::move(t.shape), t.dtype, dev, ev);
   // The profiler's names, made only while a trace runs (interning takes a lock).
   const char* label = nullptr;
   const char* detail = nullptr;
@@ -62,24 +83,22 @@ std::vector<Array> run_op(OpKind kind, const std::any& attrs, const std::vector<
     for (const Array& o : outs) types += (types.empty() ? "" : ", ") + type_str({o.shape(), o.dtype()});
     detail = profiler::intern(types);
   }
+  if (now) {
+    ScopedFlushDenormals ftz;
+    if (std::exception_ptr e = run_kernel(def, canonical, ins, outs, label, detail)) {
+      auto failed = std::make_shared<Event>();
+      failed->set_error(e);
+      for (Array& o : outs)
+        o = Array(o.shape(), o.strides(), o.offset(), o.dtype(), dev, o.buffer(), failed);
+    }
+    return outs;
+  }
   auto task = [&def, attrs = std::move(canonical), ins, outs, label, detail]() {
-    profiler::Span span(label ? label : def.name(), "kernel", detail);
     const EventPtr& ev = outs[0].event();
-    for (const Array& x : ins) {
-      if (x.event()->has_error()) {
-        ev->set_error(x.event()->error());
-        return;
-      }
-    }
-    try {
-      check_fault(def.name());
-      def.run(attrs, ins, outs);
-      ev->set_ready();
-    } catch (...) {
-      ev->set_error(std::current_exception());
-    }
+    if (std::exception_ptr e = run_kernel(def, attrs, ins, outs, label, detail)) ev->set_error(e);
+    else ev->set_ready();
   };
-  device(dev).submit(std::move(deps), std::move(task), cost < kInlineCost);
+  device(dev).submit(std::move(deps), std::move(task), false);
   return outs;
 }
 

@@ -55,7 +55,16 @@ using runtime::run_op;
 namespace {
 
 Array run1(OpKind kind, const std::any& attrs, const std::vector<Array>& ins, int dev = 0) {
-  return run_op(kind, attrs, ins, dev)[0];
+  return std::move(run_op(kind, attrs, ins, dev)[0]);
+}
+
+// The operands as run_op takes them, each copied once (a braced list copies twice).
+template <class... A>
+std::vector<Array> operands(const A&... xs) {
+  std::vector<Array> ins;
+  ins.reserve(sizeof...(xs));
+  (ins.push_back(xs), ...);
+  return ins;
 }
 
 std::vector<Array> with(const Array& first, const std::vector<Array>& rest) {
@@ -66,10 +75,10 @@ std::vector<Array> with(const Array& first, const std::vector<Array>& rest) {
 
 }  // namespace
 
-Array unary(UnaryOp op, const Array& x) { return run1(OpKind::unary, UnaryAttrs{op}, {x}); }
+Array unary(UnaryOp op, const Array& x) { return run1(OpKind::unary, UnaryAttrs{op}, operands(x)); }
 
 Array binary(BinaryOp op, const Array& x, const Array& y) {
-  return run1(OpKind::binary, BinaryAttrs{op}, {x, y});
+  return run1(OpKind::binary, BinaryAttrs{op}, operands(x, y));
 }
 
 Array select_n(const Array& which, const std::vector<Array>& cases) {
@@ -77,16 +86,16 @@ Array select_n(const Array& which, const std::vector<Array>& cases) {
 }
 
 Array clamp(const Array& lo, const Array& x, const Array& hi) {
-  return run1(OpKind::clamp, NoAttrs{}, {lo, x, hi});
+  return run1(OpKind::clamp, NoAttrs{}, operands(lo, x, hi));
 }
 
 Array convert(const Array& x, DType dtype) {
   if (dtype == x.dtype()) return x;
-  return run1(OpKind::convert, ConvertAttrs{dtype}, {x});
+  return run1(OpKind::convert, ConvertAttrs{dtype}, operands(x));
 }
 
 Array bitcast_convert(const Array& x, DType dtype) {
-  return run1(OpKind::bitcast_convert, ConvertAttrs{dtype}, {x});
+  return run1(OpKind::bitcast_convert, ConvertAttrs{dtype}, operands(x));
 }
 
 Array scalar(DType dtype, const Scalar& value, int dev) {
@@ -125,37 +134,38 @@ Array contiguous(const Array& x) {
 }
 
 Array reduce(ReduceOp op, const Array& x, const std::vector<int64_t>& axes) {
-  return run1(OpKind::reduce, ReduceAttrs{op, axes}, {x});
+  return run1(OpKind::reduce, ReduceAttrs{op, axes}, operands(x));
 }
 
 Array argreduce(bool is_max, const Array& x, int64_t axis, DType index_dtype) {
-  return run1(is_max ? OpKind::argmax : OpKind::argmin, ArgReduceAttrs{axis, index_dtype}, {x});
+  return run1(is_max ? OpKind::argmax : OpKind::argmin, ArgReduceAttrs{axis, index_dtype},
+              operands(x));
 }
 
 Array reshape(const Array& x, const Shape& shape) {
-  return run1(OpKind::reshape, ReshapeAttrs{shape}, {x});
+  return run1(OpKind::reshape, ReshapeAttrs{shape}, operands(x));
 }
 
 Array transpose(const Array& x, const std::vector<int64_t>& perm) {
-  return run1(OpKind::transpose, TransposeAttrs{perm}, {x});
+  return run1(OpKind::transpose, TransposeAttrs{perm}, operands(x));
 }
 
 Array broadcast_in_dim(const Array& x, const Shape& shape, const std::vector<int64_t>& dims) {
-  return run1(OpKind::broadcast_in_dim, BroadcastInDimAttrs{shape, dims}, {x});
+  return run1(OpKind::broadcast_in_dim, BroadcastInDimAttrs{shape, dims}, operands(x));
 }
 
 Array slice(const Array& x, const std::vector<int64_t>& start, const std::vector<int64_t>& limit,
             const std::vector<int64_t>& strides) {
-  return run1(OpKind::slice, SliceAttrs{start, limit, strides}, {x});
+  return run1(OpKind::slice, SliceAttrs{start, limit, strides}, operands(x));
 }
 
 Array rev(const Array& x, const std::vector<int64_t>& dims) {
-  return run1(OpKind::rev, RevAttrs{dims}, {x});
+  return run1(OpKind::rev, RevAttrs{dims}, operands(x));
 }
 
 Array pad(const Array& x, const Array& padding_value, const std::vector<int64_t>& lo,
           const std::vector<int64_t>& hi, const std::vector<int64_t>& interior) {
-  return run1(OpKind::pad, PadAttrs{lo, hi, interior}, {x, padding_value});
+  return run1(OpKind::pad, PadAttrs{lo, hi, interior}, operands(x, padding_value));
 }
 
 Array concatenate(const std::vector<Array>& xs, int64_t dimension) {
@@ -173,7 +183,7 @@ Array dynamic_update_slice(const Array& x, const Array& update, const std::vecto
 
 Array gather(const Array& x, const Array& indices, const GatherDims& dims,
              const std::vector<int64_t>& slice_sizes, IndexMode mode, const Array& fill_value) {
-  std::vector<Array> ins{x, indices};
+  std::vector<Array> ins = operands(x, indices);
   if (mode == IndexMode::fill_or_drop) {
     if (!fill_value.buffer())
       throw_error(ErrorKind::InvalidArgument, "gather", "fill mode needs a fill value");
@@ -184,7 +194,7 @@ Array gather(const Array& x, const Array& indices, const GatherDims& dims,
 
 Array scatter(ScatterOp op, const Array& x, const Array& indices, const Array& updates,
               const GatherDims& dims, IndexMode mode) {
-  return run1(OpKind::scatter, ScatterAttrs{op, dims, mode}, {x, indices, updates});
+  return run1(OpKind::scatter, ScatterAttrs{op, dims, mode}, operands(x, indices, updates));
 }
 
 std::vector<Array> sort(const std::vector<Array>& operands, int64_t dimension, int num_keys) {
@@ -192,20 +202,20 @@ std::vector<Array> sort(const std::vector<Array>& operands, int64_t dimension, i
 }
 
 Array cumulative(CumulativeOp op, const Array& x, int64_t axis, bool reverse) {
-  return run1(OpKind::cumulative, CumulativeAttrs{op, axis, reverse}, {x});
+  return run1(OpKind::cumulative, CumulativeAttrs{op, axis, reverse}, operands(x));
 }
 
 std::vector<Array> eig(const Array& x, bool compute_left, bool compute_right) {
-  return run_op(OpKind::eig, EigAttrs{compute_left, compute_right}, {x});
+  return run_op(OpKind::eig, EigAttrs{compute_left, compute_right}, operands(x));
 }
 
 std::vector<Array> eigh(const Array& x, bool lower) {
-  return run_op(OpKind::eigh, EighAttrs{lower}, {x});
+  return run_op(OpKind::eigh, EighAttrs{lower}, operands(x));
 }
 
 Array dot_general(const Array& lhs, const Array& rhs, const DotDims& dims,
                   std::optional<DType> preferred) {
-  return run1(OpKind::dot_general, DotGeneralAttrs{dims, preferred}, {lhs, rhs});
+  return run1(OpKind::dot_general, DotGeneralAttrs{dims, preferred}, operands(lhs, rhs));
 }
 
 }  // namespace tinyxla

@@ -213,7 +213,8 @@ _SHARED: dict[str, Any] = {
 
 # Array's own operators: the eager fast path in front of the shared ones (tracers keep those).
 _ARRAY_ONLY: dict[str, Any] = {
-    name: eager_operators.fast_binop(fun, refl, _SHARED[name]) for name, fun, refl, _, _ in _BINOPS}
+    name: eager_operators.fast_binop(name, fun, refl, _SHARED[name])
+    for name, fun, refl, _, _ in _BINOPS}
 
 
 def register_array_methods(jnp: ModuleType) -> None:
