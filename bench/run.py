@@ -180,6 +180,8 @@ def metrics():
     ms.extend(bench_fft.metrics())
     import bench_callbacks  # likewise: host callbacks and jax.debug.print
     ms.extend(bench_callbacks.metrics())
+    import bench_scatter  # likewise: scatter-add against np.add.at
+    ms.extend(bench_scatter.metrics())
     return ms
 
 

@@ -120,18 +120,6 @@ def test_the_fast_cases_run_no_python():
     np.testing.assert_array_equal(np.asarray(3 - i), [3, 2, 1])
 
 
-def test_a_failed_operand_reaches_the_result():
-    from tinyxla import _core
-    _core._arm_fault("binary", 1)
-    try:
-        bad = jnp.ones(4) + 1.0
-        with pytest.raises(Exception, match="injected fault"):
-            bad.block_until_ready()
-    finally:
-        _core._arm_fault("", 0)
-    np.testing.assert_array_equal(np.asarray(jnp.ones(4) + 1.0), 2 * np.ones(4))
-
-
 def test_kernel_errors_surface_at_the_wait_on_either_stream_path():
     # Run on the caller (idle stream) and queued behind a long kernel (busy stream).
     from tinyxla import _core
@@ -148,6 +136,7 @@ def test_kernel_errors_surface_at_the_wait_on_either_stream_path():
             (bad * 2).block_until_ready()  # the failed operand passes its error on
         if big is not None:
             np.testing.assert_allclose(float(big[-1]), np.e, rtol=1e-6)
+    np.testing.assert_array_equal(np.asarray(jnp.ones(4) + 1.0), 2 * np.ones(4))
 
 
 def test_many_threads_share_the_fast_path():

@@ -24,11 +24,12 @@ CASES = {
     "binomial_vmap": "jax.vmap(lambda k: random.binomial(k, 60., 0.4, (25001,)))"
                      "(random.split(random.PRNGKey(35), 2))",
     "gamma_2": "random.gamma(random.PRNGKey(36), 2.0, (60000,))",
-    # At alpha >= 1 (and in log space at any alpha) gamma's samples are JAX's bit for bit:
-    # lax.rsqrt is XLA:CPU's (below 1, Uniform ** (1 / alpha) goes through pow).
+    # gamma's samples are JAX's bit for bit: lax.rsqrt, exp, log and pow are XLA:CPU's.
     "gamma_mix": "random.gamma(random.PRNGKey(37), np.linspace(1, 12, 40000, dtype=np.float32))",
     "gamma_vmap": "jax.vmap(lambda k: random.gamma(k, 3.3, (20001,)))"
                   "(random.split(random.PRNGKey(38), 2))",
+    "gamma_below_one": "random.gamma(random.PRNGKey(40), np.linspace(0.05, 1, 40000, dtype=np.float32))",
+    "beta_mix": "random.beta(random.PRNGKey(41), np.linspace(0.1, 5, 20000, dtype=np.float32), 2.5)",
     "loggamma_mix": "random.loggamma(random.PRNGKey(39), np.linspace(0.05, 6, 40000, dtype=np.float32))",
 }
 

@@ -3,7 +3,8 @@
 // their start from the row's own position. A window that does not fit is clamped (clip),
 // or filled (gather) / skipped (scatter) as a whole (fill_or_drop). Gathers run rows in
 // parallel; scatters apply rows in order, so duplicate indices accumulate
-// deterministically (and for `set` the last row wins).
+// deterministically (and for `set` the last row wins), large ones in parallel over parts
+// of the output that each apply the rows in that order.
 #include <algorithm>
 #include <cmath>
 #include <complex>
@@ -11,6 +12,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "../core/element_semantics.h"
 #include "../core/thread_pool.h"
 #include "kernels.h"
 #include "tinyxla/error.h"
@@ -117,6 +119,11 @@ class WindowWalker {
       : shape_(std::move(shape)), src_(std::move(src)), dst_(std::move(dst)),
         idx_(shape_.size(), 0) {
     for (int64_t e : shape_) empty_ = empty_ || e == 0;
+  }
+
+  // The window's elements, when it is one run at unit stride on both sides (else 0).
+  int64_t run() const {
+    return shape_.size() == 1 && src_[0] == 1 && dst_[0] == 1 ? shape_[0] : 0;
   }
 
   template <typename F>
@@ -294,29 +301,59 @@ T combine(T a, T b) {
       case ScatterOp::max: return std::isnan(a) || std::isnan(b) ? a + b : std::max(a, b);
     }
     return b;
-  } else {  // complex
+  } else {  // complex: max and min order lexicographically, as lax.max does
     switch (op) {
       case ScatterOp::set: return b;
       case ScatterOp::add: return a + b;
       case ScatterOp::mul: return a * b;
-      default:
-        throw_error(ErrorKind::TypeError, std::string("scatter_") + op_name(op),
-                    "is not defined for complex operands");
+      case ScatterOp::min: return semantics::min_of(a, b);
+      case ScatterOp::max: return semantics::max_of(a, b);
     }
+    return b;
   }
 }
 
+// The elements [lo, hi) of the output one part of a scatter owns.
+struct Owned {
+  int64_t lo, hi;
+  bool has(int64_t t) const { return t >= lo && t < hi; }
+};
+
+// Combines a window of updates (`walker` over offsets so/dd) into `to` = o + t, keeping
+// only the elements in `own`; `span` is the window's last offset from its first.
+template <typename T, ScatterOp op>
+inline __attribute__((always_inline)) void combine_window(T* o, int64_t t, int64_t span, const T* from, WindowWalker& walker,
+                    const Owned& own) {
+  if (t + span < own.lo || t >= own.hi) return;
+  T* to = o + t;
+  if (t >= own.lo && t + span < own.hi) {
+    if (const int64_t run = walker.run()) {  // a row of x.at[i]: a plain loop that vectorises
+      for (int64_t j = 0; j < run; ++j) to[j] = combine<T, op>(to[j], from[j]);
+      return;
+    }
+    walker.walk([&](int64_t so, int64_t dd) { to[dd] = combine<T, op>(to[dd], from[so]); });
+    return;
+  }
+  walker.walk([&](int64_t so, int64_t dd) {
+    if (own.has(t + dd)) to[dd] = combine<T, op>(to[dd], from[so]);
+  });
+}
+
+// Applies every row in order, each update only where it lands in `own`.
 template <typename T, ScatterOp op, typename I>
-void scatter_rows(const Array& updates, const I* idx, const WindowPlan& p,
-                  const GatherDims& d, IndexMode mode, const Array& out) {
+void scatter_rows_owned(const Array& updates, const I* idx, const WindowPlan& p,
+                        const GatherDims& d, IndexMode mode, const Array& out,
+                        const Owned& own) {
   const Strides out_strides = row_major_strides(out.shape());
   const std::vector<int64_t> scatter_pos = non_offset_dims(updates.ndim(), d);
   Shape wshape;
   Strides src, dst;
+  int64_t span = 0;  // out strides are row-major, so a window's offsets lie in [0, span]
   for (size_t j = 0; j < p.window_dims.size(); ++j) {
     wshape.push_back(p.extent[size_t(p.window_dims[j])]);
     src.push_back(updates.strides()[size_t(d.offset_dims[j])]);
     dst.push_back(out_strides[size_t(p.window_dims[j])]);
+    span += std::max<int64_t>(0, wshape.back() - 1) * dst.back();
   }
   const T* upd = reinterpret_cast<const T*>(updates.data());
   T* o = reinterpret_cast<T*>(out.mutable_data());
@@ -342,21 +379,50 @@ void scatter_rows(const Array& updates, const I* idx, const WindowPlan& p,
           if (!clip) continue;
           v = v < 0 ? 0 : room;
         }
+        if (!own.has(v * stride)) continue;
         T& slot = o[v * stride];
         slot = combine<T, op>(slot, upd[r * row_stride]);
       }
       return;
     }
     WindowWalker walker(wshape, src, dst);
+    const int64_t run = walker.run();
+    if (p.k == 1 && run > 0) {  // x.at[idx] of rows: a start per row, the row in one loop
+      const int64_t stride = f.stride[0], room = f.room[0];
+      const bool clip = mode == IndexMode::clip;
+      auto start = [&](int64_t r, int64_t* t) {
+        int64_t v = int64_t(idx[r]);
+        if (v < 0 || v > room) {
+          if (!clip) return false;
+          v = v < 0 ? 0 : room;
+        }
+        *t = v * stride;
+        return true;
+      };
+      // Rows land at random: fetching a row some rows ahead overlaps the cache misses.
+      constexpr int64_t kAhead = 16;
+      for (int64_t r = 0; r < p.rows; ++r) {
+        int64_t t = 0, ahead = 0;
+        if (r + kAhead < p.rows && start(r + kAhead, &ahead)) __builtin_prefetch(o + ahead, 1);
+        if (!start(r, &t)) continue;
+        if (t >= own.lo && t + run <= own.hi) {
+          T* to = o + t;
+          const T* from = upd + r * row_stride;
+          for (int64_t j = 0; j < run; ++j) to[j] = combine<T, op>(to[j], from[j]);
+        } else {
+          combine_window<T, op>(o, t, span, upd + r * row_stride, walker, own);
+        }
+      }
+      return;
+    }
     for (int64_t r = 0; r < p.rows; ++r) {
       int64_t t = 0;
       if (!f.start(idx + r * p.k, mode, &t)) continue;
       const T* from = upd + r * row_stride;
       if (window == 1) {
-        o[t] = combine<T, op>(o[t], from[0]);
+        if (own.has(t)) o[t] = combine<T, op>(o[t], from[0]);
       } else {
-        T* to = o + t;
-        walker.walk([&](int64_t so, int64_t dd) { to[dd] = combine<T, op>(to[dd], from[so]); });
+        combine_window<T, op>(o, t, span, from, walker, own);
       }
     }
     return;
@@ -369,10 +435,29 @@ void scatter_rows(const Array& updates, const I* idx, const WindowPlan& p,
     int64_t u = 0, t = 0;
     for (size_t i = 0; i < pos.size(); ++i) u += pos[i] * updates.strides()[size_t(scatter_pos[i])];
     for (size_t dim = 0; dim < start.size(); ++dim) t += start[dim] * out_strides[dim];
-    const T* from = upd + u;
-    T* to = o + t;
-    walker.walk([&](int64_t so, int64_t dd) { to[dd] = combine<T, op>(to[dd], from[so]); });
+    combine_window<T, op>(o, t, span, upd + u, walker, own);
   }
+}
+
+// Scatters large enough to split: the output splits into contiguous parts, one per pool
+// thread; each part applies, in row order, only the updates that land in it. Every element
+// so sees its updates in the serial order: results are bit-identical to one thread's,
+// duplicate indices (add, set's last-row-wins) included. Each part reads all the indices.
+constexpr int64_t kParallelUpdates = 1 << 15;
+constexpr int64_t kMinPartElements = 1 << 12;
+
+template <typename T, ScatterOp op, typename I>
+void scatter_rows(const Array& updates, const I* idx, const WindowPlan& p, const GatherDims& d,
+                  IndexMode mode, const Array& out) {
+  const int64_t size = out.size();
+  const int64_t parts = std::min<int64_t>(pool_size(), size / kMinPartElements);
+  if (parts < 2 || updates.size() < kParallelUpdates)
+    return scatter_rows_owned<T, op>(updates, idx, p, d, mode, out, Owned{0, size});
+  const int64_t per = (size + parts - 1) / parts;
+  parallel_for(parts, 1, [&](int64_t b, int64_t e) {
+    scatter_rows_owned<T, op>(updates, idx, p, d, mode, out,
+                              Owned{b * per, std::min(size, e * per)});
+  });
 }
 
 }  // namespace

@@ -63,10 +63,22 @@ inline T from_acc(A a) {
   return semantics::narrow<T>(a);
 }
 
+// Lanes per dense reduction: 128 bytes of accumulators, at least 4.
+template <typename A>
+constexpr int64_t kLanes = std::max<int64_t>(4, 128 / int64_t(sizeof(A)));
+
+// Folds lanes [0, L) of r as a tree, halving until `keep` lanes remain (r[j] then combines
+// lanes j, j + keep, j + 2 keep, ...).
+template <typename Op, typename A>
+inline void fold_lanes(A* r, int64_t L, int64_t keep) {
+  for (int64_t w = L / 2; w >= keep; w /= 2)
+    for (int64_t j = 0; j < w; ++j) r[j] = Op::apply(r[j], r[j + w]);
+}
+
 // Lane-wise pairwise reduction: leaves of 16 rows of L lanes (each lane sums 16 elements
 // straight, as numpy's pairwise sum: 8 lanes, 128-element leaves) combine lane by lane as a
-// balanced binary tree (a binary counter), and the L lanes as a tree at the end. No
-// recursion and no per-leaf lane tree, so the loads stream at memory speed.
+// balanced binary tree (a binary counter). No recursion and no per-leaf lane tree, so the
+// loads stream at memory speed.
 template <typename Op, typename A, int64_t L>
 struct LaneCascade {
   A v[64][L];
@@ -81,30 +93,23 @@ struct LaneCascade {
     for (int64_t j = 0; j < L; ++j) v[n][j] = a[j];
     level[n++] = l;
   }
-  A result() {
+  void lanes(A* out) {
+    if (n == 0) {
+      for (int64_t j = 0; j < L; ++j) out[j] = Op::template identity<A>();
+      return;
+    }
     A* r = v[n - 1];
     for (int i = n - 2; i >= 0; --i)
       for (int64_t j = 0; j < L; ++j) r[j] = Op::apply(v[i][j], r[j]);
-    for (int64_t w = L / 2; w > 0; w /= 2)
-      for (int64_t j = 0; j < w; ++j) r[j] = Op::apply(r[j], r[j + w]);
-    return r[0];
+    for (int64_t j = 0; j < L; ++j) out[j] = r[j];
   }
 };
 
-// A dense run reduced with L lanes that vectorise: pairwise (above) for inexact sums and
-// products, one pass for the rest.
+// A dense run reduced into L = kLanes<A> lanes that vectorise (lane j takes elements j,
+// j + L, j + 2L, ...): pairwise (above) for inexact sums and products, one pass for the rest.
 template <typename Op, typename T, typename A>
-inline __attribute__((always_inline)) A reduce_dense_body(const T* p, int64_t n) {
-  constexpr int64_t L = std::max<int64_t>(4, 128 / int64_t(sizeof(A)));
-  if (n < L) {  // short rows: a few chains, no lane tree
-    A a[4] = {Op::template identity<A>(), Op::template identity<A>(), Op::template identity<A>(),
-              Op::template identity<A>()};
-    int64_t i = 0;
-    for (; i + 4 <= n; i += 4)
-      for (int j = 0; j < 4; ++j) a[j] = Op::apply(a[j], to_acc<A>(p[i + j]));
-    for (int j = 0; i + j < n; ++j) a[j] = Op::apply(a[j], to_acc<A>(p[i + j]));
-    return Op::apply(Op::apply(a[0], a[1]), Op::apply(a[2], a[3]));
-  }
+inline __attribute__((always_inline)) void reduce_lanes_body(const T* p, int64_t n, A* lanes) {
+  constexpr int64_t L = kLanes<A>;
   alignas(64) A acc[L];
   int64_t i = 0;
   if constexpr (kPairwise<Op, A>) {
@@ -123,7 +128,7 @@ inline __attribute__((always_inline)) A reduce_dense_body(const T* p, int64_t n)
       for (int64_t j = 0; i + j < n; ++j) acc[j] = Op::apply(acc[j], to_acc<A>(p[i + j]));
       tree.push(acc);
     }
-    return tree.result();
+    return tree.lanes(lanes);
   }
   for (int64_t j = 0; j < L; ++j) acc[j] = Op::template identity<A>();
   if constexpr (kNanLanes<Op, A>) {
@@ -137,40 +142,70 @@ inline __attribute__((always_inline)) A reduce_dense_body(const T* p, int64_t n)
         acc[j] = Op::no_nan(acc[j], v);
         nan[j] |= Flag(v != v);
       }
-    Flag any = 0;
-    for (int64_t j = 0; j < L; ++j) any |= nan[j];
-    if (any) return std::numeric_limits<A>::quiet_NaN();
-  } else {
-    for (; i + L <= n; i += L)
-      for (int64_t j = 0; j < L; ++j) acc[j] = Op::apply(acc[j], to_acc<A>(p[i + j]));
+    for (int64_t j = 0; i + j < n; ++j) acc[j] = Op::apply(acc[j], to_acc<A>(p[i + j]));
+    for (int64_t j = 0; j < L; ++j) lanes[j] = nan[j] ? std::numeric_limits<A>::quiet_NaN() : acc[j];
+    return;
   }
+  for (; i + L <= n; i += L)
+    for (int64_t j = 0; j < L; ++j) acc[j] = Op::apply(acc[j], to_acc<A>(p[i + j]));
   for (int64_t j = 0; i + j < n; ++j) acc[j] = Op::apply(acc[j], to_acc<A>(p[i + j]));
-  for (int64_t w = L / 2; w > 0; w /= 2)
-    for (int64_t j = 0; j < w; ++j) acc[j] = Op::apply(acc[j], acc[j + w]);
+  for (int64_t j = 0; j < L; ++j) lanes[j] = acc[j];
+}
+
+// A dense run reduced to one value (lanes == nullptr), or to its L lanes.
+template <typename Op, typename T, typename A>
+inline __attribute__((always_inline)) A reduce_dense_body(const T* p, int64_t n, A* lanes) {
+  constexpr int64_t L = kLanes<A>;
+  if (lanes) {
+    reduce_lanes_body<Op, T, A>(p, n, lanes);
+    return lanes[0];
+  }
+  if (n < L) {  // short rows: a few chains, no lane tree
+    A a[4] = {Op::template identity<A>(), Op::template identity<A>(), Op::template identity<A>(),
+              Op::template identity<A>()};
+    int64_t i = 0;
+    for (; i + 4 <= n; i += 4)
+      for (int j = 0; j < 4; ++j) a[j] = Op::apply(a[j], to_acc<A>(p[i + j]));
+    for (int j = 0; i + j < n; ++j) a[j] = Op::apply(a[j], to_acc<A>(p[i + j]));
+    return Op::apply(Op::apply(a[0], a[1]), Op::apply(a[2], a[3]));
+  }
+  alignas(64) A acc[L];
+  reduce_lanes_body<Op, T, A>(p, n, acc);
+  fold_lanes<Op, A>(acc, L, 1);
   return acc[0];
 }
 
 template <typename Op, typename T, typename A>
-A reduce_dense_generic(const T* p, int64_t n) {
-  return reduce_dense_body<Op, T, A>(p, n);
+A reduce_dense_generic(const T* p, int64_t n, A* lanes) {
+  return reduce_dense_body<Op, T, A>(p, n, lanes);
 }
 
 // The baseline build moves 16 bytes per instruction, too few to keep up with memory on a
-// long float run; the AVX-512 build of the same lanes and tree (same result, bit for bit)
-// streams at memory speed.
+// long float run; the AVX2 and AVX-512 builds of the same lanes and tree (same result, bit
+// for bit) stream at memory speed.
 template <typename Op, typename T, typename A>
 __attribute__((target("avx512f,avx512dq,avx512bw,avx512vl,avx2,fma"))) A reduce_dense_avx512(
-    const T* p, int64_t n) {
-  return reduce_dense_body<Op, T, A>(p, n);
+    const T* p, int64_t n, A* lanes) {
+  return reduce_dense_body<Op, T, A>(p, n, lanes);
 }
 
 template <typename Op, typename T, typename A>
-A reduce_dense(const T* p, int64_t n) {
+__attribute__((target("avx2"))) A reduce_dense_avx2(const T* p, int64_t n, A* lanes) {
+  return reduce_dense_body<Op, T, A>(p, n, lanes);
+}
+
+// Reduces a dense run to one value, or (lanes given) to the kLanes<A> lanes.
+template <typename Op, typename T, typename A>
+A reduce_dense(const T* p, int64_t n, A* lanes = nullptr) {
   if constexpr (std::is_floating_point_v<T> && std::is_same_v<T, A>) {
     static const bool avx512 = vmath::isa_supported(vmath::Isa::Avx512);
-    if (avx512) return reduce_dense_avx512<Op, T, A>(p, n);
+    if (avx512) return reduce_dense_avx512<Op, T, A>(p, n, lanes);
   }
-  return reduce_dense_generic<Op, T, A>(p, n);
+  if constexpr (std::is_arithmetic_v<T> && std::is_arithmetic_v<A>) {
+    static const bool avx2 = vmath::isa_supported(vmath::Isa::Avx2);
+    if (avx2) return reduce_dense_avx2<Op, T, A>(p, n, lanes);
+  }
+  return reduce_dense_generic<Op, T, A>(p, n, lanes);
 }
 
 // Combines a stream of partial results as a balanced binary tree (a binary counter).
@@ -271,6 +306,43 @@ A reduce_all(const T* base, const Shape& shape, const Strides& strides) {
   return c.result();
 }
 
+// R rows of n columns (rows at stride rs, columns at stride cs) reduced over the rows, n a
+// power of two up to kLanes<A>: the rows stream as one dense run whose lane j holds column
+// j % n, in parallel over fixed blocks of whole rows (strided rows gathered a block at a
+// time, so the layout does not change the result), and each column folds its lanes at the
+// end. A tall narrow matrix so reads at memory speed instead of n-wide rows.
+template <typename Op, typename T, typename A>
+void reduce_interleaved(const T* base, int64_t R, int64_t n, int64_t rs, int64_t cs, T* out) {
+  constexpr int64_t L = kLanes<A>;
+  static_assert(kBlock % L == 0, "blocks start at lane 0");
+  const int64_t total = R * n, nb = (total + kBlock - 1) / kBlock;
+  const bool dense = rs == n && cs == 1;
+  const Shape shape{R, n};
+  const Strides strides{rs, cs};
+  auto parts = make_buf<A>(nb * L);
+  parallel_for(nb, 1, [&](int64_t b, int64_t e) {
+    auto buf = make_buf<T>(dense ? 0 : std::min(total, kBlock));
+    for (int64_t k = b; k < e; ++k) {
+      const int64_t i = k * kBlock, m = std::min(total - i, kBlock);
+      const T* run = base + i;
+      if (!dense) {
+        gather(reinterpret_cast<const char*>(base), sizeof(T), shape, strides, i, i + m,
+               reinterpret_cast<char*>(buf.get()));
+        run = buf.get();
+      }
+      reduce_dense<Op, T, A>(run, m, &parts[k * L]);
+    }
+  });
+  alignas(64) A lanes[L];
+  for (int64_t j = 0; j < L; ++j) {
+    Cascade<Op, A> c;
+    for (int64_t k = 0; k < nb; ++k) c.push(parts[k * L + j]);
+    lanes[j] = c.result();
+  }
+  fold_lanes<Op, A>(lanes, L, n);
+  for (int64_t j = 0; j < n; ++j) out[j] = from_acc<T>(lanes[j]);
+}
+
 // The reduction split into kept dims (output order) and reduced dims (any order).
 struct Plan {
   int64_t base = 0;  // element offset of the first element read
@@ -361,6 +433,11 @@ void reduce_typed(const T* x, const Plan& plan, T* out, int64_t nout) {
   // Columns: the last kept dim is the tighter one, so whole rows of outputs accumulate
   // together. Items are (outer index, column tile); few items split the rows into blocks.
   const int64_t n = plan.kshape.back();
+  if constexpr (std::is_arithmetic_v<A>) {
+    if (plan.kshape.size() == 1 && plan.rshape.size() == 1 && n <= kLanes<A> &&
+        kLanes<A> % n == 0)
+      return reduce_interleaved<Op, T, A>(base, R, n, plan.rstrides[0], ks, out);
+  }
   const Shape oshape(plan.kshape.begin(), plan.kshape.end() - 1);
   const Strides ostrides(plan.kstrides.begin(), plan.kstrides.end() - 1);
   const int64_t tiles = (n + kTile - 1) / kTile, items = num_elements(oshape) * tiles;
