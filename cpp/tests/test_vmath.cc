@@ -206,9 +206,12 @@ constexpr Tol kRelaxedZeros32{0, 1e-6, 1e-6};
 // float32 erf_inv is XLA:CPU's kernel, bit for bit (random.normal must match JAX's); near
 // +-1 its polynomial is 65 ulp (6e-6 relative) off the exact value.
 constexpr Tol kXlaErfInv32{0, 1e-5, 0};
+// float32 exp is XLA:CPU's Cephes kernel, bit for bit (JAX's values): near overflow, where
+// XLA clamps n to 127, the reduced argument leaves the polynomial's range (5.5 ulp at 88.7).
+constexpr Tol kXlaExp32{6, 0, 0};
 
 const UnarySpec kUnary[] = {
-    {"exp", Unary::Exp, expl, {-104, 89}, {-1, 1}, kStrict, kStrict},
+    {"exp", Unary::Exp, expl, {-104, 89}, {-1, 1}, kXlaExp32, kStrict},
     {"exp2", Unary::Exp2, exp2l, {-151, 129}, {-1, 1}, kStrict, kStrict},
     {"log", Unary::Log, logl, {0.25, 4}, {0, 1e5}, kStrict, kStrict},
     {"log2", Unary::Log2, log2l, {0.25, 4}, {0, 1e5}, kStrict, kStrict},
@@ -306,6 +309,16 @@ void test_unary(const UnarySpec& s, std::mt19937_64& rng) {
 // ---------------------------------------------------------------- binary
 
 template <typename T, typename U>
+bool denormal_bits(T v) {
+  U u, min_normal;
+  const T tiny = std::numeric_limits<T>::min();
+  std::memcpy(&u, &v, sizeof u);
+  std::memcpy(&min_normal, &tiny, sizeof min_normal);
+  const U mag = u & ~(U(1) << (sizeof(U) * 8 - 1));
+  return mag != 0 && mag < min_normal;
+}
+
+template <typename T, typename U>
 void test_binary(const char* name, Binary op, ld (*ref)(ld, ld), std::mt19937_64& rng) {
   const bool f32 = sizeof(T) == 4;
   std::vector<T> a, b;
@@ -345,6 +358,12 @@ void test_binary(const char* name, Binary op, ld (*ref)(ld, ld), std::mt19937_64
       double ulp;
       double ulp_raw;
       const bool denormal_in = flush(a[i]) != a[i] || flush(b[i]) != b[i];
+      // float32 pow is the C library's powf, as in XLA:CPU: under DAZ it reads a denormal
+      // operand's bits (pow(0, denorm_min) is 0), neither flushed nor exact. JAX's values for
+      // those pairs are pinned in tests/test_xla_transcendentals.py. (Bits, since DAZ makes a
+      // denormal compare equal to 0.)
+      if (f32 && op == Binary::Pow && (denormal_bits<T, U>(a[i]) || denormal_bits<T, U>(b[i])))
+        continue;
       if (!check(y[i], r[i], kStrict, ulp) && !(denormal_in && check(y[i], r_raw[i], kStrict, ulp_raw)))
         report_fail<T>(isa_str(isa), name, st, a[i], &b[i], y[i], r[i]);
       record(st, ulp, a[i], b[i]);
