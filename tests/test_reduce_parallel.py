@@ -22,6 +22,29 @@ def test_sum_1e7_float32_within_pairwise_error_bound():
         assert abs(float(got) - exact) <= bound
 
 
+# Bits of pairwise sums and products (lanes, 16-row leaves, the leaf cascade, the tail row,
+# negative zeros) as the array-of-lanes kernel gave them before the float kernels moved to
+# vector registers: any change of the order of operations shows here.
+_PINNED_PAIRWISE_BITS = {
+    ("float32", 513): (3256268525, 1064728721),
+    ("float32", 65537): (1138307557, 1065482142),
+    ("float32", 1000003): (3301600782, 1065616398),
+    ("float64", 513): (13853871651413797072, 4606847141294296927),
+    ("float64", 65537): (4646349482571056701, 4607251628680228990),
+    ("float64", 1000003): (13878209221525016566, 4607323711338392006),
+}
+
+
+@pytest.mark.parametrize("dtype,n", sorted(_PINNED_PAIRWISE_BITS))
+def test_pairwise_sum_and_prod_bits_pinned(x64, dtype, n):
+    x = np.random.default_rng(n).standard_normal(n).astype(dtype)
+    x[::37] = -0.0
+    bits = np.uint32 if dtype == "float32" else np.uint64
+    got_sum = np.asarray(jnp.asarray(x).sum()).view(bits).item()
+    got_prod = np.asarray(jnp.asarray(1 + x[:600] * 1e-3).prod()).view(bits).item()
+    assert (got_sum, got_prod) == _PINNED_PAIRWISE_BITS[(dtype, n)]
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.int32, np.float16, np.uint8])
 @pytest.mark.parametrize("op", ["sum", "max", "min", "prod"])
 @pytest.mark.parametrize("cols", [1, 2, 4, 8, 16, 32])
