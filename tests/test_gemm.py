@@ -1,7 +1,7 @@
-"""float32 products on tinyxla's own AVX-512 gemm (OpenBLAS where the CPU lacks AVX-512):
-results against float64 numpy over shapes that hit every edge of its blocking (14-row by
-32-column tiles, 384-deep and 112-row blocks), every storage order, batches, and sizes
-split over the thread pool."""
+"""float32 products on tinyxla's own gemms (the AVX-512 one, or on AVX2 machines the small
+one up to 64^3 and OpenBLAS above): results against float64 numpy over shapes that hit
+every edge of their blocking (14-row by 32-column tiles, 384-deep and 112-row blocks; 6-row
+by 16-column tiles), every storage order, batches, and sizes split over the thread pool."""
 import numpy as np
 import pytest
 
@@ -50,6 +50,23 @@ def test_storage_orders(trans_a, trans_b, m, n, k):
     a = rng.randn(m, k).astype(np.float32)
     b = rng.randn(k, n).astype(np.float32)
     check(lax.dot(operand(a, trans_a), operand(b, trans_b)), a, b)
+
+
+@pytest.mark.parametrize("trans_a", [False, True])
+@pytest.mark.parametrize("trans_b", [False, True])
+@pytest.mark.parametrize("m", [2, 5, 6, 7, 12, 64])
+@pytest.mark.parametrize("n", [3, 8, 9, 16, 17, 64])
+@pytest.mark.parametrize("k", [1, 4, 9, 64])
+def test_small_tiles(trans_a, trans_b, m, n, k):
+    # The small gemm's 6 x 16 tiles, their partial rows and masked columns, in every
+    # storage order (a transposed b is packed row-major in 8 x 8 blocks, k and n ragged).
+    rng = np.random.RandomState(m * 100 + n * 10 + k)
+    a = rng.randn(m, k).astype(np.float32)
+    b = rng.randn(k, n).astype(np.float32)
+    got = lax.dot(operand(a, trans_a), operand(b, trans_b))
+    check(got, a, b)
+    jitted = jax.jit(lambda x, y: lax.dot(x, y))(operand(a, trans_a), operand(b, trans_b))
+    np.testing.assert_array_equal(np.asarray(jitted), np.asarray(got))
 
 
 @pytest.mark.parametrize("m,n,k", [(20, 30, 40), (200, 190, 300)])

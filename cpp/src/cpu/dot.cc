@@ -1,6 +1,7 @@
 // dot_general: OpenBLAS gemm/gemv/dot for float and complex types (half types and wider
 // outputs convert around them), our own AVX-512 sgemm for float32 products where the CPU
-// has it, a blocked loop for integers and bool.
+// has it and our AVX2 one for small float32 products elsewhere, a blocked loop for integers
+// and bool.
 #include <cblas.h>
 
 #include <algorithm>
@@ -34,6 +35,9 @@ constexpr double kParallelWork = 1 << 16;
 constexpr double kGemvSplit = 1 << 17;
 // m*n*k of a gemm work item (about 0.5 ms) from which waking a worker pays on a busy machine.
 constexpr double kLongChunkWork = double(1 << 24);
+// m*n*k up to which float32 gemms run on our AVX2 kernel rather than OpenBLAS's, whose
+// setup and packing dominate there.
+constexpr double kSmallGemm = double(1 << 18);
 // Rows (or columns) per gemm work item: a multiple of OpenBLAS's register blocking.
 constexpr int64_t kGemmBlock = 64;
 
@@ -345,6 +349,13 @@ void blas_product(const View& a, const View& b, int64_t M, int64_t N, int64_t K,
   if constexpr (std::is_same_v<T, float>) {
     if (M > 1 && N > 1 && vmath::isa_supported(vmath::Isa::Avx512))
       return own_sgemm(a, b, M, N, K, nb, c);
+    const double work = double(M) * double(N) * double(K);
+    if (M > 1 && N > 1 && work <= kSmallGemm && vmath::isa_supported(vmath::Isa::Avx2)) {
+      for_batch(a, b, nb, work, [&](int64_t oa, int64_t ob, int64_t i) {
+        gemm::small_sgemm(M, N, K, gemm_operand(a, oa), gemm_operand(b, ob), c + i * M * N, N);
+      });
+      return;
+    }
   }
   blas_on_one_thread();
   const T* pa = reinterpret_cast<const T*>(a.data);

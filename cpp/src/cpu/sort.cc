@@ -8,7 +8,10 @@
 #include <numeric>
 #include <type_traits>
 
+#include <immintrin.h>
+
 #include "../core/thread_pool.h"
+#include "radix_sort.h"
 #include "kernels.h"
 #include "tinyxla/error.h"
 
@@ -140,23 +143,126 @@ bool radix_order_of(DType t, const char* row, int64_t inner, int64_t n,
   });
 }
 
+// The radix keys of sort_values, as bits: unsigned integers K whose order is key_less's.
+// Floats map bijectively (sign-magnitude to offset) except that every zero, and under DAZ
+// every denormal, maps to the key of +0.0 and every NaN to the top key; those runs are
+// refilled from the input afterwards.
+template <typename T>
+struct ValueKeys {
+  using K = std::make_unsigned_t<T>;  // integers: the sign bit flipped
+  static constexpr K kSign = std::is_signed_v<T> ? K(K(1) << (sizeof(K) * 8 - 1)) : K(0);
+  static constexpr bool kSpecials = false;
+  static K key(K u, K) { return K(u ^ kSign); }
+  static K value(K k) { return K(k ^ kSign); }
+};
+
+template <typename U, U kInf>
+struct FloatKeys {
+  using K = U;
+  static constexpr K kSign = K(1) << (sizeof(K) * 8 - 1);
+  static constexpr K kZeroKey = kSign;
+  static constexpr K kNanKey = K(~K(0));
+  static constexpr bool kSpecials = true;
+  // zero_limit: magnitudes below it are zeros (1, or the smallest normal under DAZ).
+  static K key(K u, K zero_limit) {
+    using S = std::make_signed_t<K>;
+    const K mag = u & K(~kSign);
+    const K k = u ^ (K(S(u) >> (sizeof(K) * 8 - 1)) | kSign);
+    return mag > kInf ? kNanKey : mag < zero_limit ? kZeroKey : k;
+  }
+  static K value(K k) {
+    using S = std::make_signed_t<K>;
+    return k ^ (K(S(K(~k)) >> (sizeof(K) * 8 - 1)) | kSign);
+  }
+};
+
+template <>
+struct ValueKeys<float> : FloatKeys<uint32_t, 0x7f800000u> {};
+template <>
+struct ValueKeys<double> : FloatKeys<uint64_t, 0x7ff0000000000000ull> {};
+
+// Magnitudes (as bits) below which floats count as zero: under DAZ denormals compare equal
+// to zero, and the sort must order them as the comparisons do.
+template <typename K>
+K zero_limit(bool daz) {
+  if (!daz) return 1;
+  return sizeof(K) == 4 ? K(0x00800000u) : K(uint64_t(0x0010000000000000ull));
+}
+
+// Runs fn(i) for i in [0, count) over the pool.
+struct PoolParallel {
+  template <typename Fn>
+  void operator()(int64_t count, const Fn& fn) const {
+    parallel_for(count, 1, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) fn(i);
+    });
+  }
+};
+
+// Sorts one row of n values by radix: keys are made once into `o`, sorted with `tmp`
+// (n keys) as scratch, and mapped back; zeros and NaNs (one key each) are then refilled
+// from `x` in their input order, which the sort must keep.
+template <typename T, typename Parallel>
+void radix_sort_row(const T* x, T* o, typename ValueKeys<T>::K* tmp, int64_t n,
+                    typename ValueKeys<T>::K zero_limit, const Parallel& parallel) {
+  using Keys = ValueKeys<T>;
+  using K = typename Keys::K;
+  const K* xu = reinterpret_cast<const K*>(x);
+  K* keys = reinterpret_cast<K*>(o);
+  int64_t below = 0, zeros = 0, nans = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const K k = Keys::key(xu[i], zero_limit);
+    keys[i] = k;
+    if constexpr (Keys::kSpecials) {
+      below += k < Keys::kZeroKey;
+      zeros += k == Keys::kZeroKey;
+      nans += k == Keys::kNanKey;
+    }
+  }
+  radix::sort_keys(keys, tmp, n, [](K k) { return Keys::value(k); }, parallel);
+  if constexpr (Keys::kSpecials) {
+    if (zeros + nans == 0) return;
+    int64_t z = below, q = n - nans;
+    for (int64_t i = 0; i < n; ++i) {
+      const K k = Keys::key(xu[i], zero_limit);
+      if (k == Keys::kZeroKey) keys[z++] = xu[i];
+      else if (k == Keys::kNanKey) keys[q++] = xu[i];
+    }
+  }
+}
+
 // One operand, one key, rows contiguous: sort the values themselves.
 template <typename T>
 void sort_values(const Array& x, const Array& out, int64_t rows, int64_t n) {
   const T* in = reinterpret_cast<const T*>(x.data());
   T* o = reinterpret_cast<T*>(out.mutable_data());
+  if constexpr (has_radix_key_v<T>) {
+    if (n >= 256) {
+      using K = typename ValueKeys<T>::K;
+      // The refill reads the input after the output is written: keep it when they share.
+      std::vector<T> kept;
+      if (static_cast<const void*>(in) == static_cast<const void*>(o)) {
+        kept.assign(in, in + rows * n);
+        in = kept.data();
+      }
+      const K limit = zero_limit<K>((_mm_getcsr() & 0x40) != 0);
+      if (rows == 1) {
+        std::vector<K> tmp(static_cast<size_t>(n));
+        radix_sort_row(in, o, tmp.data(), n, limit, PoolParallel{});
+        return;
+      }
+      parallel_for(rows, std::max<int64_t>(1, (1 << 16) / n), [&](int64_t b, int64_t e) {
+        std::vector<K> tmp(static_cast<size_t>(n));
+        for (int64_t r = b; r < e; ++r)
+          radix_sort_row(in + r * n, o + r * n, tmp.data(), n, limit, radix::Serial{});
+      });
+      return;
+    }
+  }
   parallel_for(rows, std::max<int64_t>(1, (1 << 16) / std::max<int64_t>(n, 1)),
                [&](int64_t b, int64_t e) {
-                 std::vector<T> tmp;
                  for (int64_t r = b; r < e; ++r) {
                    std::copy(in + r * n, in + (r + 1) * n, o + r * n);
-                   if constexpr (has_radix_key_v<T>) {
-                     if (n >= 256) {
-                       tmp.resize(size_t(n));
-                       radix_sort(o + r * n, tmp.data(), n, [](T v) { return radix_key(v); });
-                       continue;
-                     }
-                   }
                    std::stable_sort(o + r * n, o + (r + 1) * n, key_less<T>);
                  }
                });
