@@ -403,6 +403,7 @@ bool Module::run(int node, const std::vector<Array>& inputs, const std::vector<A
   }
   const auto fn = reinterpret_cast<KernelFn>(sym);
   std::vector<char*> out;
+  out.reserve(outputs.size());
   size_t out_bytes = 0;
   for (const Array& a : outputs) {
     out.push_back(a.mutable_data());

@@ -462,6 +462,11 @@ DType compute_dtype(DType in, DType out) {
 void contracting_order(const Array& lhs, const Array& rhs, const DotDims& dims,
                        std::vector<int64_t>& lcon, std::vector<int64_t>& rcon) {
   const size_t n = dims.lhs_contracting.size();
+  if (n <= 1) {  // one order only (and no sorting's allocations on every product)
+    lcon = dims.lhs_contracting;
+    rcon = dims.rhs_contracting;
+    return;
+  }
   std::vector<size_t> orders[3];
   for (auto& o : orders) {
     o.resize(n);
@@ -505,6 +510,8 @@ void dot_general(const Array& lhs, const Array& rhs, const DotDims& dims, const 
   for (int64_t d : dims.rhs_batch) rused[size_t(d)] = true;
   for (int64_t d : dims.rhs_contracting) rused[size_t(d)] = true;
   std::vector<int64_t> lfree, rfree;
+  lfree.reserve(size_t(lhs.ndim()));
+  rfree.reserve(size_t(rhs.ndim()));
   for (int64_t d = 0; d < lhs.ndim(); ++d)
     if (!lused[size_t(d)]) lfree.push_back(d);
   for (int64_t d = 0; d < rhs.ndim(); ++d)
@@ -544,15 +551,18 @@ void dot_general(const Array& lhs, const Array& rhs, const DotDims& dims, const 
   };
   const View a = prepare(lhs, dims.lhs_batch, lfree, lcon, M == 1);
   const View b = prepare(rhs, dims.rhs_batch, rcon, rfree, N == 1);
-  Array result = out;
-  if (ct != out.dtype()) result = Array(out.shape(), ct, out.device(), Event::ready());
+  // The product in ct: into out, or a temporary converted into it (no copy of out: an
+  // Array's copy allocates its shape and strides).
+  std::optional<Array> wide;
+  if (ct != out.dtype()) wide.emplace(out.shape(), ct, out.device(), Event::ready());
+  const Array& result = wide ? *wide : out;
   visit_dtype(ct, [&](auto zero) {
     using T = decltype(zero);
     if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double> ||
                   std::is_same_v<T, complex64> || std::is_same_v<T, complex128>)
       blas_product<T>(a, b, M, N, K, nb, reinterpret_cast<T*>(result.mutable_data()));
   });
-  if (ct != out.dtype()) convert(result, out);
+  if (wide) convert(*wide, out);
 }
 
 }  // namespace tinyxla::cpu

@@ -80,36 +80,36 @@ Kernel pick(bool a_rows, bool full, int64_t rows) {
   return full ? kKernels<false, true>[r] : kKernels<false, false>[r];
 }
 
-// Transposes the 8 x 8 block of rows r[0..7] in place (rows in, columns out).
-void transpose8(__m256 r[8]) {
-  __m256 t[8];
-  for (int i = 0; i < 8; i += 2) {
-    t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);
-    t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
-  }
-  for (int i = 0; i < 8; i += 4) {
-    r[i] = _mm256_shuffle_ps(t[i], t[i + 2], 0x44);
-    r[i + 1] = _mm256_shuffle_ps(t[i], t[i + 2], 0xEE);
-    r[i + 2] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0x44);
-    r[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0xEE);
-  }
-  for (int j = 0; j < 4; ++j) {
-    t[j] = _mm256_permute2f128_ps(r[j], r[4 + j], 0x20);
-    t[4 + j] = _mm256_permute2f128_ps(r[j], r[4 + j], 0x31);
-  }
-  for (int i = 0; i < 8; ++i) r[i] = t[i];
+// dst[q * dld + i] = src[i * sld + q] for an 8 x 8 block, in registers (named, not an
+// array: GCC kept an array's rows on the stack, which made the packing cost 2 us at 64 x 64).
+void transpose8(const float* src, int64_t sld, float* dst, int64_t dld) {
+  const __m256 r0 = _mm256_loadu_ps(src), r1 = _mm256_loadu_ps(src + sld);
+  const __m256 r2 = _mm256_loadu_ps(src + 2 * sld), r3 = _mm256_loadu_ps(src + 3 * sld);
+  const __m256 r4 = _mm256_loadu_ps(src + 4 * sld), r5 = _mm256_loadu_ps(src + 5 * sld);
+  const __m256 r6 = _mm256_loadu_ps(src + 6 * sld), r7 = _mm256_loadu_ps(src + 7 * sld);
+  const __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1);
+  const __m256 t2 = _mm256_unpacklo_ps(r2, r3), t3 = _mm256_unpackhi_ps(r2, r3);
+  const __m256 t4 = _mm256_unpacklo_ps(r4, r5), t5 = _mm256_unpackhi_ps(r4, r5);
+  const __m256 t6 = _mm256_unpacklo_ps(r6, r7), t7 = _mm256_unpackhi_ps(r6, r7);
+  const __m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xEE);
+  const __m256 u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xEE);
+  const __m256 u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xEE);
+  const __m256 u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xEE);
+  _mm256_storeu_ps(dst, _mm256_permute2f128_ps(u0, u4, 0x20));
+  _mm256_storeu_ps(dst + dld, _mm256_permute2f128_ps(u1, u5, 0x20));
+  _mm256_storeu_ps(dst + 2 * dld, _mm256_permute2f128_ps(u2, u6, 0x20));
+  _mm256_storeu_ps(dst + 3 * dld, _mm256_permute2f128_ps(u3, u7, 0x20));
+  _mm256_storeu_ps(dst + 4 * dld, _mm256_permute2f128_ps(u0, u4, 0x31));
+  _mm256_storeu_ps(dst + 5 * dld, _mm256_permute2f128_ps(u1, u5, 0x31));
+  _mm256_storeu_ps(dst + 6 * dld, _mm256_permute2f128_ps(u2, u6, 0x31));
+  _mm256_storeu_ps(dst + 7 * dld, _mm256_permute2f128_ps(u3, u7, 0x31));
 }
 
 // dst[p * n + j] = b[p + j * ld] for p < k, j < n: a transposed b made row-major.
 void pack_transposed(int64_t k, int64_t n, const float* b, int64_t ld, float* dst) {
   const int64_t n8 = n / 8 * 8, k8 = k / 8 * 8;
   for (int64_t j = 0; j < n8; j += 8) {
-    for (int64_t p = 0; p < k8; p += 8) {
-      __m256 r[8];
-      for (int q = 0; q < 8; ++q) r[q] = _mm256_loadu_ps(b + (j + q) * ld + p);
-      transpose8(r);
-      for (int q = 0; q < 8; ++q) _mm256_storeu_ps(dst + (p + q) * n + j, r[q]);
-    }
+    for (int64_t p = 0; p < k8; p += 8) transpose8(b + j * ld + p, ld, dst + p * n + j, n);
     for (int64_t p = k8; p < k; ++p)
       for (int64_t q = 0; q < 8; ++q) dst[p * n + j + q] = b[(j + q) * ld + p];
   }
