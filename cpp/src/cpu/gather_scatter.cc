@@ -3,8 +3,9 @@
 // their start from the row's own position. A window that does not fit is clamped (clip),
 // or filled (gather) / skipped (scatter) as a whole (fill_or_drop). Gathers run rows in
 // parallel; scatters apply rows in order, so duplicate indices accumulate
-// deterministically (and for `set` the last row wins), large ones in parallel over parts
-// of the output that each apply the rows in that order.
+// deterministically (and for `set` the last row wins): x.at[idx] with one index on one
+// thread, other large ones in parallel over parts of the output that each apply the rows in
+// that order.
 #include <algorithm>
 #include <cmath>
 #include <complex>
@@ -339,123 +340,157 @@ inline __attribute__((always_inline)) void combine_window(T* o, int64_t t, int64
   });
 }
 
+// How a scatter's windows sit in its updates and in its dense, row-major output.
+struct ScatterLayout {
+  Strides out_strides;
+  std::vector<int64_t> scatter_pos;  // the updates' dims that run over the index rows
+  Shape wshape;
+  Strides src, dst;
+  int64_t span = 0;    // out strides are row-major, so a window's offsets lie in [0, span]
+  int64_t window = 1;  // elements per window
+  // Row r's updates start at r * row_stride: the rows are the updates' leading dims and
+  // the updates are dense, or one scatter dim of any stride (a broadcast value has stride
+  // 0). -1 otherwise.
+  int64_t row_stride = -1;
+};
+
+ScatterLayout scatter_layout(const Array& updates, const WindowPlan& p, const GatherDims& d,
+                             const Array& out) {
+  ScatterLayout l;
+  l.out_strides = row_major_strides(out.shape());
+  l.scatter_pos = non_offset_dims(updates.ndim(), d);
+  for (size_t j = 0; j < p.window_dims.size(); ++j) {
+    l.wshape.push_back(p.extent[size_t(p.window_dims[j])]);
+    l.src.push_back(updates.strides()[size_t(d.offset_dims[j])]);
+    l.dst.push_back(l.out_strides[size_t(p.window_dims[j])]);
+    l.span += std::max<int64_t>(0, l.wshape.back() - 1) * l.dst.back();
+  }
+  l.window = std::max<int64_t>(1, num_elements(l.wshape));
+  bool leading = d.operand_batching_dims.empty();
+  for (size_t i = 0; i < l.scatter_pos.size(); ++i)
+    leading = leading && l.scatter_pos[i] == int64_t(i);
+  if (leading && updates.is_contiguous()) l.row_stride = l.window;
+  else if (leading && updates.ndim() == 1 && l.wshape.empty()) l.row_stride = updates.strides()[0];
+  return l;
+}
+
 // Applies every row in order, each update only where it lands in `own`.
 template <typename T, ScatterOp op, typename I>
 void scatter_rows_owned(const Array& updates, const I* idx, const WindowPlan& p,
                         const GatherDims& d, IndexMode mode, const Array& out,
-                        const Owned& own) {
-  const Strides out_strides = row_major_strides(out.shape());
-  const std::vector<int64_t> scatter_pos = non_offset_dims(updates.ndim(), d);
-  Shape wshape;
-  Strides src, dst;
-  int64_t span = 0;  // out strides are row-major, so a window's offsets lie in [0, span]
-  for (size_t j = 0; j < p.window_dims.size(); ++j) {
-    wshape.push_back(p.extent[size_t(p.window_dims[j])]);
-    src.push_back(updates.strides()[size_t(d.offset_dims[j])]);
-    dst.push_back(out_strides[size_t(p.window_dims[j])]);
-    span += std::max<int64_t>(0, wshape.back() - 1) * dst.back();
-  }
+                        const ScatterLayout& l, const Owned& own) {
   const T* upd = reinterpret_cast<const T*>(updates.data());
   T* o = reinterpret_cast<T*>(out.mutable_data());
-  bool leading = d.operand_batching_dims.empty();
-  for (size_t i = 0; i < scatter_pos.size(); ++i) leading = leading && scatter_pos[i] == int64_t(i);
-  // Row r's updates are at r * row_stride: dense updates, or one scatter dim of any stride
-  // (a broadcast value has stride 0).
-  const int64_t window_elems = std::max<int64_t>(1, num_elements(wshape));
-  int64_t row_stride = -1;
-  if (updates.is_contiguous()) row_stride = window_elems;
-  else if (updates.ndim() == 1 && wshape.empty()) row_stride = updates.strides()[0];
-  if (leading && row_stride >= 0) {
-    // The common case (x.at[idx]): row r's window is updates[r * window ...].
+  WindowWalker walker(l.wshape, l.src, l.dst);
+  if (l.row_stride >= 0) {
     FastRows f = fast_rows(p, out, d);
     f.base = 0;  // `o` already points at out's first element
-    const int64_t window = window_elems;
-    if (window == 1 && p.k == 1) {  // x.at[idx] of a vector: one tight loop
-      const int64_t stride = f.stride[0], room = f.room[0];
-      const bool clip = mode == IndexMode::clip;
-      for (int64_t r = 0; r < p.rows; ++r) {
-        int64_t v = int64_t(idx[r]);
-        if (v < 0 || v > room) {
-          if (!clip) continue;
-          v = v < 0 ? 0 : room;
-        }
-        if (!own.has(v * stride)) continue;
-        T& slot = o[v * stride];
-        slot = combine<T, op>(slot, upd[r * row_stride]);
-      }
-      return;
-    }
-    WindowWalker walker(wshape, src, dst);
-    const int64_t run = walker.run();
-    if (p.k == 1 && run > 0) {  // x.at[idx] of rows: a start per row, the row in one loop
-      const int64_t stride = f.stride[0], room = f.room[0];
-      const bool clip = mode == IndexMode::clip;
-      auto start = [&](int64_t r, int64_t* t) {
-        int64_t v = int64_t(idx[r]);
-        if (v < 0 || v > room) {
-          if (!clip) return false;
-          v = v < 0 ? 0 : room;
-        }
-        *t = v * stride;
-        return true;
-      };
-      // Rows land at random: fetching a row some rows ahead overlaps the cache misses.
-      constexpr int64_t kAhead = 16;
-      for (int64_t r = 0; r < p.rows; ++r) {
-        int64_t t = 0, ahead = 0;
-        if (r + kAhead < p.rows && start(r + kAhead, &ahead)) __builtin_prefetch(o + ahead, 1);
-        if (!start(r, &t)) continue;
-        if (t >= own.lo && t + run <= own.hi) {
-          T* to = o + t;
-          const T* from = upd + r * row_stride;
-          for (int64_t j = 0; j < run; ++j) to[j] = combine<T, op>(to[j], from[j]);
-        } else {
-          combine_window<T, op>(o, t, span, upd + r * row_stride, walker, own);
-        }
-      }
-      return;
-    }
     for (int64_t r = 0; r < p.rows; ++r) {
       int64_t t = 0;
       if (!f.start(idx + r * p.k, mode, &t)) continue;
-      const T* from = upd + r * row_stride;
-      if (window == 1) {
+      const T* from = upd + r * l.row_stride;
+      if (l.window == 1) {
         if (own.has(t)) o[t] = combine<T, op>(o[t], from[0]);
       } else {
-        combine_window<T, op>(o, t, span, from, walker, own);
+        combine_window<T, op>(o, t, l.span, from, walker, own);
       }
     }
     return;
   }
   std::vector<int64_t> pos(p.batch_shape.size()), start(size_t(out.ndim()));
-  WindowWalker walker(wshape, src, dst);
   for (int64_t r = 0; r < p.rows; ++r) {
     unravel(r, p.batch_shape, pos);
     if (!window_start(p, out.shape(), idx + r * p.k, pos, mode, start)) continue;
     int64_t u = 0, t = 0;
-    for (size_t i = 0; i < pos.size(); ++i) u += pos[i] * updates.strides()[size_t(scatter_pos[i])];
-    for (size_t dim = 0; dim < start.size(); ++dim) t += start[dim] * out_strides[dim];
-    combine_window<T, op>(o, t, span, upd + u, walker, own);
+    for (size_t i = 0; i < pos.size(); ++i) u += pos[i] * updates.strides()[size_t(l.scatter_pos[i])];
+    for (size_t dim = 0; dim < start.size(); ++dim) t += start[dim] * l.out_strides[dim];
+    combine_window<T, op>(o, t, l.span, upd + u, walker, own);
   }
 }
 
-// Scatters large enough to split: the output splits into contiguous parts, one per pool
-// thread; each part applies, in row order, only the updates that land in it. Every element
-// so sees its updates in the serial order: results are bit-identical to one thread's,
-// duplicate indices (add, set's last-row-wins) included. Each part reads all the indices.
+// x.at[idx] with one index component: row r's updates (from r * row_stride) land as one run
+// of `run` elements (1 for a vector) from output element idx[r] * stride.
+struct SingleIndexRows {
+  int64_t stride = 0, room = 0, run = 0, row_stride = 0;
+  bool clip = false;
+
+  template <typename I>
+  bool start(const I* idx, int64_t r, int64_t* t) const {
+    int64_t v = int64_t(idx[r]);
+    if (v < 0 || v > room) {
+      if (!clip) return false;
+      v = v < 0 ? 0 : room;
+    }
+    *t = v * stride;
+    return true;
+  }
+};
+
+// The scatter as SingleIndexRows when it is one (else run == 0).
+SingleIndexRows single_index_rows(const ScatterLayout& l, const WindowPlan& p,
+                                  const GatherDims& d, IndexMode mode, const Array& out) {
+  SingleIndexRows s;
+  if (l.row_stride < 0 || p.k != 1) return s;
+  const int64_t run = l.wshape.empty() ? 1 : WindowWalker(l.wshape, l.src, l.dst).run();
+  if (run == 0) return s;
+  const FastRows f = fast_rows(p, out, d);
+  s.stride = f.stride[0];
+  s.room = f.room[0];
+  s.run = run;
+  s.row_stride = l.row_stride;
+  s.clip = mode == IndexMode::clip;
+  return s;
+}
+
+// Applies every row in order. One thread: split by destination, each part testing every
+// row mispredicted half the tests and ran 2-3x slower than one thread; listing the rows by
+// part first costs about what a vector's updates do, and rows of 16 floats (1e6 into 1e5
+// rows) are bound by memory latency, the same on one thread and two.
+template <typename T, ScatterOp op, typename I>
+void apply_single_index_rows(const SingleIndexRows& s, const I* idx, const T* upd, T* o,
+                             int64_t rows) {
+  if (s.run == 1) {  // a vector: one tight loop
+    for (int64_t r = 0; r < rows; ++r) {
+      int64_t t = 0;
+      if (!s.start(idx, r, &t)) continue;
+      o[t] = combine<T, op>(o[t], upd[r * s.row_stride]);
+    }
+    return;
+  }
+  // Rows land at random: fetching a row some rows ahead overlaps the cache misses.
+  constexpr int64_t kAhead = 16;
+  for (int64_t r = 0; r < rows; ++r) {
+    int64_t t = 0, ahead = 0;
+    if (r + kAhead < rows && s.start(idx, r + kAhead, &ahead)) __builtin_prefetch(o + ahead, 1);
+    if (!s.start(idx, r, &t)) continue;
+    T* to = o + t;
+    const T* from = upd + r * s.row_stride;
+    for (int64_t j = 0; j < s.run; ++j) to[j] = combine<T, op>(to[j], from[j]);
+  }
+}
+
+// Other scatters large enough to split: the output splits into contiguous parts, one per
+// pool thread, and every part applies, in row order, the updates that land in it. Every
+// element so sees its updates in the serial order: results are bit-identical to one
+// thread's, duplicate indices (add, set's last-row-wins) included.
 constexpr int64_t kParallelUpdates = 1 << 15;
 constexpr int64_t kMinPartElements = 1 << 12;
 
 template <typename T, ScatterOp op, typename I>
 void scatter_rows(const Array& updates, const I* idx, const WindowPlan& p, const GatherDims& d,
                   IndexMode mode, const Array& out) {
+  const ScatterLayout l = scatter_layout(updates, p, d, out);
   const int64_t size = out.size();
   const int64_t parts = std::min<int64_t>(pool_size(), size / kMinPartElements);
-  if (parts < 2 || updates.size() < kParallelUpdates)
-    return scatter_rows_owned<T, op>(updates, idx, p, d, mode, out, Owned{0, size});
+  const bool split = parts >= 2 && updates.size() >= kParallelUpdates;
+  const SingleIndexRows s = single_index_rows(l, p, d, mode, out);
+  if (s.run > 0)
+    return apply_single_index_rows<T, op>(s, idx, reinterpret_cast<const T*>(updates.data()),
+                                          reinterpret_cast<T*>(out.mutable_data()), p.rows);
+  if (!split) return scatter_rows_owned<T, op>(updates, idx, p, d, mode, out, l, Owned{0, size});
   const int64_t per = (size + parts - 1) / parts;
   parallel_for(parts, 1, [&](int64_t b, int64_t e) {
-    scatter_rows_owned<T, op>(updates, idx, p, d, mode, out,
+    scatter_rows_owned<T, op>(updates, idx, p, d, mode, out, l,
                               Owned{b * per, std::min(size, e * per)});
   });
 }
