@@ -209,17 +209,27 @@ void radix_sort_row(const T* x, T* o, typename ValueKeys<T>::K* tmp, int64_t n,
   using K = typename Keys::K;
   const K* xu = reinterpret_cast<const K*>(x);
   K* keys = reinterpret_cast<K*>(o);
+  const auto finish = [](K k) { return Keys::value(k); };
   int64_t below = 0, zeros = 0, nans = 0;
+  // Rows the least-significant-digit sort takes count their digits as the keys are made.
+  const bool counted = n <= radix::kLsdMax;
+  uint32_t counts[sizeof(K)][radix::kBuckets];
+  if (counted) std::memset(counts, 0, sizeof(counts));
   for (int64_t i = 0; i < n; ++i) {
     const K k = Keys::key(xu[i], zero_limit);
     keys[i] = k;
+    if (counted) radix::count_digits<int(sizeof(K))>(k, counts);
     if constexpr (Keys::kSpecials) {
       below += k < Keys::kZeroKey;
       zeros += k == Keys::kZeroKey;
       nans += k == Keys::kNanKey;
     }
   }
-  radix::sort_keys(keys, tmp, n, [](K k) { return Keys::value(k); }, parallel);
+  if (counted) {
+    radix::lsd_passes<int(sizeof(K))>(keys, tmp, n, counts, false, finish);
+  } else {
+    radix::sort_keys(keys, tmp, n, finish, parallel);
+  }
   if constexpr (Keys::kSpecials) {
     if (zeros + nans == 0) return;
     int64_t z = below, q = n - nans;
