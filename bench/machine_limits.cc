@@ -2,11 +2,11 @@
 // 1. How far two threads scale: the same FMA-bound work on one thread and on each of two
 //    (a VM's cores may share their host core's time; 2x is the ideal).
 // 2. How long a sleeping thread takes to start running after another thread wakes it: the
-//    floor under every hand-off between threads (a device's stream, a pool worker, a thread
-// waiting for a result). Two cases: the waker blocks right after (the woken thread may run
-// on the waker's core), and the waker keeps working, as when work is handed to a second
-// core to run in parallel: the woken thread then needs the other, idle core. On the VMs we
-// measure on an idle core halts, and waking it goes through the host.
+//    floor under every hand-off between threads (a device's stream, a pool worker, a
+//    thread waiting for a result). Two cases: the waker blocks right after (the woken
+//    thread may run on the waker's core), and the waker keeps working, as when work is
+//    handed to a second core to run in parallel: the woken thread then needs the other,
+//    idle core. On a VM an idle core halts, and waking it goes through the host.
 // Usage: machine_limits [wakes]; prints the scaling and the latency percentiles (us).
 #include <algorithm>
 #include <chrono>
