@@ -18,6 +18,9 @@ constexpr int kBuckets = 1 << kDigitBits;
 constexpr int64_t kInsertionMax = 32;
 // Ranges up to this many keys sort least-significant digit first.
 constexpr int64_t kLsdMax = int64_t(1) << 18;
+// Scatter passes over up to this many keys run from both ends (see scatter); above it the
+// second stream of misses costs more than the shorter chains gain.
+constexpr int64_t kHalvesMax = int64_t(1) << 15;
 // Ranges above this many keys split their most-significant-digit pass into chunks.
 constexpr int64_t kChunk = int64_t(1) << 16;
 
@@ -59,17 +62,45 @@ void insertion_sort(K* a, int64_t n, const Finish& finish) {
   for (int64_t i = 0; i < n; ++i) a[i] = finish(a[i]);
 }
 
-// Sorts a[0, n) by their low `Digits` digits (any higher digits all equal) least significant
-// digit first, n < 2^32; the result, mapped through finish, lands in `a` or `b` as `to_b`
-// says.
-template <int Digits, typename K, typename Finish>
-void lsd(K* a, K* b, int64_t n, bool to_b, const Finish& finish) {
-  uint32_t counts[Digits][kBuckets];
-  std::memset(counts, 0, sizeof(counts));
-  for (int64_t i = 0; i < n; ++i) {
-    const K k = a[i];
-    for (int d = 0; d < Digits; ++d) ++counts[d][digit_of(k, d * kDigitBits)];
+// dst[positions] = map(src[i]) by the digit at `shift`, c holding each bucket's first
+// position. The first half of src fills buckets from their starts forward and the second
+// half from their ends backward, in order both: two chains of counter updates, not one,
+// where consecutive keys share a bucket (the top digits of floats), and stable all the same;
+// ranges above kHalvesMax run forward only.
+template <typename K, typename Map>
+void scatter(const K* src, K* dst, int64_t n, uint32_t* c, int shift, const Map& map) {
+  if (n > kHalvesMax) {
+    for (int64_t i = 0; i < n; ++i) {
+      const K k = src[i];
+      dst[c[digit_of(k, shift)]++] = map(k);
+    }
+    return;
   }
+  uint32_t end[kBuckets];
+  for (int b = 0; b + 1 < kBuckets; ++b) end[b] = c[b + 1];
+  end[kBuckets - 1] = uint32_t(n);
+  const int64_t half = n / 2;
+  for (int64_t i = 0; i < half; ++i) {
+    const K k = src[i];
+    const K q = src[n - 1 - i];
+    dst[c[digit_of(k, shift)]++] = map(k);
+    dst[--end[digit_of(q, shift)]] = map(q);
+  }
+  if (n % 2) dst[c[digit_of(src[half], shift)]] = map(src[half]);
+}
+
+// Counts each of the low `Digits` digits of k into counts.
+template <int Digits, typename K>
+inline void count_digits(K k, uint32_t (*counts)[kBuckets]) {
+  for (int d = 0; d < Digits; ++d) ++counts[d][digit_of(k, d * kDigitBits)];
+}
+
+// Sorts a[0, n) by their low `Digits` digits (any higher digits all equal) least significant
+// digit first, n < 2^32, given the counts of those digits (count_digits over a); the result,
+// mapped through finish, lands in `a` or `b` as `to_b` says.
+template <int Digits, typename K, typename Finish>
+void lsd_passes(K* a, K* b, int64_t n, uint32_t (*counts)[kBuckets], bool to_b,
+                const Finish& finish) {
   bool moves[Digits];
   int last = -1;  // the last digit whose pass moves keys
   for (int d = 0; d < Digits; ++d) {
@@ -78,34 +109,27 @@ void lsd(K* a, K* b, int64_t n, bool to_b, const Finish& finish) {
   }
   K* src = a;
   K* dst = b;
+  const auto same = [](K k) { return k; };
   for (int d = 0; d < last; ++d) {
     if (!moves[d]) continue;
-    uint32_t* c = counts[d];
-    const int shift = d * kDigitBits;
-    for (int64_t i = 0; i < n; ++i) {
-      const K k = src[i];
-      dst[c[digit_of(k, shift)]++] = k;
-    }
+    scatter(src, dst, n, counts[d], d * kDigitBits, same);
     std::swap(src, dst);
   }
   K* want = to_b ? b : a;
   if (last >= 0) {
-    uint32_t* c = counts[last];
-    const int shift = last * kDigitBits;
-    if (dst == want) {
-      for (int64_t i = 0; i < n; ++i) {
-        const K k = src[i];
-        dst[c[digit_of(k, shift)]++] = finish(k);
-      }
-      return;
-    }
-    for (int64_t i = 0; i < n; ++i) {
-      const K k = src[i];
-      dst[c[digit_of(k, shift)]++] = k;
-    }
+    if (dst == want) return scatter(src, dst, n, counts[last], last * kDigitBits, finish);
+    scatter(src, dst, n, counts[last], last * kDigitBits, same);
     std::swap(src, dst);
   }
   for (int64_t i = 0; i < n; ++i) want[i] = finish(src[i]);
+}
+
+template <int Digits, typename K, typename Finish>
+void lsd(K* a, K* b, int64_t n, bool to_b, const Finish& finish) {
+  uint32_t counts[Digits][kBuckets];
+  std::memset(counts, 0, sizeof(counts));
+  for (int64_t i = 0; i < n; ++i) count_digits<Digits>(a[i], counts);
+  lsd_passes<Digits>(a, b, n, counts, to_b, finish);
 }
 
 template <typename K, typename Finish>

@@ -209,17 +209,27 @@ void radix_sort_row(const T* x, T* o, typename ValueKeys<T>::K* tmp, int64_t n,
   using K = typename Keys::K;
   const K* xu = reinterpret_cast<const K*>(x);
   K* keys = reinterpret_cast<K*>(o);
+  const auto finish = [](K k) { return Keys::value(k); };
   int64_t below = 0, zeros = 0, nans = 0;
+  // Rows the least-significant-digit sort takes count their digits as the keys are made.
+  const bool counted = n <= radix::kLsdMax;
+  uint32_t counts[sizeof(K)][radix::kBuckets];
+  if (counted) std::memset(counts, 0, sizeof(counts));
   for (int64_t i = 0; i < n; ++i) {
     const K k = Keys::key(xu[i], zero_limit);
     keys[i] = k;
+    if (counted) radix::count_digits<int(sizeof(K))>(k, counts);
     if constexpr (Keys::kSpecials) {
       below += k < Keys::kZeroKey;
       zeros += k == Keys::kZeroKey;
       nans += k == Keys::kNanKey;
     }
   }
-  radix::sort_keys(keys, tmp, n, [](K k) { return Keys::value(k); }, parallel);
+  if (counted) {
+    radix::lsd_passes<int(sizeof(K))>(keys, tmp, n, counts, false, finish);
+  } else {
+    radix::sort_keys(keys, tmp, n, finish, parallel);
+  }
   if constexpr (Keys::kSpecials) {
     if (zeros + nans == 0) return;
     int64_t z = below, q = n - nans;
@@ -247,8 +257,11 @@ void sort_values(const Array& x, const Array& out, int64_t rows, int64_t n) {
       }
       const K limit = zero_limit<K>((_mm_getcsr() & 0x40) != 0);
       if (rows == 1) {
-        std::vector<K> tmp(static_cast<size_t>(n));
-        radix_sort_row(in, o, tmp.data(), n, limit, PoolParallel{});
+        // Scratch from the caching allocator: a fresh vector is zeroed and page-faulted on
+        // every call (a millisecond at 1e6 keys).
+        const DType kt = sizeof(K) == 4 ? DType::U32 : sizeof(K) == 8 ? DType::U64 : DType::U16;
+        Array tmp(Shape{n}, kt, out.device(), Event::ready());
+        radix_sort_row(in, o, reinterpret_cast<K*>(tmp.mutable_data()), n, limit, PoolParallel{});
         return;
       }
       parallel_for(rows, std::max<int64_t>(1, (1 << 16) / n), [&](int64_t b, int64_t e) {
