@@ -143,3 +143,34 @@ CASES = {
 
 def test_results_do_not_depend_on_the_number_of_threads(tmp_path):
     assert_same_on_one_core(_CASES, tmp_path)
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int16, np.int32, np.uint32, np.int64])
+def test_integer_add_into_a_small_vector_matches_serial_numpy(x64, dtype):
+    # Many updates into few elements take the partial-sums path (bincount's shape); integer
+    # sums wrap, so its bits are the serial order's, overflow included.
+    rng = np.random.default_rng(7)
+    n, rows = 1000, 100_000
+    x = rng.integers(0, 100, n).astype(dtype)
+    v = rng.integers(0, 120, rows).astype(dtype)
+    idx = rng.integers(-n, n + 20, rows).astype(np.int32)  # negatives wrap; >= n dropped
+    keep = idx < n
+    want = x.copy()
+    np.add.at(want, idx[keep], v[keep])
+    f = lambda a, i, u: a.at[i].add(u)  # noqa: E731
+    for got in (f(jnp.asarray(x), jnp.asarray(idx), jnp.asarray(v)),
+                jax.jit(f)(jnp.asarray(x), jnp.asarray(idx), jnp.asarray(v))):
+        assert got.dtype == dtype
+        np.testing.assert_array_equal(np.asarray(got), want)
+    got = jnp.asarray(x).at[jnp.asarray(np.abs(idx))].add(jnp.asarray(v), mode="clip")
+    want_clip = x.copy()
+    np.add.at(want_clip, np.minimum(np.abs(idx), n - 1), v)
+    np.testing.assert_array_equal(np.asarray(got), want_clip)
+
+
+def test_bincount_counts_match_numpy():
+    x = np.random.default_rng(8).integers(0, 1000, 300_000).astype(np.int32)
+    want = np.bincount(x, minlength=1000)
+    np.testing.assert_array_equal(np.asarray(jnp.bincount(jnp.asarray(x), length=1000)), want)
+    np.testing.assert_array_equal(
+        np.asarray(jax.jit(lambda v: jnp.bincount(v, length=1000))(jnp.asarray(x))), want)
