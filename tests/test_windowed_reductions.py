@@ -262,13 +262,16 @@ def _pool_ref(x, window, strides, fn, init):
 @pytest.mark.parametrize("init,fn,npfn", [(-np.inf, lax.max, np.maximum),
                                           (np.inf, lax.min, np.minimum),
                                           (0.0, lax.add, np.add)])
-def test_channels_last_pooling_fast_path(init, fn, npfn):
-    """Interior windows over long channel rows (the blocked, vectorised path), with NaNs,
-    infinities and signed zeros in some windows (a NaN window is redone exactly)."""
+@pytest.mark.parametrize("channels", [70, 128])
+def test_channels_last_pooling_fast_path(init, fn, npfn, channels):
+    """Interior windows over long channel rows (the blocked, vectorised path: full blocks of
+    64 channels, and a shorter last one for 70), with NaNs, infinities and signed zeros in
+    some windows (a NaN window is redone exactly)."""
     rng = np.random.default_rng(7)
-    x = rng.standard_normal((3, 9, 8, 70)).astype(np.float32)
+    x = rng.standard_normal((3, 9, 8, channels)).astype(np.float32)
     x[0, 0, 0, 5] = np.nan
-    x[1, 4, 3, 69] = np.nan
+    x[1, 4, 3, channels - 1] = np.nan
+    x[1, 6, 5, 66] = np.nan
     x[2, 2, 2, :] = -0.0
     x[2, 3, 3, 10] = np.inf
     for window, strides in (((2, 2), (2, 2)), ((3, 3), (2, 2)), ((3, 2), (1, 3))):
