@@ -10,7 +10,11 @@
    the parameters after the steps are equal bit for bit.
 3. A data-parallel jit with NamedSharding over 2 host devices against the same jit on one
    device, on small-kernel work (200 chained 64x64 matmuls + tanh per 64 rows, as in
-   bench_pmap.py): "gain" is one device's time over the sharded one's.
+   bench_pmap.py): "gain" is one device's time over the sharded one's. The one device uses
+   both cores for its 128-row products, so the gain's ceiling is one device's time over
+   its time for half the rows (what each of two devices does, had it the machine alone);
+   "reaches" says how close the sharded run comes to it (100%: the devices lose nothing to
+   each other; the host's load on the second core shows here first).
 
 Needs the MPI extra (pip install 'tinyxla[mpi]') for 1 and 2. Medians of repeats; the
 machine's other load skews them, so the load average is printed.
@@ -129,7 +133,7 @@ def med(fn, a):
         r.block_until_ready()
         ts.append((time.perf_counter() - t0) / 5)
     return float(np.median(ts))
-print(json.dumps({"one": med(one, x1), "sharded": med(sharded, xs)}))
+print(json.dumps({"one": med(one, x1), "sharded": med(sharded, xs), "half": med(one, x1[:64])}))
 '''
 
 
@@ -168,6 +172,10 @@ def main(argv=None) -> None:
     r = _run(DATA_PARALLEL, args.repeats, 0, 2)
     rows.append(("DP jit NamedSharding, 2 devices", f"{r['sharded'] * 1e3:.2f} ms",
                  f"one device {r['one'] * 1e3:.2f} ms", f"gain {r['one'] / r['sharded']:.2f}x"))
+    # Two devices can at best each take a half in the time one device takes a half alone.
+    rows.append(("  ceiling: one device, half the rows", f"{r['half'] * 1e3:.2f} ms",
+                 f"gain ceiling {r['one'] / r['half']:.2f}x",
+                 f"sharded reaches {r['half'] / r['sharded'] * 100:.0f}% of it"))
     width = [max(len(row[i]) for row in rows) for i in range(4)]
     for row in rows:
         print("  ".join(c.ljust(w) for c, w in zip(row, width)))
