@@ -38,18 +38,14 @@ void convert_typed(const Array& x, const Array& out) {
   });
 }
 
-// Fixed-size element so fills of any dtype are plain stores.
-template <size_t kSize>
-struct Elem {
-  char b[kSize];
-};
-
+// Fixed-size elements, so that fills of any dtype are plain stores.
 template <size_t kSize>
 void fill_bytes(const void* value, char* dst, int64_t n) {
-  Elem<kSize> v;
+  using E = semantics::ElementBits<kSize>;
+  E v;
   std::memcpy(&v, value, kSize);
   parallel_for(n, 1 << 17, [&](int64_t b, int64_t e) {
-    std::fill(reinterpret_cast<Elem<kSize>*>(dst) + b, reinterpret_cast<Elem<kSize>*>(dst) + e, v);
+    std::fill(reinterpret_cast<E*>(dst) + b, reinterpret_cast<E*>(dst) + e, v);
   });
 }
 

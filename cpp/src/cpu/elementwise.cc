@@ -978,7 +978,7 @@ bool wants_blocks(const Shape& shape, const Operand* ops, int nops) {
 template <size_t kSize>
 void gather_block_typed(const char* base, int64_t rows, int64_t cols, int64_t sr, int64_t sc,
                         char* dst) {
-  struct Elem { char b[kSize]; };
+  using Elem = semantics::ElementBits<kSize>;
   const Elem* src = reinterpret_cast<const Elem*>(base);
   Elem* out = reinterpret_cast<Elem*>(dst);
   for (int64_t r = 0; r < rows; ++r, out += cols) {

@@ -211,18 +211,20 @@ void gather_rows(const Array& x, const I* idx, const WindowPlan& p, const Gather
     // index components move the start.
     const FastRows f = fast_rows(p, x, d);
     if (window == 1 && p.k == 1) {  // x[idx] of a vector: one tight loop
-      struct Elem {
-        char b[kSize];
-      };
-      const Elem* from = reinterpret_cast<const Elem*>(base) + f.base;
-      Elem* to = reinterpret_cast<Elem*>(dst_data);
-      Elem filler;
-      std::memcpy(&filler, fill, kSize);
-      const int64_t stride = f.stride[0], room = f.room[0];
-      const bool clip = mode == IndexMode::clip;
+      using Elem = semantics::ElementBits<kSize>;
+      Elem fill_bits;
+      std::memcpy(&fill_bits, fill, kSize);
       parallel_for(p.rows, kGrainElements, [&](int64_t b, int64_t e) {
+        // Locals, not the closure's references: the loop's stores would make the compiler
+        // reload those at every element.
+        const Elem* const from = reinterpret_cast<const Elem*>(base) + f.base;
+        Elem* const to = reinterpret_cast<Elem*>(dst_data);
+        const I* const at = idx;
+        const Elem filler = fill_bits;
+        const int64_t stride = f.stride[0], room = f.room[0];
+        const bool clip = mode == IndexMode::clip;
         for (int64_t r = b; r < e; ++r) {
-          const int64_t v = int64_t(idx[r]);
+          const int64_t v = int64_t(at[r]);
           if (v >= 0 && v <= room) to[r] = from[v * stride];
           else to[r] = clip ? from[(v < 0 ? 0 : room) * stride] : filler;
         }

@@ -35,15 +35,11 @@ void coalesce(Shape& shape, Strides* (&strides)[N]) {
   for (size_t k = 0; k < N; ++k) *strides[k] = t[k];
 }
 
-template <size_t kSize>
-struct Elem {
-  char b[kSize];
-};
 
 template <size_t kSize>
 void copy_rows(const char* src, char* dst, const Shape& shape, const Strides& ss,
                const Strides& ds) {
-  using E = Elem<kSize>;
+  using E = semantics::ElementBits<kSize>;
   const int nd = int(shape.size());
   const int64_t inner = shape[size_t(nd - 1)], is = ss[size_t(nd - 1)], os = ds[size_t(nd - 1)];
   const int64_t rows = num_elements(shape) / inner;
@@ -98,10 +94,10 @@ void strided_copy(const char* src, Strides ss, char* dst, Strides ds, Shape shap
 
 template <size_t kSize>
 void fill_typed(const char* value, char* dst, int64_t n) {
-  Elem<kSize> v;
+  semantics::ElementBits<kSize> v;
   std::memcpy(&v, value, kSize);
   parallel_for(n, kGrainBytes / int64_t(kSize), [&](int64_t b, int64_t e) {
-    std::fill(reinterpret_cast<Elem<kSize>*>(dst) + b, reinterpret_cast<Elem<kSize>*>(dst) + e, v);
+    std::fill(reinterpret_cast<decltype(v)*>(dst) + b, reinterpret_cast<decltype(v)*>(dst) + e, v);
   });
 }
 
@@ -120,7 +116,7 @@ void fill_value(const char* value, size_t elem, char* dst, int64_t n) {
 // destination line is touched once even when power-of-two strides map them to one set.
 template <size_t kSize>
 void tiled_copy(const char* src, const Shape& shape, const Strides& ss, int p, char* dst) {
-  using E = Elem<kSize>;
+  using E = semantics::ElementBits<kSize>;
   constexpr int64_t kT = std::max<int64_t>(8, 64 / int64_t(kSize)), kBig = 8 * kT;
   const int q = int(shape.size()) - 1;
   const Strides ds = row_major_strides(shape);

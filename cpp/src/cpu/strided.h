@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "../core/element_semantics.h"
 #include "tinyxla/array.h"
 
 namespace tinyxla::cpu {
@@ -22,7 +23,7 @@ inline Strides broadcast_strides(const Array& x, const Shape& shape) {
 template <size_t kSize>
 void gather_typed(const char* base, const Shape& shape, const Strides& strides, int64_t begin,
                   int64_t end, char* dst) {
-  struct Elem { char b[kSize]; };
+  using Elem = semantics::ElementBits<kSize>;
   const int nd = int(shape.size());
   if (nd == 0) {
     for (int64_t i = begin; i < end; ++i) std::memcpy(dst + (i - begin) * kSize, base, kSize);
