@@ -796,6 +796,64 @@ def test_dot_general_errors(dims, msg):
         lax.dot(put(np.ones(3, np.float32)), put(np.ones(4, np.float32)))
 
 
+def _matmul64(a, b):
+    """numpy's matmul in a wide type: the reference of batch_matmul."""
+    wide = np.int64 if a.dtype.kind in "iu" else np.float64
+    return np.matmul(a.astype(wide), b.astype(wide))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32])
+@pytest.mark.parametrize("batch", [(), (3,), (2, 3)], ids=["no_batch", "batch1", "batch2"])
+def test_batch_matmul(dtype, batch, request):
+    if dtype == np.float64:
+        request.getfixturevalue("x64")
+    rng = np.random.RandomState(11)
+    a = rand(batch + (4, 5), np.dtype(dtype), rng, "small")
+    b = rand(batch + (5, 2), np.dtype(dtype), rng, "small")
+    want = _matmul64(a, b)
+    for fn in (lax.batch_matmul, jax.jit(lax.batch_matmul)):
+        out = fn(put(a), put(b))
+        assert out.dtype == dtype and out.shape == batch + (4, 2)
+        check_close(out, want, dtype, 10)
+    # An operand batched by vmap: the others' batch dimensions stay leading, as in matmul.
+    c = rand((2,) + batch + (4, 5), np.dtype(dtype), rng, "small")
+    check_close(jax.vmap(lax.batch_matmul)(put(c), put(np.stack([b, b]))),
+                _matmul64(c, b), dtype, 10)
+    check_close(jax.vmap(lax.batch_matmul, in_axes=(0, None))(put(c), put(b)),
+                _matmul64(c, b), dtype, 10)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_batch_matmul_grad(dtype, request):
+    if dtype == np.float64:
+        request.getfixturevalue("x64")
+    rng = np.random.RandomState(12)
+    a, b = rng.randn(2, 3, 4, 5).astype(dtype), rng.randn(2, 3, 5, 2).astype(dtype)
+    w = rng.randn(2, 3, 4, 2).astype(dtype)
+    loss = lambda x, y: (lax.batch_matmul(x, y) * w).sum()  # noqa: E731
+    ga, gb = jax.jit(jax.grad(loss, argnums=(0, 1)))(put(a), put(b))
+    a64, b64, w64 = a.astype(np.float64), b.astype(np.float64), w.astype(np.float64)
+    check_close(ga, w64 @ np.swapaxes(b64, -1, -2), dtype, 10)
+    check_close(gb, np.swapaxes(a64, -1, -2) @ w64, dtype, 10)
+
+
+@pytest.mark.parametrize("lhs,rhs,kind,msg", [
+    ((3,), (3,), ValueError, "Arguments to batch_matmul must be at least 2D, got 1, 1"),
+    ((3, 3), (3,), ValueError, "Arguments to batch_matmul must be at least 2D, got 2, 1"),
+    ((), (2, 2), ValueError, "Arguments to batch_matmul must be at least 2D, got 0, 2"),
+    ((2, 3, 4), (4, 5), ValueError, "Arguments to batch_matmul must have same ndim, got 3, 2"),
+    ((2, 3, 4), (3, 4, 5), TypeError,
+     "dot_general requires lhs batch dimensions and rhs batch dimensions to have the same "
+     "shape, got (2,) and (3,)."),
+    ((2, 3, 4), (2, 5, 6), TypeError,
+     "dot_general requires contracting dimensions to have the same shape, got (4,) and (5,)."),
+])
+def test_batch_matmul_errors(lhs, rhs, kind, msg):
+    with pytest.raises(kind) as info:
+        lax.batch_matmul(put(np.ones(lhs, np.float32)), put(np.ones(rhs, np.float32)))
+    assert str(info.value) == msg
+
+
 def test_dynamic_slice():
     x = put(np.arange(10, dtype=np.float32))
     np.testing.assert_array_equal(lax.dynamic_slice(x, (8,), (3,)), [7, 8, 9])  # clamped

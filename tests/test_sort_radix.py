@@ -126,6 +126,29 @@ def test_strided_and_transposed_inputs():
     _assert_bits(jnp.sort(a.T, axis=-1), _reference(np.ascontiguousarray(x.T)))
 
 
+def _daz_argsort(x, axis=-1):
+    """numpy's stable argsort with denormals read as zero (DAZ), NaNs last."""
+    clean = np.where(np.abs(x) < np.finfo(x.dtype).tiny, np.zeros_like(x), x)
+    return np.argsort(clean, axis=axis, kind="stable")
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape,axis", [((255,), -1), ((256,), -1), ((5000,), -1),
+                                        ((3, 700), -1), ((700, 3), 0)])
+def test_argsort_orders_denormals_as_zeros_under_daz(dtype, shape, axis, x64):
+    # The runtime runs with DAZ (as XLA:CPU): denormals compare equal to zero, so argsort's
+    # radix keys put them with the zeros in input order, as sort's do and the comparisons do.
+    x = _floats(dtype, shape)
+    want = _daz_argsort(x, axis)
+    a = jnp.asarray(x)
+    got = np.asarray(jnp.argsort(a, axis=axis))
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(np.asarray(jax.jit(lambda v: jnp.argsort(v, axis=axis))(a)),
+                                  want)
+    sorted_bits = np.asarray(jnp.sort(a, axis=axis))
+    _assert_bits(np.take_along_axis(x, got, axis=axis), sorted_bits)
+
+
 def test_donated_input_keeps_the_zero_and_nan_order():
     x = _floats(np.float32, (5000,))
     want = _reference(x)

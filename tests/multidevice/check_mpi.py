@@ -9,7 +9,8 @@ process's devices, against numpy), train (the seed
 MLP's data-parallel step, seed 004's pmap with pmean; rank 0 prints the parameters' bytes
 hash, which must equal a single-process run over as many devices: ``train`` without
 mpiexec), sharded_train (the same with a sharded jit over a mesh of every process's
-devices), early_exit (process 1 leaves; the others must fail in bounded time).
+devices), early_exit (process 1 leaves; the others must fail in bounded time; each writes
+its error to ``$CHECK_MPI_ERRORS/rank<r>.txt`` when that folder is given).
 """
 from __future__ import annotations
 
@@ -277,7 +278,16 @@ def check_seed():
 def check_early_exit():
     if ME == 1:
         sys.exit(0)
-    jax.pmap(lambda a: lax.psum(a, "i"), "i")(np.ones((L, 2), np.float32)).block_until_ready()
+    try:
+        jax.pmap(lambda a: lax.psum(a, "i"), "i")(np.ones((L, 2), np.float32)).block_until_ready()
+    except Exception as e:
+        # The uncaught error aborts the job, and mpiexec may exit before it has passed on
+        # this process's stderr: the error also goes to a file the test reads.
+        errors = os.environ.get("CHECK_MPI_ERRORS")
+        if errors:
+            with open(os.path.join(errors, f"rank{ME}.txt"), "w") as f:
+                f.write(f"{type(e).__name__}: {e}\n")
+        raise
     raise AssertionError("psum with a process gone returned")
 
 

@@ -25,7 +25,9 @@
 namespace tinyxla {
 namespace {
 
-constexpr unsigned kFtzDaz = 0x8040;
+constexpr unsigned kFtz = 0x8000;  // MXCSR bits
+constexpr unsigned kDaz = 0x40;
+constexpr unsigned kFtzDaz = kFtz | kDaz;
 // How long an idle worker, or a caller waiting for its last chunk, busy-waits before it
 // sleeps. On this machine kind (a VM) waking a sleeping thread on an idle core costs tens
 // of microseconds, which made splitting a 50 us product over two cores no faster; work
@@ -308,5 +310,6 @@ ScopedDeviceBusy::~ScopedDeviceBusy() { busy_devices.fetch_sub(1, std::memory_or
 ScopedFlushDenormals::ScopedFlushDenormals() : saved_(_mm_getcsr()) { _mm_setcsr(saved_ | kFtzDaz); }
 ScopedFlushDenormals::~ScopedFlushDenormals() { _mm_setcsr(saved_); }
 void set_flush_denormals_for_thread() { _mm_setcsr(_mm_getcsr() | kFtzDaz); }
+bool denormals_are_zero() { return (_mm_getcsr() & kDaz) != 0; }
 
 }  // namespace tinyxla

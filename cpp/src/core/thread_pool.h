@@ -56,5 +56,8 @@ class ScopedFlushDenormals {
   unsigned saved_;
 };
 void set_flush_denormals_for_thread();
+// Whether the calling thread reads denormal operands as zero (DAZ): float comparisons then
+// find denormals equal to zero, and radix keys must agree with them.
+bool denormals_are_zero();
 
 }  // namespace tinyxla

@@ -8,8 +8,6 @@
 #include <numeric>
 #include <type_traits>
 
-#include <immintrin.h>
-
 #include "../core/thread_pool.h"
 #include "radix_sort.h"
 #include "kernels.h"
@@ -61,92 +59,16 @@ void permute_row(const char* in, char* out, size_t size, int64_t inner,
     std::memcpy(out + int64_t(k) * step, in + perm[k] * step, size);
 }
 
-// Radix keys: unsigned integers whose order is key_less's (floats: -0.0 and 0.0 one key,
-// every NaN one key above +inf), so a stable LSD radix sort by key sorts stably.
-template <typename T>
-auto radix_key(T v) {
-  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
-    using K = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
-    constexpr K sign = K(1) << (sizeof(K) * 8 - 1);
-    if (std::isnan(v)) return ~K(0);
-    if (v == 0) return sign;
-    K u;
-    std::memcpy(&u, &v, sizeof(K));
-    return (u & sign) ? K(~u) : K(u | sign);
-  } else if constexpr (std::is_signed_v<T>) {
-    using K = std::make_unsigned_t<T>;
-    return K(K(v) ^ (K(1) << (sizeof(K) * 8 - 1)));
-  } else {
-    return v;
-  }
-}
-
+// The dtypes with radix keys (ValueKeys below).
 template <typename T>
 constexpr bool has_radix_key_v =
     std::is_same_v<T, float> || std::is_same_v<T, double> ||
     (std::is_integral_v<T> && !std::is_same_v<T, bool> && sizeof(T) >= 2);
 
-// Stable LSD radix sort of `n` elements by key_of(element) (an unsigned integer), one
-// byte a pass; passes whose byte is the same for every element are skipped. `tmp` holds n
-// elements of scratch.
-template <typename E, typename KeyOf>
-void radix_sort(E* v, E* tmp, int64_t n, KeyOf key_of) {
-  using K = decltype(key_of(*v));
-  constexpr int kPasses = int(sizeof(K));
-  std::vector<int64_t> counts(size_t(kPasses) * 256, 0);
-  for (int64_t i = 0; i < n; ++i) {
-    const K k = key_of(v[i]);
-    for (int p = 0; p < kPasses; ++p) ++counts[size_t(p * 256 + int((k >> (8 * p)) & 0xff))];
-  }
-  E* src = v;
-  E* dst = tmp;
-  for (int p = 0; p < kPasses; ++p) {
-    int64_t* c = &counts[size_t(p * 256)];
-    if (*std::max_element(c, c + 256) == n) continue;  // one bucket: order unchanged
-    int64_t sum = 0;
-    for (int b = 0; b < 256; ++b) {
-      const int64_t t = c[b];
-      c[b] = sum;
-      sum += t;
-    }
-    for (int64_t i = 0; i < n; ++i) dst[c[int((key_of(src[i]) >> (8 * p)) & 0xff)]++] = src[i];
-    std::swap(src, dst);
-  }
-  if (src != v) std::copy(src, src + n, v);
-}
-
-// The stable order of one key row (stride `inner`) by radix: perm[k] = source index.
-template <typename T>
-void radix_order(const T* row, int64_t inner, int64_t n, std::vector<int64_t>& perm) {
-  using K = decltype(radix_key(T{}));
-  struct Item {
-    K key;
-    int64_t index;
-  };
-  std::vector<Item> items(static_cast<size_t>(n)), tmp(static_cast<size_t>(n));
-  for (int64_t i = 0; i < n; ++i) items[size_t(i)] = {radix_key(row[i * inner]), i};
-  radix_sort(items.data(), tmp.data(), n, [](const Item& it) { return it.key; });
-  for (int64_t i = 0; i < n; ++i) perm[size_t(i)] = items[size_t(i)].index;
-}
-
-// A row's stable order by one key of dtype `t` via radix, when that dtype has radix keys.
-bool radix_order_of(DType t, const char* row, int64_t inner, int64_t n,
-                    std::vector<int64_t>& perm) {
-  return visit_dtype(t, [&](auto zero) {
-    using T = decltype(zero);
-    if constexpr (has_radix_key_v<T>) {
-      radix_order(reinterpret_cast<const T*>(row), inner, n, perm);
-      return true;
-    } else {
-      return false;
-    }
-  });
-}
-
-// The radix keys of sort_values, as bits: unsigned integers K whose order is key_less's.
+// The radix keys of sort and argsort, as bits: unsigned integers K whose order is key_less's.
 // Floats map bijectively (sign-magnitude to offset) except that every zero, and under DAZ
-// every denormal, maps to the key of +0.0 and every NaN to the top key; those runs are
-// refilled from the input afterwards.
+// every denormal, maps to the key of +0.0 and every NaN to the top key; sort refills those
+// runs from the input afterwards, argsort's stable order keeps their indices in input order.
 template <typename T>
 struct ValueKeys {
   using K = std::make_unsigned_t<T>;  // integers: the sign bit flipped
@@ -187,6 +109,70 @@ template <typename K>
 K zero_limit(bool daz) {
   if (!daz) return 1;
   return sizeof(K) == 4 ? K(0x00800000u) : K(uint64_t(0x0010000000000000ull));
+}
+
+// Stable LSD radix sort of `n` elements by key_of(element) (an unsigned integer), one
+// byte a pass; passes whose byte is the same for every element are skipped. `tmp` holds n
+// elements of scratch.
+template <typename E, typename KeyOf>
+void radix_sort(E* v, E* tmp, int64_t n, KeyOf key_of) {
+  using K = decltype(key_of(*v));
+  constexpr int kPasses = int(sizeof(K));
+  std::vector<int64_t> counts(size_t(kPasses) * 256, 0);
+  for (int64_t i = 0; i < n; ++i) {
+    const K k = key_of(v[i]);
+    for (int p = 0; p < kPasses; ++p) ++counts[size_t(p * 256 + int((k >> (8 * p)) & 0xff))];
+  }
+  E* src = v;
+  E* dst = tmp;
+  for (int p = 0; p < kPasses; ++p) {
+    int64_t* c = &counts[size_t(p * 256)];
+    if (*std::max_element(c, c + 256) == n) continue;  // one bucket: order unchanged
+    int64_t sum = 0;
+    for (int b = 0; b < 256; ++b) {
+      const int64_t t = c[b];
+      c[b] = sum;
+      sum += t;
+    }
+    for (int64_t i = 0; i < n; ++i) dst[c[int((key_of(src[i]) >> (8 * p)) & 0xff)]++] = src[i];
+    std::swap(src, dst);
+  }
+  if (src != v) std::copy(src, src + n, v);
+}
+
+// The stable order of one key row (stride `inner`) by radix: perm[k] = source index.
+// Equal keys (every zero, every NaN) keep their input order, as the comparisons' stable sort.
+template <typename T>
+void radix_order(const T* row, int64_t inner, int64_t n, bool daz, std::vector<int64_t>& perm) {
+  using Keys = ValueKeys<T>;
+  using K = typename Keys::K;
+  struct Item {
+    K key;
+    int64_t index;
+  };
+  const K limit = zero_limit<K>(daz);
+  std::vector<Item> items(static_cast<size_t>(n)), tmp(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) {
+    K u;
+    std::memcpy(&u, &row[i * inner], sizeof(K));
+    items[size_t(i)] = {Keys::key(u, limit), i};
+  }
+  radix_sort(items.data(), tmp.data(), n, [](const Item& it) { return it.key; });
+  for (int64_t i = 0; i < n; ++i) perm[size_t(i)] = items[size_t(i)].index;
+}
+
+// A row's stable order by one key of dtype `t` via radix, when that dtype has radix keys.
+bool radix_order_of(DType t, const char* row, int64_t inner, int64_t n, bool daz,
+                    std::vector<int64_t>& perm) {
+  return visit_dtype(t, [&](auto zero) {
+    using T = decltype(zero);
+    if constexpr (has_radix_key_v<T>) {
+      radix_order(reinterpret_cast<const T*>(row), inner, n, daz, perm);
+      return true;
+    } else {
+      return false;
+    }
+  });
 }
 
 // Runs fn(i) for i in [0, count) over the pool.
@@ -255,7 +241,7 @@ void sort_values(const Array& x, const Array& out, int64_t rows, int64_t n) {
         kept.assign(in, in + rows * n);
         in = kept.data();
       }
-      const K limit = zero_limit<K>((_mm_getcsr() & 0x40) != 0);
+      const K limit = zero_limit<K>(denormals_are_zero());
       if (rows == 1) {
         // Scratch from the caching allocator: a fresh vector is zeroed and page-faulted on
         // every call (a millisecond at 1e6 keys).
@@ -312,6 +298,7 @@ void sort(const std::vector<Array>& operands, int64_t dimension, int num_keys,
   }
   std::vector<KeyCompare> compares;
   for (int k = 0; k < num_keys; ++k) compares.push_back(key_compare(xs[size_t(k)].dtype()));
+  const bool daz = denormals_are_zero();
   parallel_for(rows, std::max<int64_t>(1, (1 << 14) / n), [&](int64_t b, int64_t e) {
     std::vector<int64_t> perm(static_cast<size_t>(n));
     std::vector<const char*> keys(static_cast<size_t>(num_keys));
@@ -320,7 +307,7 @@ void sort(const std::vector<Array>& operands, int64_t dimension, int num_keys,
       for (int k = 0; k < num_keys; ++k)
         keys[size_t(k)] = xs[size_t(k)].data() + start * int64_t(itemsize(xs[size_t(k)].dtype()));
       const bool by_radix =
-          num_keys == 1 && n >= 256 && radix_order_of(xs[0].dtype(), keys[0], inner, n, perm);
+          num_keys == 1 && n >= 256 && radix_order_of(xs[0].dtype(), keys[0], inner, n, daz, perm);
       if (!by_radix) {
         std::iota(perm.begin(), perm.end(), 0);
         std::stable_sort(perm.begin(), perm.end(), [&](int64_t i, int64_t j) {

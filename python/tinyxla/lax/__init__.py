@@ -1,7 +1,7 @@
 """``tinyxla.lax`` (``jax.lax``): the primitive operations, without NumPy's type promotion."""
 from tinyxla._src.lax.lax import (  # noqa: F401
     Precision, RoundingMethod, abs, acos, acosh, add, add_p, and_p, argmax, argmax_p, argmin,
-    argmin_p, asin, asinh, atan, atan2, atanh, bitcast_convert_type,
+    argmin_p, asin, asinh, atan, atan2, atanh, batch_matmul, bitcast_convert_type,
     bitcast_convert_type_p, bitwise_and, bitwise_not, bitwise_or, bitwise_xor, broadcast,
     broadcast_in_dim, broadcast_in_dim_p, broadcasted_iota, cbrt, ceil, clamp, clamp_p, clz,
     complex, concatenate, concatenate_p, conj, convert_element_type, convert_element_type_p,

@@ -1,4 +1,4 @@
-"""``dot_general`` and ``dot``, with ``Precision``.
+"""``dot_general``, ``dot`` and ``batch_matmul``, with ``Precision``.
 
 Mirrors the dot part of ``jax._src.lax.lax``: the primitive with its abstract eval, impl,
 lowering, transpose and batching rules, and its public functions.
@@ -290,6 +290,20 @@ def dot_general(lhs: Any, rhs: Any, dimension_numbers: Any, precision: Any = Non
     """
     return dot(lhs, rhs, dimension_numbers=dimension_numbers, precision=precision,
                preferred_element_type=preferred_element_type)
+
+
+def batch_matmul(lhs: Any, rhs: Any, precision: Any = None) -> Any:
+    """Matrix products over equal leading batch dimensions (``jax.lax.batch_matmul``): both
+    operands at least 2-D and of one rank, lhs ``(..., m, k)`` by rhs ``(..., k, n)``; the
+    batch and contracting dimensions must agree as ``dot_general`` requires."""
+    ln, rn = _ndim(lhs), _ndim(rhs)
+    if min(ln, rn) < 2:
+        raise ValueError(f"Arguments to batch_matmul must be at least 2D, got {ln}, {rn}")
+    if ln != rn:
+        raise ValueError(f"Arguments to batch_matmul must have same ndim, got {ln}, {rn}")
+    batch = tuple(range(ln - 2))
+    return dot_general(lhs, rhs, (((ln - 1,), (rn - 2,)), (batch, batch)),
+                       precision=precision)
 
 
 def _index_tuple(x: Any) -> tuple[int, ...]:

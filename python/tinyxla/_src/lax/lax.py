@@ -40,4 +40,4 @@ from tinyxla._src.lax.shape_ops import (  # noqa: F401
     pad, pad_p, reshape, reshape_p, rev, rev_p, slice, slice_p, squeeze, squeeze_p,
     transpose, transpose_p, zeros_like_array)
 from tinyxla._src.lax.dot import (  # noqa: F401
-    canonicalize_precision, dot, dot_general, dot_general_p, Precision)
+    batch_matmul, canonicalize_precision, dot, dot_general, dot_general_p, Precision)
