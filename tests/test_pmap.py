@@ -140,3 +140,17 @@ def test_collective_transposes_under_vmap():
 def test_ppermute_rejects_bad_permutations():
     with pytest.raises(ValueError, match="ppermute sources and destinations must be unique"):
         jax.vmap(lambda a: lax.ppermute(a, "k", [(0, 1), (0, 2)]), axis_name="k")(X)
+
+
+def test_a_failed_pmap_result_raises_its_own_error_at_the_wait():
+    """block_until_ready on an ungathered pmap result re-raises the kernel's error, not
+    chained to the AttributeError of the handle lookup that picks the per-shard wait."""
+    def boom(v):
+        raise ValueError("boom in the callback")
+
+    f = jax.pmap(lambda x: jax.pure_callback(boom, jax.ShapeDtypeStruct(x.shape, x.dtype), x))
+    out = f(jnp.ones((1, 3)))
+    with pytest.raises(Exception, match="boom in the callback") as info:
+        out.block_until_ready()
+    assert not isinstance(info.value.__context__, AttributeError)
+    assert jnp.add(1.0, 1.0) == 2.0  # the runtime keeps working

@@ -171,13 +171,13 @@ class Array(metaclass=abc.ABCMeta):
     def block_until_ready(self) -> "Array":
         """Waits for the value; raises the error of a failed computation. Returns self."""
         try:
-            h = _HANDLE.__get__(self)
+            handles = (_HANDLE.__get__(self),)
         except AttributeError:  # a pmap or sharded jit result not gathered: wait for every shard
             sharded = self._shards
-            for h in sharded.handles if sharded is not None else self._layout.handles.values():
-                h.wait()
-            return self
-        h.wait()
+            handles = sharded.handles if sharded is not None else self._layout.handles.values()
+        # Outside the except block: a shard's error is not chained to the AttributeError.
+        for h in handles:
+            h.wait()
         return self
 
     def is_ready(self) -> bool:
