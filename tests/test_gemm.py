@@ -92,6 +92,19 @@ def test_batched(batch, m, n, k):
     check(out, a, b)
 
 
+@pytest.mark.parametrize("m,k,n", [(3001, 576, 64), (2000, 1000, 130), (1500, 1024, 64),
+                                   (777, 385, 256), (4100, 300, 33)])
+@pytest.mark.parametrize("trans_b", [False, True])
+def test_tall_products(m, k, n, trans_b):
+    """Few columns: a row-major a is read in place (unless its rows are 4 KiB apart), split
+    over the pool by rows, k in one or more blocks."""
+    rng = np.random.RandomState(m + k + n)
+    a = rng.randn(m, k).astype(np.float32)
+    b = rng.randn(n, k).astype(np.float32).T if trans_b else rng.randn(k, n).astype(np.float32)
+    check(lax.dot(put(a), put(b)), a, b)
+    check(jax.jit(lax.dot)(put(a), put(b)), a, b)
+
+
 @pytest.mark.parametrize("size", [520, 1030])
 def test_large_split_over_pool(size):
     # Several KC and MC blocks, panels of b shared by the pool's threads.
