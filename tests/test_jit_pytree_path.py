@@ -176,3 +176,16 @@ def test_block_until_ready_waits_for_pmap_results():
     out = jax.pmap(lambda v: v * 2)(jnp.ones((jax.local_device_count(), 3)))
     assert jax.block_until_ready({"o": out})["o"] is out
     np.testing.assert_array_equal(np.asarray(out), 2 * np.ones((jax.local_device_count(), 3)))
+
+
+def test_pmap_results_take_the_jit_fast_paths():
+    # A pmap result's _h slot is unset until first use: the C++ slot reads fall back to the
+    # attribute, which gathers it.
+    n = jax.local_device_count()
+    pm = jax.pmap(lambda v: v * 2)
+    flat = jax.jit(lambda a: a + 1)
+    tree = jax.jit(lambda t: t["o"][0] + t["o"][1])
+    for _ in range(3):  # the first call traces; the later ones take the cached paths
+        np.testing.assert_array_equal(np.asarray(flat(pm(jnp.ones((n, 3))))), 3 * np.ones((n, 3)))
+        got = tree({"o": [pm(jnp.ones((n, 3))), pm(jnp.full((n, 3), 2.0))]})
+        np.testing.assert_array_equal(np.asarray(got), 6 * np.ones((n, 3)))

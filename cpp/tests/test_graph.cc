@@ -345,6 +345,45 @@ void test_simplify_through_broadcasts() {
   for (size_t k = 0; k < got.size(); ++k) check_close(got[k], want[k], 0, 0);
 }
 
+// A reduce over unit axes only is no reduction: a reshape, bit for bit the eager kernel's
+// copy (-0.0 and NaN kept).
+void test_simplify_unit_reductions() {
+  GraphBuilder b;
+  ValueId x = b.parameter({1, 4, 1}, DType::F32);
+  ValueId i = b.parameter({4, 1}, DType::I32);
+  ValueId sum = b.reduce(ReduceOp::sum, x, {0, 2});
+  ValueId mx = b.reduce(ReduceOp::max, x, {2});
+  ValueId pr = b.reduce(ReduceOp::prod, x, {0});
+  ValueId isum = b.reduce(ReduceOp::sum, i, {1});
+  ValueId real = b.reduce(ReduceOp::sum, x, {1});  // over 4 elements: stays
+  b.set_outputs({sum, mx, pr, isum, real});
+  Graph g = b.build();
+  CompileOptions no_fuse;
+  no_fuse.fuse = false;
+  auto exe = compile(g, no_fuse);
+  const Graph& s = exe->graph();
+  CHECK(count_kind(s, OpKind::reduce) == 1);
+  auto kind = [&](size_t k) { return s.node(s.defining_node(s.outputs()[k])).kind; };
+  CHECK(kind(0) == OpKind::reshape && kind(1) == OpKind::reshape && kind(2) == OpKind::reshape);
+  CHECK(kind(3) == OpKind::reshape && kind(4) == OpKind::reduce);
+  float xs[4] = {-0.0f, NAN, -INFINITY, 2.5f};
+  int32_t is[4] = {-1, 2, INT32_MIN, 7};
+  std::vector<Array> args{Array::from_host(xs, {1, 4, 1}, DType::F32, 0),
+                          Array::from_host(is, {4, 1}, DType::I32, 0)};
+  std::vector<Array> got = exe->run(args), want = eval_eager(g, args);
+  for (size_t k = 0; k < got.size(); ++k) {
+    CHECK(got[k].nbytes() == want[k].nbytes());
+    std::vector<char> gb(got[k].nbytes()), wb(want[k].nbytes());
+    got[k].copy_to_host(gb.data());
+    want[k].copy_to_host(wb.data());
+    if (std::memcmp(gb.data(), wb.data(), gb.size()) != 0)
+      throw Failure{"output " + std::to_string(k) + " differs from the eager graph"};
+  }
+  float sums[4] = {1, 1, 1, 1};
+  got[0].copy_to_host(sums);
+  CHECK(sums[0] == 0 && std::signbit(sums[0]));
+}
+
 // A transposed dot read by nothing else becomes the dot with its operands swapped (batch
 // dims kept in front); a transpose that is not the swap, or of a dot read twice, stays.
 void test_transposed_dot() {
@@ -851,6 +890,7 @@ int main() {
       {"text_round_trip", test_text_round_trip},
       {"simplify", test_simplify},
       {"simplify_through_broadcasts", test_simplify_through_broadcasts},
+      {"simplify_unit_reductions", test_simplify_unit_reductions},
       {"transposed_dot", test_transposed_dot},
       {"cse_and_dce", test_cse_and_dce},
       {"fusion_counts", test_fusion_counts},

@@ -87,6 +87,13 @@ bool is_iota(const std::vector<int64_t>& v) {
   return true;
 }
 
+// Whether every axis in `axes` has size 1 in `shape`.
+bool unit_axes(const Shape& shape, const std::vector<int64_t>& axes) {
+  for (int64_t d : axes)
+    if (shape[size_t(d)] != 1) return false;
+  return true;
+}
+
 // One rewrite step: `*same` gets an existing value equal to n, or n changes in place.
 // Returns false when nothing applies.
 bool rewrite(const Graph& g, Node& n, const ValueType& type, ValueId* same) {
@@ -195,8 +202,15 @@ bool rewrite(const Graph& g, Node& n, const ValueType& type, ValueId* same) {
     }
     case OpKind::rev:
       return n.attr<RevAttrs>().dims.empty() && take(0);
-    case OpKind::reduce:
-      return n.attr<ReduceAttrs>().axes.empty() && take(0);
+    case OpKind::reduce: {
+      const std::vector<int64_t>& axes = n.attr<ReduceAttrs>().axes;
+      if (axes.empty()) return take(0);
+      // Over unit axes only (a broadcast's transpose leaves them) there is nothing to
+      // combine: the eager kernel copies x, as XLA's simplifier makes it a reshape.
+      if (!unit_axes(in_type(0).shape, axes)) return false;
+      n = make_node(OpKind::reshape, ReshapeAttrs{type.shape}, {n.inputs[0]});
+      return true;
+    }
     default:
       return false;
   }

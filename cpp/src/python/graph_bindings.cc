@@ -44,12 +44,20 @@ std::shared_ptr<Executable> compile_graph(const Graph& g, bool simplify, bool fu
 py::list call_arrays(const Executable& e, py::sequence args, int default_device,
                      py::sequence out_meta, py::handle array_type) {
   static const py::str h_name("_h"), committed_name("_committed");
+  const ArraySlots& slots = array_slots(array_type);
+  // A slot read at its offset when set (no lookup through Array's __getattr__ hook), else
+  // the attribute (a pmap result makes its _h on first use).
+  auto attr = [&](py::handle a, PyObject* (ArraySlots::*slot)(PyObject*) const,
+                  const py::str& name) {
+    PyObject* v = Py_TYPE(a.ptr()) == slots.type() ? (slots.*slot)(a.ptr()) : nullptr;
+    return v ? py::reinterpret_borrow<py::object>(v) : py::getattr(a, name);
+  };
   std::vector<Array> handles;
   handles.reserve(args.size());
   int device = -1;
   for (py::handle a : args) {
-    handles.push_back(py::getattr(a, h_name).cast<Array>());
-    if (device < 0 && PyObject_IsTrue(py::getattr(a, committed_name).ptr()) == 1)
+    handles.push_back(attr(a, &ArraySlots::handle, h_name).cast<Array>());
+    if (device < 0 && PyObject_IsTrue(attr(a, &ArraySlots::committed, committed_name).ptr()) == 1)
       device = handles.back().device();
   }
   const bool committed = device >= 0;
@@ -61,7 +69,6 @@ py::list call_arrays(const Executable& e, py::sequence args, int default_device,
   if (out_meta.size() != outs.size())
     throw std::invalid_argument("call_arrays: out_meta has " + std::to_string(out_meta.size()) +
                                 " entries for " + std::to_string(outs.size()) + " outputs");
-  const ArraySlots& slots = array_slots(array_type);
   PyObject* committed_value = committed ? Py_True : Py_False;
   py::list result(outs.size());
   for (size_t i = 0; i < outs.size(); ++i) {

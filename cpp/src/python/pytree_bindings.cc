@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "array_objects.h"
 #include "tinyxla/array.h"
 
 namespace py = pybind11;
@@ -22,11 +23,22 @@ struct Registry {
   py::object type_nodes;    // tree_util._type_nodes: type -> (type, node) or None
   py::object node_of_type;  // tree_util._node_of_type, which fills type_nodes
   py::object array_type;    // the Python Array class
+  const ArraySlots* slots = nullptr;  // array_type's slots
 };
 
 Registry& registry() {
   static auto* r = new Registry();  // never destroyed: Python objects outlive static teardown
   return *r;
+}
+
+// Array o's slot value `v` (borrowed; null when unset), read at its offset rather than
+// looked up through the class's __getattr__ hook, or else its attribute `name` (a pmap
+// result makes its _h on first use); a null object, the error cleared, when neither is set.
+py::object slot_or_attr(PyObject* o, PyObject* v, const py::str& name) {
+  if (v) return py::reinterpret_borrow<py::object>(v);
+  PyObject* a = PyObject_GetAttr(o, name.ptr());
+  if (!a) PyErr_Clear();
+  return py::reinterpret_steal<py::object>(a);
 }
 
 bool is_scalar_type(PyTypeObject* t) {
@@ -109,22 +121,16 @@ bool put_array_signature(PyObject* o, std::string& key) {
   static const py::str h_name("_h"), weak_name("weak_type"), committed_name("_committed");
   // Other types are refused before an attribute lookup could raise (costly on this path).
   if (reinterpret_cast<PyObject*>(Py_TYPE(o)) != registry().array_type.ptr()) return false;
-  PyObject* c = PyObject_GetAttr(o, committed_name.ptr());
-  if (!c) {
-    PyErr_Clear();
-    return false;
-  }
-  py::object committed_obj = py::reinterpret_steal<py::object>(c);
+  const ArraySlots& slots = *registry().slots;
+  const py::object committed_obj = slot_or_attr(o, slots.committed(o), committed_name);
+  PyObject* c = committed_obj.ptr();
   if (c != Py_True && c != Py_False) return false;
-  PyObject* h = PyObject_GetAttr(o, h_name.ptr());
-  if (!h) {
-    PyErr_Clear();
-    return false;
-  }
-  py::object handle = py::reinterpret_steal<py::object>(h);
-  if (!py::isinstance<Array>(handle)) return false;
+  const py::object handle = slot_or_attr(o, slots.handle(o), h_name);
+  if (!handle || !py::isinstance<Array>(handle)) return false;
   const Array& x = handle.cast<const Array&>();
-  const bool weak = PyObject_IsTrue(py::handle(o).attr(weak_name).ptr()) == 1;
+  const py::object weak_obj = slot_or_attr(o, slots.weak_type(o), weak_name);
+  if (!weak_obj) return false;
+  const bool weak = PyObject_IsTrue(weak_obj.ptr()) == 1;
   const bool committed = c == Py_True;
   put(key, int64_t(x.dtype()) | int64_t(weak) << 8 | int64_t(committed) << 9 |
                int64_t(committed ? x.device() : 0) << 16 | int64_t(x.ndim()) << 40);
@@ -207,16 +213,11 @@ py::list wait_tree(py::handle tree) {
       tree, [](PyTypeObject*, Py_ssize_t, PyObject*) { return true; },
       [&](PyObject* o) {
         if (reinterpret_cast<const PyObject*>(Py_TYPE(o)) == array_type) {
-          PyObject* h = PyObject_GetAttr(o, h_name.ptr());
-          if (h) {
-            py::object handle = py::reinterpret_steal<py::object>(h);
-            if (py::isinstance<Array>(handle)) {
-              handles.push_back(&handle.cast<const Array&>());
-              held.push_back(std::move(handle));
-              return true;
-            }
-          } else {
-            PyErr_Clear();
+          py::object handle = slot_or_attr(o, registry().slots->handle(o), h_name);
+          if (handle && py::isinstance<Array>(handle)) {
+            handles.push_back(&handle.cast<const Array&>());
+            held.push_back(std::move(handle));
+            return true;
           }
         }
         others.append(py::handle(o));
@@ -308,7 +309,10 @@ void bind_pytree(py::module_& m) {
       "Sets tree_util's node cache and the function that fills it, for the C++ walks.");
   m.def(
       "set_pytree_array_type",
-      [](py::object array_type) { registry().array_type = std::move(array_type); },
+      [](py::object array_type) {
+        registry().slots = &array_slots(array_type);
+        registry().array_type = std::move(array_type);
+      },
       "Sets the Array class, whose instances the walks take as leaves without a lookup.");
   m.def("jit_signature", &jit_signature, py::arg("args"), py::arg("salt"),
         "The jit cache key of a call whose arguments are all Arrays, else None.");
