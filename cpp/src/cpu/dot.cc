@@ -3,7 +3,6 @@
 // has it and our AVX2 one for small float32 products elsewhere (and on Zen 4), a blocked
 // loop for integers and bool.
 #include <cblas.h>
-#include <cpuid.h>
 
 #include <algorithm>
 #include <climits>
@@ -41,22 +40,6 @@ constexpr double kLongChunkWork = double(1 << 24);
 constexpr double kSmallGemm = double(1 << 18);
 // Rows (or columns) per gemm work item: a multiple of OpenBLAS's register blocking.
 constexpr int64_t kGemmBlock = 64;
-
-// Whether the CPU runs a 512-bit FMA as two 256-bit halves (AMD family 19h: Zen 4, the only
-// one of that family with AVX-512): the AVX2 kernel then has the same FMA rate, and for the
-// small products it takes its 6 x 16 tiles fit better than the AVX-512 kernel's 14 x 32
-// (64^3 on Zen 4: 4.7 against 4.9 us; with b transposed 5.0 against 5.5).
-bool avx512_split_in_halves() {
-  static const bool split = [] {
-    unsigned a = 0, b = 0, c = 0, d = 0;
-    if (!__get_cpuid(0, &a, &b, &c, &d)) return false;
-    const bool amd = b == 0x68747541 && d == 0x69746e65 && c == 0x444d4163;  // "AuthenticAMD"
-    if (!amd || !__get_cpuid(1, &a, &b, &c, &d)) return false;
-    const unsigned family = ((a >> 8) & 0xF) + ((a >> 20) & 0xFF);
-    return family == 0x19;
-  }();
-  return split;
-}
 
 void blas_on_one_thread() {
   static const bool done = [] {
@@ -366,8 +349,10 @@ void blas_product(const View& a, const View& b, int64_t M, int64_t N, int64_t K,
   if constexpr (std::is_same_v<T, float>) {
     const double work = double(M) * double(N) * double(K);
     const bool small = M > 1 && N > 1 && work <= kSmallGemm;
+    // Where 512-bit FMAs run in halves, the AVX2 kernel's 6 x 16 tiles fit small products
+    // better than the AVX-512 kernel's 14 x 32 (64^3 on Zen 4: 4.7 against 4.9 us).
     if (M > 1 && N > 1 && vmath::isa_supported(vmath::Isa::Avx512) &&
-        !(small && avx512_split_in_halves()))
+        !(small && vmath::avx512_in_halves()))
       return own_sgemm(a, b, M, N, K, nb, c);
     if (small && vmath::isa_supported(vmath::Isa::Avx2)) {
       for_batch(a, b, nb, work, [&](int64_t oa, int64_t ob, int64_t i) {

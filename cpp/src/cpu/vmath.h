@@ -35,6 +35,9 @@ struct Table {
 };
 enum class Isa { Generic, Avx2, Avx512 };
 bool isa_supported(Isa isa);  // whether this CPU can run that variant
+// Whether the CPU runs a 512-bit FMA as two 256-bit halves (AMD family 19h: Zen 4, the only
+// one of that family with AVX-512), so that AVX2 code has the same FMA rate.
+bool avx512_in_halves();
 const Table& table(Isa isa);  // callers must check isa_supported first
 
 namespace generic { const Table& table(); }

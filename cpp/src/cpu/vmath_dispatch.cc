@@ -1,6 +1,8 @@
 // Runtime ISA selection for the vmath kernels (cpuid via __builtin_cpu_supports, resolved once).
 #include "vmath.h"
 
+#include <cpuid.h>
+
 namespace tinyxla::cpu::vmath {
 namespace {
 
@@ -31,6 +33,18 @@ const Table& best() {
 
 bool isa_supported(Isa isa) {
   return static_cast<int>(isa) <= static_cast<int>(best_isa());
+}
+
+bool avx512_in_halves() {
+  static const bool halves = [] {
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    if (!__get_cpuid(0, &a, &b, &c, &d)) return false;
+    const bool amd = b == 0x68747541 && d == 0x69746e65 && c == 0x444d4163;  // "AuthenticAMD"
+    if (!amd || !__get_cpuid(1, &a, &b, &c, &d)) return false;
+    const unsigned family = ((a >> 8) & 0xF) + ((a >> 20) & 0xFF);
+    return family == 0x19;
+  }();
+  return halves;
 }
 
 const Table& table(Isa isa) {
