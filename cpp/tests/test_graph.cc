@@ -256,6 +256,19 @@ void test_text_round_trip() {
   CHECK_THROWS(parse_graph("%0 = frobnicate() : f32[3]\nreturn %0"), "unknown op");
 }
 
+// Each output of `got` equals `want`'s bit for bit (-0.0 and NaN payloads included).
+void check_same_bits(const std::vector<Array>& got, const std::vector<Array>& want) {
+  CHECK(got.size() == want.size());
+  for (size_t k = 0; k < got.size(); ++k) {
+    CHECK(got[k].nbytes() == want[k].nbytes());
+    std::vector<char> gb(got[k].nbytes()), wb(want[k].nbytes());
+    got[k].copy_to_host(gb.data());
+    want[k].copy_to_host(wb.data());
+    if (std::memcmp(gb.data(), wb.data(), gb.size()) != 0)
+      throw Failure{"output " + std::to_string(k) + " differs from the eager graph"};
+  }
+}
+
 void test_simplify() {
   GraphBuilder b;
   ValueId x = b.parameter({8}, DType::F32);
@@ -302,14 +315,7 @@ void test_simplify() {
   int32_t is[8] = {1, 2, 3, 4, 5, 6, 7, 8};
   std::vector<Array> args{Array::from_host(xs, {8}, DType::F32, 0), Array::from_host(is, {8}, DType::I32, 0)};
   std::vector<Array> got = exe->run(args), want = eval_eager(g, args);
-  for (size_t k = 0; k < got.size(); ++k) {
-    CHECK(got[k].nbytes() == want[k].nbytes());
-    std::vector<char> gb(got[k].nbytes()), wb(want[k].nbytes());
-    got[k].copy_to_host(gb.data());
-    want[k].copy_to_host(wb.data());
-    if (std::memcmp(gb.data(), wb.data(), gb.size()) != 0)
-      throw Failure{"output " + std::to_string(k) + " differs from the eager graph"};
-  }
+  check_same_bits(got, want);
 }
 
 void test_simplify_through_broadcasts() {
@@ -371,14 +377,7 @@ void test_simplify_unit_reductions() {
   std::vector<Array> args{Array::from_host(xs, {1, 4, 1}, DType::F32, 0),
                           Array::from_host(is, {4, 1}, DType::I32, 0)};
   std::vector<Array> got = exe->run(args), want = eval_eager(g, args);
-  for (size_t k = 0; k < got.size(); ++k) {
-    CHECK(got[k].nbytes() == want[k].nbytes());
-    std::vector<char> gb(got[k].nbytes()), wb(want[k].nbytes());
-    got[k].copy_to_host(gb.data());
-    want[k].copy_to_host(wb.data());
-    if (std::memcmp(gb.data(), wb.data(), gb.size()) != 0)
-      throw Failure{"output " + std::to_string(k) + " differs from the eager graph"};
-  }
+  check_same_bits(got, want);
   float sums[4] = {1, 1, 1, 1};
   got[0].copy_to_host(sums);
   CHECK(sums[0] == 0 && std::signbit(sums[0]));
