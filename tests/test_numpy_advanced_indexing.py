@@ -100,6 +100,25 @@ def test_eager_gather_of_int64_indices(x64):
     np.testing.assert_array_equal(got, x_np[np.clip(np.where(i_np < 0, i_np + 50, i_np), 0, 49)])
 
 
+def test_eager_gather_compiles_once_per_index_structure():
+    from tinyxla._src.numpy import indexing
+    x_np = np.arange(60, dtype=np.float32).reshape(6, 10)
+    x, cols = jnp.asarray(x_np), jnp.array([9, -1, 0, 12])
+    before = len(indexing._compiled_getitems)
+    rows = [x[r, cols] for r in range(-7, 8)]  # integers are arguments, as in JAX
+    assert len(indexing._compiled_getitems) == before + 1
+    for r, got in zip(range(-7, 8), rows):
+        row = min(max(r + 6 if r < 0 else r, 0), 5)
+        np.testing.assert_array_equal(got, x_np[row, [9, 9, 0, 9]])
+    with pytest.raises(OverflowError):  # as jax 0.10.2: the index dtype is int32
+        x[2**40, cols]
+    # The gather's options are part of the structure: a -0.0 fill is not a 0.0 fill.
+    far = jnp.array([0, 99])
+    assert not np.signbit(jnp.arange(3.0).at[far].get(mode="fill", fill_value=0.0)[1])
+    assert np.signbit(jnp.arange(3.0).at[far].get(mode="fill", fill_value=-0.0)[1])
+    assert np.isnan(jnp.arange(3.0).at[far].get(mode="fill", fill_value=float("nan"))[1])
+
+
 def test_boolean_masks():
     x = jnp.asarray(XN)
     np.testing.assert_array_equal(x[x > 40], XN[XN > 40])
