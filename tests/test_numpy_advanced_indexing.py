@@ -68,6 +68,57 @@ def test_out_of_bounds_indices_clamp():
     assert x[jnp.array([5, 0]), jnp.array([-1, 9])].tolist() == [11, 3]
 
 
+@pytest.mark.parametrize("idx", INDICES, ids=[str(i) for i in range(len(INDICES))])
+def test_getitem_with_device_indices_matches_numpy(idx):
+    """Eager x[idx] with Array indices runs a gather compiled per index structure."""
+    dev = tuple(jnp.asarray(e) if isinstance(e, np.ndarray) and e.dtype != np.bool_ else e
+                for e in idx)
+    got = jnp.asarray(XN)[dev]
+    assert got.shape == XN[idx].shape
+    np.testing.assert_array_equal(got, XN[idx])
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int8, np.int16, np.uint8, np.uint32])
+def test_eager_gather_wraps_and_clamps_as_jax(dtype):
+    n = 200
+    x_np = np.random.default_rng(1).standard_normal(n).astype(np.float32)
+    raw = np.array([0, 5, n - 1, n, n + 7, 127, -1, -5, -n, -n - 1, -128], np.int64)
+    i_np = raw[(raw >= np.iinfo(dtype).min) & (raw <= np.iinfo(dtype).max)].astype(dtype)
+    want = x_np[np.clip(np.where(i_np < 0, i_np.astype(np.int64) + n, i_np), 0, n - 1)]
+    x, i = jnp.asarray(x_np), jnp.asarray(i_np)
+    np.testing.assert_array_equal(x[i], want)
+    np.testing.assert_array_equal(jax.jit(lambda x, i: x[i])(x, i), want)
+    # Pinned from jax 0.10.2: arange(10)[[-11, -10, -1, 9, 10, 100]].
+    assert jnp.arange(10.0)[jnp.array([-11, -10, -1, 9, 10, 100])].tolist() == \
+        [0, 0, 9, 9, 9, 9]
+
+
+def test_eager_gather_of_int64_indices(x64):
+    x_np = np.arange(50, dtype=np.float32)
+    i_np = np.array([3, -2, 60, -60, 49], np.int64)
+    got = jnp.asarray(x_np)[jnp.asarray(i_np)]
+    np.testing.assert_array_equal(got, x_np[np.clip(np.where(i_np < 0, i_np + 50, i_np), 0, 49)])
+
+
+def test_eager_gather_compiles_once_per_index_structure():
+    from tinyxla._src.numpy import indexing
+    x_np = np.arange(60, dtype=np.float32).reshape(6, 10)
+    x, cols = jnp.asarray(x_np), jnp.array([9, -1, 0, 12])
+    before = len(indexing._compiled_getitems)
+    rows = [x[r, cols] for r in range(-7, 8)]  # integers are arguments, as in JAX
+    assert len(indexing._compiled_getitems) == before + 1
+    for r, got in zip(range(-7, 8), rows):
+        row = min(max(r + 6 if r < 0 else r, 0), 5)
+        np.testing.assert_array_equal(got, x_np[row, [9, 9, 0, 9]])
+    with pytest.raises(OverflowError):  # as jax 0.10.2: the index dtype is int32
+        x[2**40, cols]
+    # The gather's options are part of the structure: a -0.0 fill is not a 0.0 fill.
+    far = jnp.array([0, 99])
+    assert not np.signbit(jnp.arange(3.0).at[far].get(mode="fill", fill_value=0.0)[1])
+    assert np.signbit(jnp.arange(3.0).at[far].get(mode="fill", fill_value=-0.0)[1])
+    assert np.isnan(jnp.arange(3.0).at[far].get(mode="fill", fill_value=float("nan"))[1])
+
+
 def test_boolean_masks():
     x = jnp.asarray(XN)
     np.testing.assert_array_equal(x[x > 40], XN[XN > 40])
@@ -175,6 +226,64 @@ def test_at_in_a_jitted_loop_updates_in_place():
         x.block_until_ready()
     assert x.unsafe_buffer_pointer() == before
     assert x[:4].tolist() == [1.0, 2.0, 3.0, 0.0]
+
+
+def test_donated_updates_match_numpy():
+    """A chain of donated x.at[i].set(v) (jit's cached donating call) against numpy, with
+    negative and out-of-bounds indices (the update is dropped, as in JAX), as Python ints and
+    as Arrays; every call writes in place and deletes its input."""
+    n = 1000
+    f = jax.jit(lambda x, i, v: x.at[i].set(v), donate_argnums=0)
+    want = np.random.default_rng(2).standard_normal(n).astype(np.float32)
+    x = jnp.asarray(want) + 0
+    x.block_until_ready()
+    before = x.unsafe_buffer_pointer()
+    steps = [(12, 1.5), (-1, 2.5), (n, 3.5), (-n, 4.5), (-n - 1, 5.5), (n + 30, 6.5),
+             (jnp.array(7), 7.5), (jnp.array(-3), 8.5), (jnp.array(n + 1), 9.5), (12, -1.0)]
+    for k, (i, v) in enumerate(steps):
+        prev = x
+        x = f(x, i, v)
+        assert prev.is_deleted()
+        j = int(i)
+        if -n <= j < n:
+            want[j] = v
+        if k % 3 == 0:
+            np.testing.assert_array_equal(x, want)
+    np.testing.assert_array_equal(x, want)
+    assert x.unsafe_buffer_pointer() == before
+    with pytest.raises(RuntimeError, match="Array has been deleted"):
+        f(prev, 0, 1.0)
+
+
+def test_donation_by_keyword():
+    # As jax 0.10.2: an argument passed by keyword is donated through donate_argnums'
+    # name, or donate_argnames.
+    f = jax.jit(lambda v, x: x.at[0].set(v), donate_argnums=1)
+    x = jnp.zeros(100) + 0
+    x.block_until_ready()
+    before = x.unsafe_buffer_pointer()
+    y = f(v=2.0, x=x)
+    assert x.is_deleted() and y.unsafe_buffer_pointer() == before
+    assert y[:2].tolist() == [2.0, 0.0]
+
+    def g(v, *, x):
+        return x + v
+    x = jnp.zeros(10) + 0
+    assert jax.jit(g, donate_argnames="x")(1.0, x=x).tolist() == [1.0] * 10
+    assert x.is_deleted()
+    x = jnp.zeros(10) + 0
+    jax.jit(g)(1.0, x=x)
+    assert not x.is_deleted()
+
+
+def test_donated_last_argument_is_updated_in_place():
+    f = jax.jit(lambda v, x: x.at[3].set(v), donate_argnums=1)
+    x = jnp.zeros(100) + 0
+    x.block_until_ready()
+    before = x.unsafe_buffer_pointer()
+    y = f(1.0, x)
+    y = f(2.0, y)
+    assert y.unsafe_buffer_pointer() == before and y[3] == 2.0
 
 
 # ---------------------------------------------------------------------------------------

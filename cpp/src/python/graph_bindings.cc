@@ -41,9 +41,15 @@ std::shared_ptr<Executable> compile_graph(const Graph& g, bool simplify, bool fu
 // dtypes; the run goes to the first committed argument's device, else `default_device`;
 // the results come back as Python Arrays of `array_type` with `out_meta`'s (weak type,
 // dtype) per output, committed when an argument was, as the Python layer's _wrap makes them.
+// Arguments marked in `donated` are deleted (their `delete` method) once their handles are
+// taken, so the run holds the only reference and may write a result into the buffer.
 py::list call_arrays(const Executable& e, py::sequence args, int default_device,
-                     py::sequence out_meta, py::handle array_type) {
-  static const py::str h_name("_h"), committed_name("_committed");
+                     py::sequence out_meta, py::handle array_type,
+                     const std::vector<bool>& donated_mask) {
+  static const py::str h_name("_h"), committed_name("_committed"), delete_name("delete");
+  if (!donated_mask.empty() && donated_mask.size() != args.size())
+    throw std::invalid_argument("call_arrays: donated has " + std::to_string(donated_mask.size()) +
+                                " entries for " + std::to_string(args.size()) + " arguments");
   const ArraySlots& slots = array_slots(array_type);
   // A slot read at its offset when set (no lookup through Array's __getattr__ hook), else
   // the attribute (a pmap result makes its _h on first use).
@@ -60,11 +66,14 @@ py::list call_arrays(const Executable& e, py::sequence args, int default_device,
     if (device < 0 && PyObject_IsTrue(attr(a, &ArraySlots::committed, committed_name).ptr()) == 1)
       device = handles.back().device();
   }
+  const std::vector<char> donated(donated_mask.begin(), donated_mask.end());
+  for (size_t i = 0; i < donated.size(); ++i)
+    if (donated[i]) args[i].attr(delete_name)();
   const bool committed = device >= 0;
   std::vector<Array> outs;
   {
     py::gil_scoped_release release;
-    outs = e.run(std::move(handles), committed ? device : default_device);
+    outs = e.run(std::move(handles), committed ? device : default_device, donated);
   }
   if (out_meta.size() != outs.size())
     throw std::invalid_argument("call_arrays: out_meta has " + std::to_string(out_meta.size()) +
@@ -195,7 +204,7 @@ void bind_graph(py::module_& m) {
         return e.run(std::move(xs), device, donated);
       }, py::arg("args"), py::arg("device"), py::arg("donated"))
       .def("call_arrays", &call_arrays, py::arg("args"), py::arg("default_device"),
-           py::arg("out_meta"), py::arg("array_type"))
+           py::arg("out_meta"), py::arg("array_type"), py::arg("donated") = std::vector<bool>{})
       .def("text", &Executable::text)
       .def_property_readonly("num_kernels", &Executable::num_kernels)
       .def_property_readonly("tier", &Executable::tier)

@@ -636,7 +636,8 @@ std::vector<Array> Executable::run(std::vector<Array> args, int dev,
             taken[size_t(donor)])
           continue;
         const Array& a = args[size_t(donor)];
-        if (a.offset() != 0 || !a.is_contiguous() ||
+        // Borrowed memory (dlpack) belongs to its producer: never written.
+        if (a.offset() != 0 || !a.is_contiguous() || a.buffer()->borrowed() ||
             a.nbytes() != size_t(num_elements(t.shape)) * itemsize(t.dtype))
           continue;
         taken[size_t(donor)] = 1;

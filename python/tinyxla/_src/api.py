@@ -347,11 +347,13 @@ class JitWrapped:
             raise ValueError("static_argnames and donate_argnames cannot intersect. Argument "
                              f"names {set(both)} appear in both static_argnames and donate_argnames")
         self._donate_argnums = frozenset(donate_argnums)
+        self._donate_argnames = frozenset(donate_argnames)
         self._device = device
         shared = caches.jit_caches(
             fun, (self._static_argnums, tuple(sorted(self._static_argnames))),
-            (tuple(sorted(self._donate_argnums)), id(device) if device is not None else None),
-            not (self._static_argnums or self._static_argnames or self._donate_argnums))
+            (tuple(sorted(self._donate_argnums)), tuple(sorted(self._donate_argnames)),
+             id(device) if device is not None else None),
+            not (self._static_argnums or self._static_argnames))
         # The cache entry of each argument signature (tree, avals, static arguments),
         # shared by every wrapper of ``fun`` that traces alike.
         self._cache = shared.signatures
@@ -455,37 +457,49 @@ class JitWrapped:
             return sharded_call(self, args)
         if fast is not None and not kwargs and not entry.tracer_consts and \
                 not _debug_checks and core._state.trace is core.EVAL_TRACE:
+            executable = lowering.executable_for(entry.jaxpr, self._name)
             key = _core.jit_signature(args, _fast_salt)
             if key is not None:
-                call = fast.put(key, _fast_call(
-                    lowering.executable_for(entry.jaxpr, self._name), entry.out_tree))
-                return call(args)
+                if self._donate_argnums:
+                    call = _donating_call(executable, entry.out_tree, args,
+                                          self._donation_mask(args, kwargs))
+                else:
+                    call = _fast_call(executable, entry.out_tree)
+                return fast.put(key, call)(args)
             if tree_key is not None:
-                call = self._fast_trees.put(tree_key, _tree_call(
-                    lowering.executable_for(entry.jaxpr, self._name), entry.out_tree, leaves))
-                return call(leaves)
-        if self._donate_argnums and not entry.tracer_consts and \
+                if self._donate_argnums:
+                    call = _donating_call(executable, entry.out_tree, leaves,
+                                          self._donation_mask(args, kwargs))
+                else:
+                    call = _tree_call(executable, entry.out_tree, leaves)
+                return self._fast_trees.put(tree_key, call)(leaves)
+        if (self._donate_argnums or self._donate_argnames) and not entry.tracer_consts and \
                 core._state.trace is core.EVAL_TRACE:
             executable = lowering.executable_for(entry.jaxpr, self._name)
-            outs = executable(leaves, donated=self._donation_mask(args))
+            outs = executable(leaves, donated=self._donation_mask(args, kwargs))
         else:
             outs = jit_p.bind(*leaves, jaxpr=entry.jaxpr, name=self._name)
         if _debug_checks and core._state.trace is core.EVAL_TRACE:
             debug_nans.check_outputs(entry.jaxpr, leaves, outs)
         return tree_unflatten(entry.out_tree, outs)
 
-    def _donation_mask(self, args) -> list[bool]:
-        """Per flat argument leaf: whether it belongs to a donated positional argument."""
+    def _donation_mask(self, args, kwargs) -> list[bool]:
+        """Per flat dynamic argument leaf, in ``_entry``'s order (positional arguments,
+        then keyword ones by sorted name, as a dict flattens): whether it is donated. As
+        in JAX, a keyword argument is donated when its name is in ``donate_argnames``."""
         mask = []
         for i, a in enumerate(args):
             if i not in self._static_argnums:
                 mask += [i in self._donate_argnums] * len(tree_flatten(a)[0])
+        for k in sorted(kwargs):
+            if k not in self._static_argnames:
+                mask += [k in self._donate_argnames] * len(tree_flatten(kwargs[k])[0])
         return mask
 
     def trace(self, *args, **kwargs) -> Traced:
         """The traced stage at these arguments (``jit(f).trace``), from jit's cache."""
         entry, leaves = self._entry(args, kwargs)
-        donated = self._donation_mask(args) if self._donate_argnums else [False] * len(leaves)
+        donated = self._donation_mask(args, kwargs)
         in_tree = tree_flatten(self._split(args, kwargs)[2:])[1]
         info = tree_unflatten(in_tree, [ArgInfo(a.aval if isinstance(a, core.Tracer)
                                                 else _leaf_aval(a), d)
@@ -541,6 +555,28 @@ def _tree_call(executable: Callable, out_tree, leaves: Sequence[Any]) -> Callabl
         for i in scalars:
             leaves[i] = arg(i, leaves[i])
         return build(call(leaves))
+    return run
+
+
+def _donating_call(executable: Callable, out_tree, leaves: Sequence[Any],
+                   donated: list[bool]) -> Callable:
+    """A cached jit call with donated arguments, on the flat leaves (those of the cached key:
+    Arrays, or Python scalars at the same positions at every call): the executable deletes
+    the donated Arrays and may write outputs into their buffers."""
+    build = tree_util.tree_builder(out_tree)
+    if not hasattr(executable, "call_arrays"):
+        return lambda leaves: build(executable(leaves, donated=donated))
+    call = executable.call_arrays
+    scalars = [i for i, leaf in enumerate(leaves) if type(leaf) is not array.Array]
+    # A scalar's temporary Array is not the caller's: only Array leaves are deleted.
+    mask = [d and i not in scalars for i, d in enumerate(donated)]
+    arg = executable.scalar_argument
+
+    def run(leaves):
+        leaves = list(leaves)
+        for i in scalars:
+            leaves[i] = arg(i, leaves[i])
+        return build(call(leaves, mask))
     return run
 
 

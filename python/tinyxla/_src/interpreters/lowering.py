@@ -246,6 +246,9 @@ class GraphExecutable:
                 if device is None:
                     device = h.device
             handles.append(h)
+        # The loop's last handle would otherwise stay referenced through the run, and a
+        # donated last argument could not give its buffer to an output.
+        h = None
         self.used = True
         if device is None:
             device = devices.default_index()
@@ -270,11 +273,12 @@ class GraphExecutable:
         dt, c = self._in[i]
         return a if a._h.dtype_code == c else _wrap(_core.convert(a._h, c), a.weak_type, dt)
 
-    def call_arrays(self, args: Sequence[Array]) -> list[Array]:
-        """``self(args)`` for Arrays already of the parameters' dtypes (jit's cached fast
-        path, whose key guarantees it)."""
+    def call_arrays(self, args: Sequence[Array], donated: Sequence[bool] = ()) -> list[Array]:
+        """``self(args, donated=donated)`` for Arrays already of the parameters' dtypes
+        (jit's cached fast path, whose key guarantees it)."""
         self.used = True
-        return self.executable.call_arrays(args, devices.default_index(), self._out, Array)
+        return self.executable.call_arrays(args, devices.default_index(), self._out, Array,
+                                           donated)
 
     def text(self) -> str:
         return self.executable.text()

@@ -15,8 +15,10 @@ from typing import Any, Callable, NamedTuple
 import numpy as np
 
 from tinyxla._src import core, dtypes, errors
-from tinyxla._src.array import Array
+from tinyxla._src.api import jit
+from tinyxla._src.array import Array, _to_array
 from tinyxla._src.config import config
+from tinyxla._src.interpreters import caches
 from tinyxla._src.lax import lax, slicing
 from tinyxla._src.numpy import creation, promotion, ufuncs
 from tinyxla._src.numpy import shape as shape_ops
@@ -382,6 +384,73 @@ def _advanced_getitem(arr: Any, entries: list[tuple[str, Any]], *, mode: Any = N
                       fill_value: Any = None, indices_are_sorted: bool = False,
                       unique_indices: bool = False, wrap_negative_indices: bool = True) -> Any:
     entries = _masks_to_arrays(entries, arr.shape)
+    options = (mode, fill_value, indices_are_sorted, unique_indices, wrap_negative_indices)
+    if core._state.trace is core.EVAL_TRACE and type(arr) is Array:
+        out = _compiled_getitem(arr, entries, options)
+        if out is not None:
+            return out
+    return _gather_entries(arr, entries, *options)
+
+
+# Eager gathers with Array indices, compiled per index structure: their negative-index
+# normalisation and index stacking are separate eager ops over the whole index array
+# otherwise, where jit fuses them into the gather (as JAX's _rewriting_take jits _gather).
+_compiled_getitems = caches.Cache(256)
+_INT32_MIN, _INT32_MAX = -(1 << 31), (1 << 31) - 1
+
+
+def _compiled_getitem(arr: Array, entries: list[tuple[str, Any]], options: tuple) -> Any:
+    """``arr[entries]`` through a jitted gather cached by the index's static structure, or
+    None when no index is a device Array (numpy indices make a constant gather) or the
+    options hold values that are not static (an Array fill value)."""
+    fill_value = options[1]
+    if fill_value is not None and type(fill_value) not in (bool, int, float, complex):
+        return None
+    # repr tells -0.0 from 0.0 and matches a NaN, where == would not.
+    key: list[Any] = [(type(fill_value), repr(fill_value), *options[:1], *options[2:])]
+    arrays = []
+    dynamic = False
+    for kind, v in entries:
+        if kind == _ARRAY and type(v) is Array:
+            arrays.append(v)
+            key.append(_ARRAY)
+            dynamic = True
+        elif kind == _INT and _INT32_MIN <= v <= _INT32_MAX:
+            # An argument, as in JAX: a loop over x[i, idx] compiles once, not per i.
+            arrays.append(_to_array(v))
+            key.append(_DYNAMIC)
+        elif kind == _SLICE:
+            key.append((kind, v.start, v.stop, v.step))
+        elif kind in (_NEWAXIS, _GAP):
+            key.append((kind, v))
+        else:  # numpy arrays (a constant), huge integers, tracers from another trace
+            return None
+    if not dynamic:
+        return None
+    key_t = tuple(key)
+    call = _compiled_getitems.entries.get(key_t)
+    if call is None:
+        call = _compiled_getitems.put(key_t, _getitem_function(entries, options))
+    return call(arr, *arrays)
+
+
+def _getitem_function(entries: list[tuple[str, Any]], options: tuple) -> Callable[..., Any]:
+    """The jitted ``arr[entries]`` taking ``entries``' Array indices as arguments."""
+    # The positions taken by arguments, and the kind each argument has in the trace.
+    template = [(_DYNAMIC, None) if k == _INT else
+                (k, None) if k == _ARRAY and type(v) is Array else (k, v) for k, v in entries]
+
+    def gather(arr: Any, *arrays: Any) -> Any:
+        it = iter(arrays)
+        return _gather_entries(arr, [(k, next(it) if v is None and k in (_ARRAY, _DYNAMIC)
+                                      else v) for k, v in template], *options)
+    return jit(gather)
+
+
+def _gather_entries(arr: Any, entries: list[tuple[str, Any]], mode: Any, fill_value: Any,
+                    indices_are_sorted: bool, unique_indices: bool,
+                    wrap_negative_indices: bool) -> Any:
+    """``arr[entries]`` (masks already converted to integer arrays) as one gather."""
     indexer = _index_to_gather(arr.shape, entries, wrap_negative_indices)
     if 0 in indexer.slice_shape:  # as JAX: no gather (whose slices may not fit) for no values
         return lax.full(indexer.slice_shape, 0, arr.dtype)
