@@ -36,6 +36,16 @@ ArraySlots::ArraySlots(PyTypeObject* type)
       committed_(slot_offset(type, "_committed")),
       aval_(slot_offset(type, "_aval")) {}
 
+py::object ArraySlots::slot_or_attr(PyObject* a, PyObject* (ArraySlots::*slot)(PyObject*) const,
+                                    const py::str& name) const {
+  if (Py_TYPE(a) == type_) {
+    if (PyObject* v = (this->*slot)(a)) return py::reinterpret_borrow<py::object>(v);
+  }
+  PyObject* v = PyObject_GetAttr(a, name.ptr());
+  if (!v) PyErr_Clear();
+  return py::reinterpret_steal<py::object>(v);
+}
+
 py::object ArraySlots::wrap(Array handle, PyObject* dtype, PyObject* weak_type,
                             PyObject* committed) const {
   py::object h = py::cast(std::move(handle));

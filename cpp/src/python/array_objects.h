@@ -20,6 +20,11 @@ class ArraySlots {
   PyObject* dtype(PyObject* a) const { return get(a, dtype_); }
   PyObject* weak_type(PyObject* a) const { return get(a, weak_type_); }
   PyObject* committed(PyObject* a) const { return get(a, committed_); }
+  // Array `a`'s slot read at its offset when `a` is of this type and the slot is set, else
+  // its attribute `name` (a pmap result makes its _h on first use); a null object, the
+  // error cleared, when neither is there.
+  pybind11::object slot_or_attr(PyObject* a, PyObject* (ArraySlots::*slot)(PyObject*) const,
+                                const pybind11::str& name) const;
 
   // A new Array of this type around `handle`, as _wrap(handle, weak_type, dtype) followed
   // by `a._committed = committed` makes it.

@@ -51,12 +51,12 @@ py::list call_arrays(const Executable& e, py::sequence args, int default_device,
     throw std::invalid_argument("call_arrays: donated has " + std::to_string(donated_mask.size()) +
                                 " entries for " + std::to_string(args.size()) + " arguments");
   const ArraySlots& slots = array_slots(array_type);
-  // A slot read at its offset when set (no lookup through Array's __getattr__ hook), else
-  // the attribute (a pmap result makes its _h on first use).
+  // At the slot's offset when set (no lookup through Array's __getattr__ hook); a missing
+  // attribute raises its AttributeError.
   auto attr = [&](py::handle a, PyObject* (ArraySlots::*slot)(PyObject*) const,
                   const py::str& name) {
-    PyObject* v = Py_TYPE(a.ptr()) == slots.type() ? (slots.*slot)(a.ptr()) : nullptr;
-    return v ? py::reinterpret_borrow<py::object>(v) : py::getattr(a, name);
+    py::object v = slots.slot_or_attr(a.ptr(), slot, name);
+    return v ? v : py::getattr(a, name);
   };
   std::vector<Array> handles;
   handles.reserve(args.size());

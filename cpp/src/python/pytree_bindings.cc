@@ -31,16 +31,6 @@ Registry& registry() {
   return *r;
 }
 
-// Array o's slot value `v` (borrowed; null when unset), read at its offset rather than
-// looked up through the class's __getattr__ hook, or else its attribute `name` (a pmap
-// result makes its _h on first use); a null object, the error cleared, when neither is set.
-py::object slot_or_attr(PyObject* o, PyObject* v, const py::str& name) {
-  if (v) return py::reinterpret_borrow<py::object>(v);
-  PyObject* a = PyObject_GetAttr(o, name.ptr());
-  if (!a) PyErr_Clear();
-  return py::reinterpret_steal<py::object>(a);
-}
-
 bool is_scalar_type(PyTypeObject* t) {
   return t == &PyBool_Type || t == &PyLong_Type || t == &PyFloat_Type || t == &PyComplex_Type;
 }
@@ -122,13 +112,13 @@ bool put_array_signature(PyObject* o, std::string& key) {
   // Other types are refused before an attribute lookup could raise (costly on this path).
   if (reinterpret_cast<PyObject*>(Py_TYPE(o)) != registry().array_type.ptr()) return false;
   const ArraySlots& slots = *registry().slots;
-  const py::object committed_obj = slot_or_attr(o, slots.committed(o), committed_name);
+  const py::object committed_obj = slots.slot_or_attr(o, &ArraySlots::committed, committed_name);
   PyObject* c = committed_obj.ptr();
   if (c != Py_True && c != Py_False) return false;
-  const py::object handle = slot_or_attr(o, slots.handle(o), h_name);
+  const py::object handle = slots.slot_or_attr(o, &ArraySlots::handle, h_name);
   if (!handle || !py::isinstance<Array>(handle)) return false;
   const Array& x = handle.cast<const Array&>();
-  const py::object weak_obj = slot_or_attr(o, slots.weak_type(o), weak_name);
+  const py::object weak_obj = slots.slot_or_attr(o, &ArraySlots::weak_type, weak_name);
   if (!weak_obj) return false;
   const bool weak = PyObject_IsTrue(weak_obj.ptr()) == 1;
   const bool committed = c == Py_True;
@@ -213,7 +203,7 @@ py::list wait_tree(py::handle tree) {
       tree, [](PyTypeObject*, Py_ssize_t, PyObject*) { return true; },
       [&](PyObject* o) {
         if (reinterpret_cast<const PyObject*>(Py_TYPE(o)) == array_type) {
-          py::object handle = slot_or_attr(o, registry().slots->handle(o), h_name);
+          py::object handle = registry().slots->slot_or_attr(o, &ArraySlots::handle, h_name);
           if (handle && py::isinstance<Array>(handle)) {
             handles.push_back(&handle.cast<const Array&>());
             held.push_back(std::move(handle));

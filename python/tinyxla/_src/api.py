@@ -458,20 +458,14 @@ class JitWrapped:
         if fast is not None and not kwargs and not entry.tracer_consts and \
                 not _debug_checks and core._state.trace is core.EVAL_TRACE:
             executable = lowering.executable_for(entry.jaxpr, self._name)
+            donated = self._donation_mask(args, kwargs) if self._donate_argnums else ()
             key = _core.jit_signature(args, _fast_salt)
             if key is not None:
-                if self._donate_argnums:
-                    call = _donating_call(executable, entry.out_tree, args,
-                                          self._donation_mask(args, kwargs))
-                else:
-                    call = _fast_call(executable, entry.out_tree)
+                call = (_tree_call(executable, entry.out_tree, args, donated) if donated
+                        else _fast_call(executable, entry.out_tree))
                 return fast.put(key, call)(args)
             if tree_key is not None:
-                if self._donate_argnums:
-                    call = _donating_call(executable, entry.out_tree, leaves,
-                                          self._donation_mask(args, kwargs))
-                else:
-                    call = _tree_call(executable, entry.out_tree, leaves)
+                call = _tree_call(executable, entry.out_tree, leaves, donated)
                 return self._fast_trees.put(tree_key, call)(leaves)
         if (self._donate_argnums or self._donate_argnames) and not entry.tracer_consts and \
                 core._state.trace is core.EVAL_TRACE:
@@ -538,42 +532,26 @@ def _fast_call(executable: Callable, out_tree) -> Callable:
     return lambda args: tree_unflatten(out_tree, call(args))
 
 
-def _tree_call(executable: Callable, out_tree, leaves: Sequence[Any]) -> Callable:
+def _tree_call(executable: Callable, out_tree, leaves: Sequence[Any],
+               donated: Sequence[bool] = ()) -> Callable:
     """A cached jit call on the flat leaves of pytree arguments (avals those of the cached
     key): the executable, then the output tree built in C++. Python scalars among the
-    leaves (the same positions at every call with this key) become arrays first."""
+    leaves (the same positions at every call with this key) become arrays first. Leaves
+    marked in ``donated`` are deleted by the call, which may write outputs into their
+    buffers; a scalar's temporary Array is not the caller's and is never donated."""
     build = tree_util.tree_builder(out_tree)
     if not hasattr(executable, "call_arrays"):
+        if donated:
+            return lambda leaves: build(executable(leaves, donated=donated))
         return lambda leaves: build(executable(leaves))
     call = executable.call_arrays
     scalars = [i for i, leaf in enumerate(leaves) if type(leaf) is not array.Array]
-    if not scalars:
-        return lambda leaves: build(call(leaves))
-    arg = executable.scalar_argument
-
-    def run(leaves):
-        for i in scalars:
-            leaves[i] = arg(i, leaves[i])
-        return build(call(leaves))
-    return run
-
-
-def _donating_call(executable: Callable, out_tree, leaves: Sequence[Any],
-                   donated: list[bool]) -> Callable:
-    """A cached jit call with donated arguments, on the flat leaves (those of the cached key:
-    Arrays, or Python scalars at the same positions at every call): the executable deletes
-    the donated Arrays and may write outputs into their buffers."""
-    build = tree_util.tree_builder(out_tree)
-    if not hasattr(executable, "call_arrays"):
-        return lambda leaves: build(executable(leaves, donated=donated))
-    call = executable.call_arrays
-    scalars = [i for i, leaf in enumerate(leaves) if type(leaf) is not array.Array]
-    # A scalar's temporary Array is not the caller's: only Array leaves are deleted.
     mask = [d and i not in scalars for i, d in enumerate(donated)]
+    if not scalars:
+        return lambda leaves: build(call(leaves, mask))
     arg = executable.scalar_argument
 
     def run(leaves):
-        leaves = list(leaves)
         for i in scalars:
             leaves[i] = arg(i, leaves[i])
         return build(call(leaves, mask))
