@@ -32,6 +32,17 @@ struct Task {
 // A task still running after kForkWait is lost in the child (its results never arrive).
 constexpr auto kForkWait = std::chrono::seconds(2);
 
+class Stream;
+namespace {
+// Every device's stream: for the fork handlers (Device's stream_ is private), and for a
+// waiting thread to see whether other streams have work. Filled before the devices are
+// published, then only read.
+std::vector<Stream*>& all_streams() {
+  static auto* s = new std::vector<Stream*>();  // never destroyed, as the devices
+  return *s;
+}
+}  // namespace
+
 class Stream {
  public:
   explicit Stream(int id) : id_(id), thread_(start()) {}
@@ -64,6 +75,7 @@ class Stream {
     if (forked_) restart_locked();
     if (may_inline && queue_.empty() && !busy_) return false;
     queue_.push_back(Task{std::move(deps), std::move(fn)});
+    unfinished_.fetch_add(1, std::memory_order_relaxed);
     wake_locked();
     return true;
   }
@@ -81,8 +93,13 @@ class Stream {
   }
 
   // Runs queued tasks on the calling thread, in order, while `ev` is pending, no task of
-  // this stream is running and the next one's inputs are ready.
+  // this stream is running and the next one's inputs are ready. Not while another stream
+  // has work (a pmap's or sharded jit's other devices): the waiting thread then took the
+  // core that another stream's thread had been woken on, and the devices ran one after the
+  // other (64x64 chain under pmap: 2.9 ms a call, against 1.6 in parallel).
   void help(const Event& ev) {
+    for (const Stream* other : all_streams())
+      if (other != this && other->unfinished_.load(std::memory_order_relaxed) > 0) return;
     std::unique_lock<std::mutex> lock(mu_);
     if (forked_) restart_locked();
     while (!ev.is_ready() && !busy_ && !queue_.empty()) {
@@ -117,6 +134,7 @@ class Stream {
     remake_in_child(cv_);
     remake_in_child(idle_cv_);
     forked_ = false;
+    if (busy_) unfinished_.fetch_sub(1, std::memory_order_relaxed);  // lost with its thread
     busy_ = false;
     sleeping_ = false;
     thread_ = start();
@@ -179,6 +197,7 @@ class Stream {
 
   void finish_locked() {
     busy_ = false;
+    unfinished_.fetch_sub(1, std::memory_order_relaxed);
     if (queue_.empty()) idle_cv_.notify_all();
     else wake_locked();  // the stream thread may have skipped these while a helper ran
   }
@@ -196,20 +215,13 @@ class Stream {
   std::mutex mu_;
   std::condition_variable cv_, idle_cv_;
   std::deque<Task> queue_;
+  std::atomic<int> unfinished_{0};  // tasks queued or running, readable by other streams
   bool busy_ = false;
   bool stop_ = false;
   bool sleeping_ = false;  // the stream thread is blocked in cv_.wait
   bool forked_ = false;    // this is a forked child, and thread_ is the parent's
   std::unique_ptr<std::thread> thread_;
 };
-
-namespace {
-// Every device's stream, for the fork handlers (Device's stream_ is private).
-std::vector<Stream*>& all_streams() {
-  static auto* s = new std::vector<Stream*>();  // never destroyed, as the devices
-  return *s;
-}
-}  // namespace
 
 Device::Device(int id) : id_(id), stream_(std::make_unique<Stream>(id)) {
   all_streams().push_back(stream_.get());  // under devices_mu (make_devices)
