@@ -123,17 +123,18 @@ one = jax.jit(f)
 sharded = jax.jit(f, in_shardings=s, out_shardings=s)
 x1, xs = jnp.asarray(x), jax.device_put(x, s)
 assert np.allclose(np.asarray(sharded(xs)), np.asarray(one(x1)), atol=1e-5)
-def med(fn, a):
+cases = {"one": (one, x1), "sharded": (sharded, xs), "half": (one, x1[:64])}
+ts = {k: [] for k in cases}
+for fn, a in cases.values():
     fn(a).block_until_ready()
-    ts = []
-    for _ in range(reps):
+for _ in range(reps):  # interleaved: a burst of the host's load hits every case alike
+    for k, (fn, a) in cases.items():
         t0 = time.perf_counter()
         for _ in range(5):
             r = fn(a)
         r.block_until_ready()
-        ts.append((time.perf_counter() - t0) / 5)
-    return float(np.median(ts))
-print(json.dumps({"one": med(one, x1), "sharded": med(sharded, xs), "half": med(one, x1[:64])}))
+        ts[k].append((time.perf_counter() - t0) / 5)
+print(json.dumps({k: float(np.median(v)) for k, v in ts.items()}))
 '''
 
 
