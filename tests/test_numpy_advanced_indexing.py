@@ -119,6 +119,20 @@ def test_eager_gather_compiles_once_per_index_structure():
     assert np.isnan(jnp.arange(3.0).at[far].get(mode="fill", fill_value=float("nan"))[1])
 
 
+def test_unsigned_and_wide_indices_as_jax(x64):
+    """As jax 0.10.2 (pinned): negative indices count from the end in their own type, before
+    the conversion to the int32 index type, and unsigned ones never do."""
+    x = jnp.arange(10.0)
+    u = jnp.array([4294967295, 4294967290, 4294967286, 3, 12], jnp.uint32)
+    for got in (x[u], jax.jit(lambda x, i: x[i])(x, u)):
+        assert got.tolist() == [0, 0, 0, 3, 9]
+    assert x.at[u].get(mode="fill", fill_value=-1.0).tolist() == [-1, -1, -1, 3, -1]
+    w = jnp.array([-1, -11, 10, -2**32 + 5, 2**32 + 3], jnp.int64)
+    for got in (x[w], jax.jit(lambda x, i: x[i])(x, w)):
+        assert got.tolist() == [9, 0, 9, 9, 3]
+    assert x.at[w].get(mode="fill", fill_value=-1.0).tolist() == [9, -1, -1, -1, 3]
+
+
 def test_boolean_masks():
     x = jnp.asarray(XN)
     np.testing.assert_array_equal(x[x > 40], XN[XN > 40])
