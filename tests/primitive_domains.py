@@ -273,6 +273,12 @@ def _gather_case(x: np.ndarray) -> tuple[tuple[np.ndarray, ...], dict]:
                           mode=slicing.GatherScatterMode.CLIP, fill_value=None)
 
 
+def _wrapped_gather_case(x: np.ndarray) -> tuple[tuple[np.ndarray, ...], dict]:
+    # Rows from the end, and out of range either side (clamped after the wrap).
+    idx = np.array([[0], [2], [-1], [-3], [3], [-4], [-128]], np.int8)
+    return (x, idx), dict(slice_sizes=(1, x.shape[1]))
+
+
 def _scatter_spec() -> Spec:
     def cases(dt):
         x = value_columns(dt, 1, seed_of("scatter", dt.name))[0]
@@ -616,6 +622,7 @@ SPECS: dict[str, Spec] = {
                                           dict(slice_sizes=(2, 3)))),
     "dynamic_update_slice": _shape_op(lambda x: ((x, x[:1, :2], np.int32(2), np.int32(-1)), {})),
     "gather": _shape_op(_gather_case),
+    "cpp_gather_wrap_negative": _shape_op(_wrapped_gather_case),
     "scatter": _scatter_spec(),
     "scatter-add": _scatter_spec(),
     "scatter-mul": _scatter_spec(),

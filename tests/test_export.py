@@ -46,13 +46,23 @@ def test_call_matches_the_function(exported):
 
 def test_serialize_round_trip(exported):
     blob = exported.serialize()
-    assert isinstance(blob, bytearray) and blob.startswith(b"tinyxla-export\nversion 1\n")
+    assert isinstance(blob, bytearray) and blob.startswith(b"tinyxla-export\nversion 2\n")
     back = export.deserialize(blob)
     assert back.fun_name == "f" and back.in_tree == exported.in_tree
     assert back.out_tree == exported.out_tree
     assert back.in_avals == exported.in_avals and back.out_avals == exported.out_avals
     np.testing.assert_allclose(back.call(*_args())["a"], exported.call(*_args())["a"])
     assert export.deserialize(bytes(blob)).serialize() == blob
+
+
+def test_folded_gather_round_trips():
+    """An exported x[i] carries its gather's wrap_negative (format version 2): read back, it
+    counts negative indices from the end, then clamps."""
+    e = export.export(jax.jit(lambda x, i: x[i]))(jnp.arange(5.0), jnp.zeros(4, jnp.int32))
+    assert "wrap_negative=1" in e.mlir_module()
+    back = export.deserialize(e.serialize())
+    got = back.call(np.arange(5, dtype=np.float32), np.array([-1, 2, 7, -6], np.int32))
+    assert got.tolist() == [4.0, 2.0, 4.0, 0.0]
 
 
 def test_serialize_keeps_weak_types_and_dtypes():
@@ -79,11 +89,11 @@ def test_damaged_files_give_clear_errors(exported):
                                          r"checksum does not match its contents$"):
         export.deserialize(flipped)
     with pytest.raises(ValueError, match=r"^the exported function has format version 7, but "
-                                         r"this tinyxla reads versions 1 to 1; export it "
+                                         r"this tinyxla reads versions 1 to 2; export it "
                                          r"again"):
-        export.deserialize(blob.replace(b"version 1\n", b"version 7\n", 1))
+        export.deserialize(blob.replace(b"version 2\n", b"version 7\n", 1))
     with pytest.raises(ValueError, match=r"'version' is not a number: 'one'"):
-        export.deserialize(blob.replace(b"version 1\n", b"version one\n", 1))
+        export.deserialize(blob.replace(b"version 2\n", b"version one\n", 1))
 
 
 def test_call_errors_as_jax(exported):

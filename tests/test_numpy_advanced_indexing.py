@@ -10,7 +10,8 @@ import pytest
 
 import tinyxla as jax
 import tinyxla.numpy as jnp
-from tinyxla import errors
+from tinyxla import _core, errors
+from tinyxla._src.interpreters import lowering
 from tinyxla.test_util import check_grads
 
 XN = np.arange(60, dtype=np.int32).reshape(3, 4, 5)
@@ -117,6 +118,90 @@ def test_eager_gather_compiles_once_per_index_structure():
     assert not np.signbit(jnp.arange(3.0).at[far].get(mode="fill", fill_value=0.0)[1])
     assert np.signbit(jnp.arange(3.0).at[far].get(mode="fill", fill_value=-0.0)[1])
     assert np.isnan(jnp.arange(3.0).at[far].get(mode="fill", fill_value=float("nan"))[1])
+
+
+def _unsimplified(f, *args):
+    """jit(f)(*args) with the simplifier off: the index normalisation runs as a kernel of its
+    own and the gather reads its result (the unfolded path)."""
+    closed = jax.make_jaxpr(f)(*args)
+    exe = _core.compile(lowering.lower_jaxpr(closed), simplify=False)
+    return lowering.GraphExecutable(closed, exe)(list(args))[0]
+
+
+_RAW = np.array([0, 3, 9, 10, 127, -1, -5, -10, -11, -128, 4, -2, 2**31 - 1, -2**31], np.int64)
+# Each case, and whether it folds for int64 indices: indexing narrows them to its int32
+# index type after the normalisation (as JAX), where the wrap does not commute with the
+# conversion; take and take_along_axis keep int64.
+_FOLDED = {
+    "x[i]": (lambda x, m, i, j: x[i], False),
+    "x[i] 2-D": (lambda x, m, i, j: x[i.reshape(2, 7)], False),
+    "fill": (lambda x, m, i, j: x.at[i].get(mode="fill", fill_value=-7.0), False),
+    "m[i, j]": (lambda x, m, i, j: m[i, j], False),
+    "m[i, j] fill": (lambda x, m, i, j: m.at[i, j].get(mode="fill", fill_value=-7.0), False),
+    "m[i]": (lambda x, m, i, j: m[i], False),
+    "m[:, j]": (lambda x, m, i, j: m[:, j], False),
+    "m[1, j]": (lambda x, m, i, j: m[1, j], False),
+    "m[i, 1:4]": (lambda x, m, i, j: m[i, 1:4], False),
+    "take": (lambda x, m, i, j: jnp.take(x, i), True),
+    "take_along_axis": (lambda x, m, i, j: jnp.take_along_axis(m, j.reshape(2, 7), axis=1), True),
+}
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64, np.int8])
+@pytest.mark.parametrize("name", sorted(_FOLDED))
+def test_gather_folds_the_index_normalisation(name, dtype, x64):
+    """Under jit the simplifier folds jnp's select(i < 0, i + n, i) into the gather
+    (wrap_negative): the same values as the unfolded path, bit for bit, on negative, in-range
+    and out-of-range indices, and as numpy counts from the end, then clamps or fills."""
+    f, folds_int64 = _FOLDED[name]
+    info = np.iinfo(dtype)
+    raw = _RAW[(_RAW >= info.min) & (_RAW <= info.max)]
+    raw = np.resize(raw, 14)
+    x = jnp.asarray(np.arange(10, dtype=np.float32) + 0.5)
+    m = jnp.asarray(np.arange(10, dtype=np.float32).reshape(2, 5) - 0.25)
+    i, j = jnp.asarray(raw.astype(dtype)), jnp.asarray(raw[::-1].astype(dtype))
+    args = (x, m, i, j)
+    lowered = jax.jit(f).lower(*args)
+    assert ("wrap_negative=1" in lowered.as_text()) == (dtype != np.int64 or folds_int64)
+    got = lowered.compile()(*args)
+    want = _unsimplified(f, *args)
+    np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+    assert np.asarray(got).tobytes() == np.asarray(want).tobytes()
+
+
+def test_gather_beside_a_negative_constant_index_does_not_fold():
+    """A constant index column still negative after its normalisation (out of range) would
+    wrap twice: that gather keeps reading normalised indices."""
+    m = jnp.arange(10.0).reshape(2, 5)
+    j = jnp.array([-1, 0, 7, -9])
+    f = jax.jit(lambda m, j: m[-7, j])
+    assert "wrap_negative" not in f.lower(m, j).as_text()
+    assert f(m, j).tolist() == [4.0, 0.0, 4.0, 0.0]  # row -7 + 2 clamps to 0
+
+
+def test_gather_normalisation_folds_in_eager_indexing():
+    """Eager x[idx] runs a jitted gather: folded there too (the bench_indexing row)."""
+    from tinyxla._src.numpy import indexing
+    x = jnp.arange(10.0)
+    i = jnp.array([0, 3, 9, 10, -1, -10, -11, -100])
+    assert x[i].tolist() == [0, 3, 9, 9, 9, 0, 0, 0]  # pinned from jax 0.10.2
+    assert x.at[i].get(mode="fill", fill_value=-7.0).tolist() == [0, 3, 9, -7, 9, 0, -7, -7]
+    fn = indexing._getitem_function([(indexing._ARRAY, i)], (None, None, False, False, True))
+    assert "wrap_negative=1" in fn.lower(x, i).as_text()
+
+
+def test_unsigned_and_wide_indices_as_jax(x64):
+    """As jax 0.10.2 (pinned): negative indices count from the end in their own type, before
+    the conversion to the int32 index type, and unsigned ones never do."""
+    x = jnp.arange(10.0)
+    u = jnp.array([4294967295, 4294967290, 4294967286, 3, 12], jnp.uint32)
+    for got in (x[u], jax.jit(lambda x, i: x[i])(x, u)):
+        assert got.tolist() == [0, 0, 0, 3, 9]
+    assert x.at[u].get(mode="fill", fill_value=-1.0).tolist() == [-1, -1, -1, 3, -1]
+    w = jnp.array([-1, -11, 10, -2**32 + 5, 2**32 + 3], jnp.int64)
+    for got in (x[w], jax.jit(lambda x, i: x[i])(x, w)):
+        assert got.tolist() == [9, 0, 9, 9, 3]
+    assert x.at[w].get(mode="fill", fill_value=-1.0).tolist() == [9, -1, -1, -1, 3]
 
 
 def test_boolean_masks():

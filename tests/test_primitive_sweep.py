@@ -98,6 +98,36 @@ _CPP_ONLY = [_cpp_op_primitive("unary", n) for n in _CPP_ONLY_UNARY if n in _cor
             [_cpp_op_primitive("binary", n) for n in _CPP_ONLY_BINARY if n in _core.BINARY_OPS]
 
 
+def _wrapped_gather_primitive() -> core.Primitive:
+    """``x[i]`` for rows of a matrix by a gather with ``wrap_negative`` set, which no lax
+    primitive makes (the simplifier sets it in place of jnp's index normalisation): negative
+    rows count from the end, then out-of-range ones clamp."""
+    from tinyxla._src.array import _CODE, _DTYPES, _wrap
+    prim = core.Primitive("cpp_gather_wrap_negative")
+
+    def attrs(slice_sizes):
+        return dict(offset_dims=[1], collapsed_slice_dims=[0], start_index_map=[0],
+                    slice_sizes=list(slice_sizes), mode="clip", wrap_negative=1)
+
+    def abstract_eval(x, i, *, slice_sizes):
+        if np.dtype(i.dtype).kind != "i" or len(x.shape) != 2 or i.shape[-1:] != (1,):
+            raise TypeError(f"{prim.name} takes a matrix and signed integer rows")
+        return core.ShapedArray(tuple(i.shape[:-1]) + tuple(slice_sizes[1:]), x.dtype)
+
+    def impl(x, i, *, slice_sizes):
+        h = _core.make_op("gather", attrs(slice_sizes))(x._h, i._h)
+        return _wrap(h, False, _DTYPES[_CODE[x.dtype]])
+
+    prim.def_impl(impl)
+    prim.def_abstract_eval(abstract_eval)
+    lowering.register_lowering(prim, lambda ctx, x, i, *, slice_sizes: ctx.builder.op(
+        "gather", attrs(slice_sizes), [x, i]))
+    return prim
+
+
+_WRAPPED_GATHER = _wrapped_gather_primitive()
+
+
 # ---- the registry and each primitive's cases ----
 
 def _registry() -> dict[str, core.Primitive]:
@@ -534,6 +564,11 @@ def reference(name: str, case: Case) -> list[tuple[np.ndarray, float | None]] | 
             else:
                 out = table[name](*args)
         return [(out, None if dom.is_float(dt0) else _EXACT)]
+    if name == "cpp_gather_wrap_negative":
+        x, i = args
+        n = x.shape[0]
+        rows = np.clip(np.where(i[:, 0] < 0, i[:, 0].astype(np.int64) + n, i[:, 0]), 0, n - 1)
+        return [(x[rows], _EXACT)]
     if name == "convert_element_type":
         to = case.params["new_dtype"]
         (x,) = args

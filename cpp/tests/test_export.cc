@@ -34,8 +34,12 @@ void test_errors() {
   const std::string file = serialize_exported("{}", graph_text());
   CHECK_THROWS(deserialize_exported("PK\x03\x04"), "[export] not a tinyxla exported function");
   std::string newer = file;
-  newer.replace(newer.find("version 1"), 9, "version 2");
-  CHECK_THROWS(deserialize_exported(newer), "format version 2, but this tinyxla reads versions 1 to 1");
+  newer.replace(newer.find("version 2"), 9, "version 3");
+  CHECK_THROWS(deserialize_exported(newer), "format version 3, but this tinyxla reads versions 1 to 2");
+  // A version 1 file (the same text form, without wrap_negative) still reads.
+  std::string older = file;
+  older.replace(older.find("version 2"), 9, "version 1");
+  CHECK(deserialize_exported(older).version == 1);
   CHECK_THROWS(deserialize_exported(file.substr(0, file.size() - 1)), "truncated or corrupt");
   std::string flipped = file;
   flipped[flipped.size() - 3] ^= 1;

@@ -1,12 +1,14 @@
 // Tests of gather, scatter, dynamic_slice and dynamic_update_slice: the eager ops against
 // loops written here, out-of-bounds modes, duplicate indices, validation errors, the graph
-// nodes' text round trip, and jitted updates writing into a dead operand's buffer.
+// nodes' text round trip, jitted updates writing into a dead operand's buffer, and the
+// simplifier's fold of jnp's negative-index normalisation into the gather.
 #include <chrono>
 #include <cstdio>
 #include <functional>
 #include <string>
 #include <vector>
 
+#include "ops/indexing.h"
 #include "tinyxla/compiler.h"
 #include "tinyxla/graph.h"
 #include "test_harness.h"
@@ -134,6 +136,91 @@ void test_jitted_updates_reuse_a_dead_buffer() {
   CHECK(host<float>(xs)[3] == 3);
 }
 
+// select_n(i < 0, i, i + n): jnp's normalisation of negative indices, as it stages it.
+ValueId normalised(GraphBuilder& b, ValueId i, int64_t n) {
+  const ValueType t = b.type(i);
+  auto splat = [&](int64_t v) {
+    return b.broadcast_in_dim(b.scalar(t.dtype, Scalar::of_int(v)), t.shape, {});
+  };
+  return b.select_n(b.binary(BinaryOp::lt, i, splat(0)), {i, b.binary(BinaryOp::add, i, splat(n))});
+}
+
+// i[..., None]: one column of gather indices.
+ValueId column(GraphBuilder& b, ValueId i) {
+  Shape shape = b.type(i).shape;
+  std::vector<int64_t> dims(shape.size());
+  for (size_t d = 0; d < dims.size(); ++d) dims[d] = int64_t(d);
+  shape.push_back(1);
+  return b.broadcast_in_dim(i, shape, dims);
+}
+
+bool wraps(const Graph& g, ValueId v) {
+  const Node& n = g.node(g.defining_node(v));
+  return n.kind == OpKind::gather && n.attr<ops::GatherAttrs>().wrap_negative;
+}
+
+// Gathers of jnp-normalised indices (x[i] clamped and filled, m[i, j], m[i] rows, m[:, i])
+// read the raw indices with wrap_negative set, and give the unsimplified graph's values bit
+// for bit on negative, in-range and out-of-range indices; int8 indices normalise in int8 and
+// widen after, as jnp stages them. A normalisation by another size than the operand dim's,
+// or one that a scatter reads too, stays as it is.
+void test_simplify_folds_index_normalisation_into_gather() {
+  const std::vector<int64_t> raw_i{0, 3, 9, 10, 127, -1, -5, -10, -11, -128, 4, -2};
+  const std::vector<int64_t> raw_j{1, -1, 2, -3, 5, -5, -6, 4, 0, 6, -128, 127};
+  for (DType t : {DType::I32, DType::I64, DType::I8}) {
+    GraphBuilder b;
+    ValueId v = b.parameter({10}, DType::F32);
+    ValueId m = b.parameter({2, 5}, DType::F32);
+    ValueId i = b.parameter({12}, t);
+    ValueId j = b.parameter({12}, t);
+    const DType index = t == DType::I8 ? DType::I32 : t;
+    auto idx = [&](ValueId k, int64_t n) { return column(b, b.convert(normalised(b, k, n), index)); };
+    const GatherDims one{{}, {0}, {0}, {}, {}}, two{{}, {0, 1}, {0, 1}, {}, {}};
+    const GatherDims cols{{0}, {1}, {1}, {}, {}};
+    ValueId fill = b.scalar(DType::F32, Scalar::of_float(-7));
+    std::vector<ValueId> outs{
+        b.gather(v, idx(i, 10), one, {1}, IndexMode::clip, -1),
+        b.gather(v, idx(i, 10), one, {1}, IndexMode::fill_or_drop, fill),
+        b.gather(m, b.concatenate({idx(i, 2), idx(j, 5)}, 1), two, {1, 1}, IndexMode::fill_or_drop, fill),
+        b.gather(m, idx(i, 2), kRows, {1, 5}, IndexMode::clip, -1),
+        b.gather(m, idx(j, 5), cols, {2, 1}, IndexMode::fill_or_drop, fill),
+        b.gather(v, idx(i, 7), one, {1}, IndexMode::clip, -1),
+    };
+    // Indices that a scatter reads too (an embedding and its gradient): the normalisation
+    // stays for the scatter, and the gather keeps reading it.
+    const ValueId shared = idx(i, 10);
+    outs.push_back(b.gather(v, shared, one, {1}, IndexMode::clip, -1));
+    outs.push_back(b.scatter(ScatterOp::add, v, shared, outs.back(), one, IndexMode::fill_or_drop));
+    b.set_outputs(outs);
+    const Graph g = b.build();
+    CompileOptions no_fuse;
+    no_fuse.fuse = false;
+    auto exe = compile(g, no_fuse);
+    const Graph& s = exe->graph();
+    for (size_t k = 0; k < 5; ++k) CHECK(wraps(s, s.outputs()[k]));
+    CHECK(!wraps(s, s.outputs()[5]) && !wraps(s, s.outputs()[6]));
+    const std::string text = s.to_text();
+    CHECK(text.find("mode=0, wrap_negative=1}") != std::string::npos);
+    CHECK(parse_graph(text).to_text() == text);
+
+    std::vector<float> m_values(10);
+    for (size_t k = 0; k < 10; ++k) m_values[k] = float(k) + 0.5f;
+    auto indices = [&](const std::vector<int64_t>& raw) {
+      return convert(from(raw, {int64_t(raw.size())}, DType::I64), t);
+    };
+    const std::vector<Array> args{from(iota_f32(10), {10}, DType::F32), from(m_values, {2, 5}, DType::F32),
+                                  indices(raw_i), indices(raw_j)};
+    CompileOptions plain;
+    plain.simplify = false;
+    plain.fuse = false;
+    const std::vector<Array> got = exe->run(args), want = compile(g, plain)->run(args);
+    for (size_t k = 0; k < got.size(); ++k) CHECK(host<float>(got[k]) == host<float>(want[k]));
+    // x[i] clamped, as numpy counts from the end and jax clamps: 127 -> 9, -11 -> -1 -> 0.
+    CHECK((host<float>(got[0]) == std::vector<float>{0, 3, 9, 9, 9, 9, 5, 0, 0, 0, 4, 8}));
+    CHECK((host<float>(got[1]) == std::vector<float>{0, 3, 9, -7, -7, 9, 5, 0, -7, -7, 4, 8}));
+  }
+}
+
 }  // namespace
 
 int main() {
@@ -145,6 +232,7 @@ int main() {
       {"dynamic_slices_clamp", test_dynamic_slices_clamp},
       {"graph_text_round_trip", test_graph_text_round_trip},
       {"jitted_updates_reuse_a_dead_buffer", test_jitted_updates_reuse_a_dead_buffer},
+      {"simplify_folds_index_normalisation_into_gather", test_simplify_folds_index_normalisation_into_gather},
   };
   return run_tests("gather_scatter", tests);
 }

@@ -3,7 +3,7 @@
 // graph's text form. Python writes it; Python and C++ programs read it back.
 //
 //   tinyxla-export\n
-//   version 1\n
+//   version <kExportVersion>\n
 //   metadata <bytes>\n
 //   graph <bytes>\n
 //   fnv1a64 <16 hex digits: of the metadata and graph bytes>\n
@@ -15,7 +15,10 @@
 
 namespace tinyxla {
 
-constexpr int kExportVersion = 1;  // the newest format this library writes and reads
+// The newest format this library writes and reads. 2: a gather may carry wrap_negative=1
+// (the simplifier's fold of jnp's negative-index normalisation), which version 1 readers
+// do not know.
+constexpr int kExportVersion = 2;
 
 struct ExportedFunction {
   int version = kExportVersion;

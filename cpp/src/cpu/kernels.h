@@ -39,9 +39,10 @@ void dynamic_update_slice(const Array& x, const Array& update, const std::vector
                           const Array& out);
 
 // lax.gather into out (its result shape); `fill_value` is read in fill_or_drop mode only.
+// With `wrap_negative`, a negative index component first gets its operand dim's size added.
 void gather(const Array& x, const Array& indices, const GatherDims& dims,
-            const std::vector<int64_t>& slice_sizes, IndexMode mode, const Array& fill_value,
-            const Array& out);
+            const std::vector<int64_t>& slice_sizes, IndexMode mode, bool wrap_negative,
+            const Array& fill_value, const Array& out);
 // lax.scatter*: out = x with the update windows combined in index order; when `out`
 // already is `x` (a dead operand's buffer) only the windows are written.
 void scatter(ScatterOp op, const Array& x, const Array& indices, const Array& updates,

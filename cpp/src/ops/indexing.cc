@@ -278,7 +278,7 @@ class GatherDef final : public TypedOpDef<GatherAttrs> {
   }
   void run(const std::any& a, const Arrays& ins, const Arrays& outs) const override {
     const GatherAttrs& at = get(a);
-    cpu::gather(ins[0], ins[1], at.dims, at.slice_sizes, at.index_mode,
+    cpu::gather(ins[0], ins[1], at.dims, at.slice_sizes, at.index_mode, at.wrap_negative,
                 ins.size() > 2 ? ins[2] : Array(), outs[0]);
   }
 };

@@ -16,6 +16,11 @@ struct GatherAttrs {
   GatherDims dims;
   std::vector<int64_t> slice_sizes;
   IndexMode index_mode = IndexMode::clip;
+  // Each index component below zero first gets its operand dim's size added (numpy's
+  // negative indices), before the mode clamps or fills: the simplifier sets it in place of
+  // jnp indexing's select(i < 0, i + n, i), which would otherwise be a pass of its own
+  // over the indices.
+  bool wrap_negative = false;
   template <class V> void visit(V& v) {
     v("offset_dims", dims.offset_dims);
     v("collapsed_slice_dims", dims.collapsed_slice_dims);
@@ -24,6 +29,7 @@ struct GatherAttrs {
     v("start_indices_batching_dims", dims.start_indices_batching_dims, kOmitEmpty);
     v("slice_sizes", slice_sizes);
     v("mode", index_mode);
+    v("wrap_negative", wrap_negative, kOmitEmpty);
   }
 };
 // The scatter dimension numbers in gather terms (see GatherDims), under JAX's names.

@@ -56,7 +56,7 @@ using Arrays = std::vector<Array>;
 // How a field appears in the text form.
 enum AttrFlags : int {
   kText = 0,          // "{name=value}"
-  kOmitEmpty = 1,     // a list printed only when it is not empty
+  kOmitEmpty = 1,     // a list printed only when it is not empty, a bool only when true
   kResultShape = 2,   // carried by the first result's type, not printed
   kResultDtype = 4,   // the first result's dtype, not printed
   kInName = 8,        // an enum spelled in the op's name ("reduce_sum", "cumprod")
@@ -218,6 +218,7 @@ struct Printer {
       if ((flags & kOmitEmpty) && v.empty()) return;
       text = ints_text(v);
     } else if constexpr (std::is_same_v<T, bool>) {
+      if ((flags & kOmitEmpty) && !v) return;
       text = v ? "1" : "0";
     } else if constexpr (std::is_enum_v<T>) {
       text = std::to_string(int(v));

@@ -1,6 +1,7 @@
 // Algebraic simplification and constant folding in one forward sweep. Every rewrite is exact
 // (bit for bit, NaN and -0.0 included), as XLA's simplifier: x*1, x/1, x-(+0), x+(-0.0) and
 // integer x+0 fold to x, but float x+0 does not (-0.0 + 0 is +0.0).
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <optional>
@@ -8,6 +9,7 @@
 #include "../ir/fused_body.h"
 #include "../ops/dot.h"
 #include "../ops/elementwise.h"
+#include "../ops/indexing.h"
 #include "../ops/layout.h"
 #include "../ops/reductions.h"
 #include "../ops/structural.h"
@@ -324,6 +326,140 @@ std::optional<Node> transposed_dot(const Graph& g, const Node& t, const std::vec
   return n;
 }
 
+// The signed integer index whose negative-index normalisation for an axis of `size` is `v`:
+// v = select_n(lt(i, 0), i, add(i, size)), what jnp indexing computes (as JAX's jaxpr does)
+// and exactly what GatherAttrs::wrap_negative does to i. -1 otherwise.
+ValueId normalised_from(const Graph& g, ValueId v, int64_t size) {
+  const Node& s = g.node(g.defining_node(v));
+  if (s.kind != OpKind::select_n || s.inputs.size() != 3) return -1;
+  const ValueId i = s.inputs[1];
+  if (!is_signed_int(g.type(i).dtype)) return -1;
+  const Node& lt = g.node(g.defining_node(s.inputs[0]));
+  if (lt.kind != OpKind::binary || lt.attr<BinaryAttrs>().op != BinaryOp::lt ||
+      lt.inputs[0] != i || !splat_equals(g, lt.inputs[1], 0))
+    return -1;
+  const Node& add = g.node(g.defining_node(s.inputs[2]));
+  if (add.kind != OpKind::binary || add.attr<BinaryAttrs>().op != BinaryOp::add) return -1;
+  const bool adds_size = (add.inputs[0] == i && splat_equals(g, add.inputs[1], double(size))) ||
+                         (add.inputs[1] == i && splat_equals(g, add.inputs[0], double(size)));
+  return adds_size ? i : -1;
+}
+
+// Ops between jnp's normalisation of an index and the gather reading it that commute with
+// the wrap: shape ops, and a convert widening a signed integer (the normalisation in the
+// narrower type cannot overflow, as its `size` constant fits that type).
+bool wrap_commutes(const Graph& g, const Node& n) {
+  if (n.kind == OpKind::broadcast_in_dim || n.kind == OpKind::reshape) return true;
+  if (n.kind != OpKind::convert) return false;
+  const DType from = g.type(n.inputs[0]).dtype, to = n.attr<ConvertAttrs>().dtype;
+  return is_signed_int(from) && is_signed_int(to) && itemsize(to) >= itemsize(from);
+}
+
+// Index chains longer than this are not looked through (jnp makes at most three).
+constexpr int kMaxIndexChain = 4;
+
+// The value that `v` is computed from by wrap_commutes ops, which go into `chain`
+// outermost first.
+ValueId chain_root(const Graph& g, ValueId v, std::vector<int>& chain) {
+  for (int d = 0; d < kMaxIndexChain; ++d) {
+    const int p = g.defining_node(v);
+    if (!wrap_commutes(g, g.node(p))) break;
+    chain.push_back(p);
+    v = g.node(p).inputs[0];
+  }
+  return v;
+}
+
+// Whether `v` is never negative: a constant of a signed integer type without a negative
+// element, or an iota (a slice's start or a position among gather indices, which the
+// wrap leaves as they are).
+bool nonnegative(const Graph& g, ValueId v) {
+  const Node& n = g.node(g.defining_node(v));
+  const DType t = g.type(v).dtype;
+  if (!is_signed_int(t)) return false;
+  if (n.kind == OpKind::iota) {
+    const IotaAttrs& a = n.attr<IotaAttrs>();
+    return itemsize(t) == 8 || a.shape[size_t(a.dimension)] <= int64_t(1) << (8 * itemsize(t) - 1);
+  }
+  if (n.kind != OpKind::constant) return false;
+  const Array& c = n.constant;
+  if (!c.is_ready() || c.event()->has_error()) return false;
+  std::vector<char> bytes(c.nbytes());
+  c.copy_to_host(bytes.data());
+  return visit_dtype(c.dtype(), [&](auto zero) {
+    using T = decltype(zero);
+    if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) {
+      const T* p = reinterpret_cast<const T*>(bytes.data());
+      return std::all_of(p, p + c.size(), [](T x) { return x >= 0; });
+    }
+    return false;
+  });
+}
+
+// For a gather whose index columns are each jnp's normalisation of an index for the
+// operand dim it indexes (see normalised_from; through wrap_commutes ops) or never
+// negative, with at least one normalised: the gather of the unnormalised indices with
+// wrap_negative set, added to `g` (into `n`). The gather loop then wraps each index as it
+// reads it, where the normalisation was a kernel of its own that read and wrote all the
+// indices first (XLA fuses it into the gather likewise). Indices in pieces are
+// concatenated along their last dim, as jnp stacks x[i, j]'s. `uses` counts the readers
+// of g's values (0: not known): a normalisation that something else reads (the scatter of
+// an embedding's gradient) stays, and the gather keeps reading it, since folding would
+// save nothing and could make the raw indices one more array to write.
+void fold_index_wrap(Graph& g, Node& n, const std::vector<int>& uses) {
+  auto only_reader = [&](ValueId v) { return size_t(v) < uses.size() && uses[size_t(v)] == 1; };
+  GatherAttrs& a = n.attr<GatherAttrs>();
+  const ValueId idx = n.inputs[1];
+  const ValueType idx_type = g.type(idx);
+  if (a.wrap_negative || !is_signed_int(idx_type.dtype)) return;
+  const Shape& xs = g.type(n.inputs[0]).shape;
+  std::vector<int64_t> sizes;
+  for (int64_t d : a.dims.start_index_map) sizes.push_back(xs[size_t(d)]);
+  Node stacked = g.node(g.defining_node(idx));  // a copy: adding nodes below may move it
+  const bool pieces = stacked.kind == OpKind::concatenate &&
+                      stacked.attr<ConcatenateAttrs>().dimension == int64_t(idx_type.shape.size()) - 1;
+  if (pieces && !only_reader(idx)) return;
+  std::vector<ValueId> columns = pieces ? stacked.inputs : std::vector<ValueId>{idx};
+  // Per piece: the unnormalised index (-1: the piece stays) and the chain to it.
+  std::vector<ValueId> raw(columns.size(), -1);
+  std::vector<std::vector<int>> chains(columns.size());
+  bool any = false;
+  size_t first = 0;
+  for (size_t p = 0; p < columns.size(); ++p) {
+    const size_t k = size_t(g.type(columns[p]).shape.back());
+    bool one_size = k > 0;
+    for (size_t c = first; c < first + k; ++c) one_size = one_size && sizes[c] == sizes[first];
+    const int64_t size = k > 0 ? sizes[first] : 0;
+    first += k;
+    const ValueId root = chain_root(g, columns[p], chains[p]);
+    raw[p] = one_size ? normalised_from(g, root, size) : -1;
+    bool dies = only_reader(root);
+    for (int c : chains[p]) dies = dies && only_reader(g.node(c).first_result);
+    if (raw[p] >= 0 && !dies) return;
+    if (raw[p] >= 0) any = true;
+    else if (k > 0 && !nonnegative(g, root)) return;
+  }
+  if (!any) return;
+  for (size_t p = 0; p < columns.size(); ++p) {
+    if (raw[p] < 0) continue;
+    ValueId v = raw[p];
+    for (auto it = chains[p].rbegin(); it != chains[p].rend(); ++it) {
+      Node step = g.node(*it);
+      step.inputs = {v};
+      const ValueType type = g.type(step.first_result);
+      v = g.add_node(std::move(step), {type});
+    }
+    columns[p] = v;
+  }
+  if (pieces) {
+    stacked.inputs = columns;
+    n.inputs[1] = g.add_node(std::move(stacked), {idx_type});
+  } else {
+    n.inputs[1] = columns[0];
+  }
+  a.wrap_negative = true;
+}
+
 }  // namespace
 
 Graph simplify(const Graph& g) {
@@ -333,9 +469,12 @@ Graph simplify(const Graph& g) {
   for (const Node& n : g.nodes())
     for (ValueId v : n.inputs) ++uses[size_t(v)];
   for (ValueId v : g.outputs()) ++uses[size_t(v)];
+  // The readers of out's values, where a node of g became one of its own (else 0).
+  std::vector<int> out_uses;
   for (const Node& old : g.nodes()) {
     std::optional<Node> dot = old.kind == OpKind::transpose ? transposed_dot(g, old, uses) : std::nullopt;
     Node n = remap(dot ? *dot : old, map);
+    if (n.kind == OpKind::gather) fold_index_wrap(out, n, out_uses);
     std::vector<ValueType> types;
     for (int r = 0; r < old.num_results; ++r) types.push_back(g.type(old.first_result + r));
     if (n.kind == OpKind::constant && n.constant.size() > 1 && is_splat(n.constant)) {
@@ -390,7 +529,11 @@ Graph simplify(const Graph& g) {
       n = std::move(c);
     }
     ValueId first = out.add_node(std::move(n), std::move(types));
-    for (int r = 0; r < old.num_results; ++r) map[size_t(old.first_result + r)] = first + r;
+    out_uses.resize(size_t(out.num_values()), 0);
+    for (int r = 0; r < old.num_results; ++r) {
+      map[size_t(old.first_result + r)] = first + r;
+      out_uses[size_t(first + r)] = uses[size_t(old.first_result + r)];
+    }
   }
   std::vector<ValueId> outputs;
   for (ValueId v : g.outputs()) outputs.push_back(map[size_t(v)]);

@@ -244,7 +244,9 @@ def _masks_to_arrays(entries: list[tuple[str, Any]], shape: tuple[int, ...]
 
 
 def _normalize(i: Any, n: int, dtype: np.dtype, wrap: bool) -> Any:
-    """Index ``i`` as ``dtype``, negative values counted from the end when ``wrap``."""
+    """Index ``i`` as ``dtype``, negative values counted from the end when ``wrap``: as
+    JAX's ``_normalize_index``, in ``i``'s own type before the conversion (so an unsigned
+    index that converts to a negative one is out of bounds, not counted from the end)."""
     if isinstance(i, (int, np.integer)):
         i = int(i)
         return np.asarray(i + n if wrap and i < 0 else i, dtype)
@@ -252,10 +254,12 @@ def _normalize(i: Any, n: int, dtype: np.dtype, wrap: bool) -> Any:
         a = np.asarray(i)
         a = np.where(a < 0, a + n, a) if wrap and a.dtype.kind == "i" else a
         return a.astype(dtype)
-    i = lax.convert_element_type(i, dtype)
-    if not wrap or dtypes.issubdtype(i.dtype, np.unsignedinteger):
-        return i
-    return lax.select(lax.lt(i, lax.full_like(i, 0)), lax.add(i, lax.full_like(i, n)), i)
+    if not wrap or not dtypes.issubdtype(i.dtype, np.signedinteger):
+        return lax.convert_element_type(i, dtype)
+    if n > np.iinfo(i.dtype).max:  # JAX raises OverflowError; numpy counts from the end
+        i = lax.convert_element_type(i, dtype)
+    i = lax.select(lax.lt(i, lax.full_like(i, 0)), lax.add(i, lax.full_like(i, n)), i)
+    return lax.convert_element_type(i, dtype)
 
 
 def _broadcast_indices(arrays: list[Any]) -> tuple[list[Any], tuple[int, ...]]:
