@@ -129,6 +129,8 @@ struct Executable::Impl {
   // Per node: a while_loop's compiled body (compiled with the graph).
   std::vector<std::shared_ptr<Executable>> bodies;
   bool side_effects = false;  // the graph or a body of it calls the host
+  // Per value: its dense layout, shared by the results of every run.
+  std::vector<std::shared_ptr<const Layout>> layouts;
 
   // The upper tier: generated when first needed, then read by runs without a lock.
   codegen::Mode codegen_mode = codegen::Mode::Off;
@@ -351,7 +353,8 @@ struct Executable::Impl {
     for (size_t r = 0; r < results.size(); ++r)
       if (!results[r].buffer()) {
         const ValueType& t = graph.type(n.first_result + int(r));
-        results[r] = Array(t.shape, t.dtype, dev, Event::ready());
+        results[r] = Array::of_layout(layouts[size_t(n.first_result) + r], t.dtype, dev,
+                                      Event::ready());
       }
     return m->run_loop(i, ins, results);
   }
@@ -397,7 +400,8 @@ struct Executable::Impl {
         if (program.is_output[size_t(v0)]) {
           // A loop body's outputs are not preallocated: the carry gets its own buffer.
           const ValueType& t = graph.type(v0);
-          if (!vals[size_t(v0)].buffer()) vals[size_t(v0)] = Array(t.shape, t.dtype, dev, Event::ready());
+          if (!vals[size_t(v0)].buffer())
+            vals[size_t(v0)] = Array::of_layout(layouts[size_t(v0)], t.dtype, dev, Event::ready());
           cpu::copy(view, vals[size_t(v0)]);
         } else {
           vals[size_t(v0)] = std::move(view);
@@ -430,11 +434,11 @@ struct Executable::Impl {
           // An output, not yet written: it takes the dead operand's memory (and data),
           // which the update then only patches.
           preallocated.buffer()->exchange_storage(*x.buffer());
-          x = Array(x.shape(), x.strides(), 0, x.dtype(), x.device(), preallocated.buffer(),
-                    x.event());
+          x = Array::of_layout(x.layout(), 0, x.dtype(), x.device(), preallocated.buffer(),
+                               x.event());
         } else {
-          results[size_t(r)] = Array(t.shape, row_major_strides(t.shape), 0, t.dtype, dev,
-                                     x.buffer(), Event::ready());
+          results[size_t(r)] = Array::of_layout(layouts[size_t(v)], 0, t.dtype, dev, x.buffer(),
+                                                Event::ready());
         }
         break;
       }
@@ -445,13 +449,13 @@ struct Executable::Impl {
         Array& spare = frame->spare[size_t(v)];
         if (spare.buffer() && spare.buffer().use_count() == 1 &&
             spare.nbytes() == size_t(num_elements(t.shape)) * itemsize(t.dtype)) {
-          results[size_t(r)] = Array(t.shape, row_major_strides(t.shape), 0, t.dtype, dev,
-                                     spare.buffer(), Event::ready());
+          results[size_t(r)] = Array::of_layout(layouts[size_t(v)], 0, t.dtype, dev,
+                                                spare.buffer(), Event::ready());
           spare = Array();
           continue;
         }
       }
-      results[size_t(r)] = Array(t.shape, t.dtype, dev, Event::ready());
+      results[size_t(r)] = Array::of_layout(layouts[size_t(v)], t.dtype, dev, Event::ready());
     }
     const LentOperands lent(vals, n.inputs);
     const std::vector<Array>& ins = lent.ins;
@@ -631,6 +635,7 @@ std::vector<Array> Executable::run(std::vector<Array> args, int dev,
       for (size_t k = 0; k < outs.size(); ++k)
         if (g.outputs()[k] == v) same = outs[k];
       const ValueType& t = g.type(v);
+      const std::shared_ptr<const Layout>& layout = impl_->layouts[size_t(v)];
       for (int donor : impl_->program.output_donors[outs.size()]) {
         if (same.buffer() || size_t(donor) >= donated.size() || !donated[size_t(donor)] ||
             taken[size_t(donor)])
@@ -642,13 +647,13 @@ std::vector<Array> Executable::run(std::vector<Array> args, int dev,
           continue;
         taken[size_t(donor)] = 1;
         if (a.buffer().use_count() == 1) {  // ours alone: nobody can see the buffer change
-          same = Array(t.shape, row_major_strides(t.shape), 0, t.dtype, dev, a.buffer(), ev);
+          same = Array::of_layout(layout, 0, t.dtype, dev, a.buffer(), ev);
         } else {  // still held by the op producing it: decide when the graph runs
-          same = Array(t.shape, t.dtype, dev, ev);
+          same = Array::of_layout(layout, t.dtype, dev, ev);
           late_donations.push_back({donor, same.buffer()});
         }
       }
-      outs.push_back(same.buffer() ? same : Array(t.shape, t.dtype, dev, ev));
+      outs.push_back(same.buffer() ? same : Array::of_layout(layout, t.dtype, dev, ev));
       computes = true;
     }
   }
@@ -670,7 +675,7 @@ std::vector<Array> Executable::run(std::vector<Array> args, int dev,
       if (a.buffer().use_count() != 1 || a.buffer()->borrowed()) continue;
       result->exchange_storage(*a.buffer());
       // The argument's data now lives in the result's buffer: read it from there.
-      a = Array(a.shape(), a.strides(), 0, a.dtype(), a.device(), result, a.event());
+      a = Array::of_layout(a.layout(), 0, a.dtype(), a.device(), result, a.event());
     }
     self->impl_->execute(args, outs, ev);
   };
@@ -689,6 +694,8 @@ std::shared_ptr<Executable> compile(const Graph& graph, const CompileOptions& op
     impl->codegen_mode = mode;
     impl->environment = environment;
     impl->side_effects = impl->program.graph.has_side_effects();
+    for (int v = 0; v < impl->program.graph.num_values(); ++v)
+      impl->layouts.push_back(std::make_shared<const Layout>(impl->program.graph.type(v).shape));
     impl->bodies.resize(size_t(impl->program.graph.num_nodes()));
     if (mode == codegen::Mode::Eager) impl->start_codegen();
     return std::shared_ptr<Executable>(new Executable(std::move(impl)));
