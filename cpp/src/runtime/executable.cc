@@ -92,16 +92,30 @@ void run_anchored(const Graph& body, const compiler::Step& step, const std::vect
                                         [&](int64_t b, int64_t e) { epilogue.run(b, e); });
 }
 
-// A step's operands, moved out of the value table for the kernel's call and back when it
-// returns or throws: an Array's copy allocates its shape and strides, a few hundred
-// allocations in each run of a small graph. An operand named twice is copied the second time.
+// A run's vectors for one step's operands and results, reused from step to step (and run to
+// run) so that a step allocates none; empty between steps.
+struct StepScratch {
+  std::vector<Array> ins, results;
+};
+
+// Empties a scratch vector when the step ends, by return or throw.
+struct Emptied {
+  std::vector<Array>& v;
+  ~Emptied() { v.clear(); }
+};
+
+// A step's operands, moved out of the value table (into `scratch`) for the kernel's call and
+// back when it returns or throws: no reference count changes hands. An operand named twice
+// is copied the second time.
 struct LentOperands {
   std::vector<Array>& vals;
   const std::vector<ValueId>& ids;
-  std::vector<Array> ins;
+  std::vector<Array>& ins;
 
-  LentOperands(std::vector<Array>& table, const std::vector<ValueId>& inputs)
-      : vals(table), ids(inputs) {
+  LentOperands(std::vector<Array>& table, const std::vector<ValueId>& inputs,
+               std::vector<Array>& scratch)
+      : vals(table), ids(inputs), ins(scratch) {
+    ins.clear();
     ins.reserve(ids.size());
     for (size_t k = 0; k < ids.size(); ++k) {
       const size_t first = first_use(k);
@@ -111,6 +125,7 @@ struct LentOperands {
   ~LentOperands() {
     for (size_t k = 0; k < ids.size(); ++k)
       if (first_use(k) == k) vals[size_t(ids[k])] = std::move(ins[k]);
+    ins.clear();
   }
   LentOperands(const LentOperands&) = delete;
   LentOperands& operator=(const LentOperands&) = delete;
@@ -173,18 +188,23 @@ struct Executable::Impl {
   // large allocation, and each large allocation made glibc consolidate its fast bins (a
   // few percent of a small graph's run).
   mutable std::mutex tables_m;
-  mutable std::vector<std::vector<Array>> tables;
+  struct RunTable {
+    std::vector<Array> vals;
+    StepScratch scratch;
+  };
+  mutable std::vector<RunTable> tables;
 
   // One run's values, by value id: taken from `tables` (or made), emptied and given back
   // when the run ends, so the buffers it held die with the run as before.
   struct ValueTable {
     const Impl& impl;
-    std::vector<Array> vals;
+    RunTable run;
+    std::vector<Array>& vals = run.vals;
     explicit ValueTable(const Impl& owner) : impl(owner) {
       {
         std::lock_guard<std::mutex> lock(impl.tables_m);
         if (!impl.tables.empty()) {
-          vals = std::move(impl.tables.back());
+          run = std::move(impl.tables.back());
           impl.tables.pop_back();
         }
       }
@@ -193,7 +213,7 @@ struct Executable::Impl {
     ~ValueTable() {
       for (Array& a : vals) a = Array();
       std::lock_guard<std::mutex> lock(impl.tables_m);
-      impl.tables.push_back(std::move(vals));
+      impl.tables.push_back(std::move(run));
     }
     ValueTable(const ValueTable&) = delete;
     ValueTable& operator=(const ValueTable&) = delete;
@@ -219,7 +239,7 @@ struct Executable::Impl {
         for (size_t k = 0; k < outs.size(); ++k)
           if (outs[k].event() == ev) vals[size_t(graph.outputs()[k])] = std::move(outs[k]);
         for (size_t i = 0; i < program.steps.size(); ++i) {
-          run_named_step(int(i), args, vals, dev);
+          run_named_step(int(i), args, vals, table.run.scratch, dev);
           for (ValueId v : program.steps[i].release) vals[size_t(v)] = Array();
         }
         if (host_calls) host_calls->finish();
@@ -234,6 +254,7 @@ struct Executable::Impl {
   // values that died in the last trip, by the value that takes them in the next one.
   struct Frame {
     std::vector<Array> vals, spare;
+    StepScratch scratch;
   };
 
   // Per value of a loop body: the value whose result its buffer becomes once it is dead
@@ -271,7 +292,7 @@ struct Executable::Impl {
   // returns its outputs; throws the error of a failing kernel.
   std::vector<Array> run_trip(std::vector<Array>& args, Frame& f, int dev) const {
     for (size_t i = 0; i < program.steps.size(); ++i) {
-      run_named_step(int(i), args, f.vals, dev, &f);
+      run_named_step(int(i), args, f.vals, f.scratch, dev, &f);
       for (ValueId v : program.steps[i].release) release(v, f.vals, &f);
     }
     const std::vector<ValueId>& outputs = graph.outputs();
@@ -361,10 +382,10 @@ struct Executable::Impl {
 
   // run_step, with an error that does not name the failing op (an allocation failure)
   // told which op it stopped.
-  void run_named_step(int i, std::vector<Array>& args, std::vector<Array>& vals, int dev,
-                      Frame* frame = nullptr) const {
+  void run_named_step(int i, std::vector<Array>& args, std::vector<Array>& vals,
+                      StepScratch& scratch, int dev, Frame* frame = nullptr) const {
     try {
-      run_step(i, args, vals, dev, frame);
+      run_step(i, args, vals, scratch, dev, frame);
     } catch (const Error& e) {
       const std::string op = op_kind_name(graph.node(i).kind);
       const std::string msg = e.what();
@@ -373,8 +394,8 @@ struct Executable::Impl {
     }
   }
 
-  void run_step(int i, std::vector<Array>& args, std::vector<Array>& vals, int dev,
-                Frame* frame = nullptr) const {
+  void run_step(int i, std::vector<Array>& args, std::vector<Array>& vals, StepScratch& scratch,
+                int dev, Frame* frame = nullptr) const {
     const compiler::Step& step = program.steps[size_t(i)];
     const Node& n = graph.node(i);
     const ValueId v0 = n.first_result;
@@ -414,7 +435,10 @@ struct Executable::Impl {
     // Results: the preallocated outputs, a dead input's buffer, or fresh buffers.
     // Inputs given to an earlier result (only a node of several results records them).
     std::vector<size_t> taken;
-    std::vector<Array> results(size_t(n.num_results));
+    std::vector<Array>& results = scratch.results;
+    const Emptied emptied{results};
+    results.clear();
+    results.resize(size_t(n.num_results));
     const bool update = passes::is_update(n.kind);
     for (int r = 0; r < n.num_results; ++r) {
       const ValueId v = v0 + r;
@@ -457,7 +481,7 @@ struct Executable::Impl {
       }
       results[size_t(r)] = Array::of_layout(layouts[size_t(v)], t.dtype, dev, Event::ready());
     }
-    const LentOperands lent(vals, n.inputs);
+    const LentOperands lent(vals, n.inputs, scratch.ins);
     const std::vector<Array>& ins = lent.ins;
     runtime::check_fault(op_kind_name(n.kind));
     profiler::Span span(step.label, "kernel", step.detail);
