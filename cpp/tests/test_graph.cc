@@ -490,6 +490,32 @@ void test_fusion_counts() {
     CHECK(exe->num_kernels() == 1);
     CHECK(exe->graph().node(exe->graph().num_nodes() - 1).num_results == 2);
   }
+  {  // an MLP's backward ReLU masks: each is stored once, as an extra output of its bias
+     // gradient's reduction, although a finished mask kernel recomputes a forward
+     // pre-activation whose readers lead back to this mask (not a cycle: a duplicate)
+    GraphBuilder b;
+    ValueId x = b.parameter({8, 16}, DType::F32), w = b.parameter({16, 16}, DType::F32);
+    ValueId c = b.parameter({8, 16}, DType::F32), ct = b.parameter({8, 16}, DType::F32);
+    const DotDims mm{{1}, {0}, {}, {}}, mm_t{{1}, {1}, {}, {}};
+    ValueId zero = b.scalar(DType::F32, Scalar::of_float(0.f));
+    ValueId zeros = b.broadcast_in_dim(zero, {8, 16}, {});
+    ValueId pre1 = b.binary(BinaryOp::add, b.dot_general(x, w, mm), c);
+    ValueId h1 = b.binary(BinaryOp::max, pre1, zero);
+    ValueId pre2 = b.binary(BinaryOp::add, b.dot_general(h1, w, mm), c);
+    ValueId s2 = b.select_n(b.binary(BinaryOp::gt, pre2, zero), {zeros, ct});
+    ValueId r2 = b.reduce(ReduceOp::sum, s2, {0});
+    ValueId s1 = b.select_n(b.binary(BinaryOp::gt, pre1, zero), {zeros, b.dot_general(s2, w, mm_t)});
+    ValueId r1 = b.reduce(ReduceOp::sum, s1, {0});
+    b.set_outputs({r2, r1, b.dot_general(s1, w, mm_t)});
+    auto exe = check_against_eager(b.build(), {random_f32({8, 16}, 11), random_f32({16, 16}, 12),
+                                               random_f32({8, 16}, 13), random_f32({8, 16}, 14)},
+                                   1e-5);
+    int selects = 0;
+    for (const Node& n : exe->graph().nodes())
+      if (n.kind == OpKind::fused)
+        for (const Node& k : n.body->nodes()) selects += k.kind == OpKind::select_n;
+    CHECK(selects == 2);
+  }
   {  // sibling reductions of one input: one pass
     GraphBuilder b;
     ValueId x = b.parameter({500, 16}, DType::F32);

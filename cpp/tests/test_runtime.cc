@@ -362,6 +362,24 @@ void test_views() {
   CHECK_THROWS(slice(a, {0, 0}, {3, 1}, {}), ErrorKind::TypeError, "[slice]");
 }
 
+void test_shared_layouts() {
+  // Arrays made from one layout (as a compiled graph's results are) share it, as do copies;
+  // shape, strides and density read the same as for arrays made from a shape.
+  auto dense = std::make_shared<const Layout>(Shape{2, 3});
+  Array a = Array::of_layout(dense, DType::F32, 0, Event::ready());
+  Array b = a;
+  CHECK(a.layout() == dense && b.layout() == dense && a.size() == 6 && a.nbytes() == 24);
+  CHECK(a.shape() == (Shape{2, 3}) && a.strides() == (Strides{3, 1}) && a.is_contiguous());
+  Array t = Array::of_layout(std::make_shared<const Layout>(Shape{3, 2}, Strides{1, 3}), 0,
+                             DType::F32, 0, a.buffer(), Event::ready());
+  CHECK(!t.is_contiguous() && t.buffer() == a.buffer());
+  Array u(Shape{3, 2}, Strides{1, 3}, 0, DType::F32, 0, a.buffer(), Event::ready());
+  CHECK(!u.is_contiguous() && u.shape() == t.shape() && u.strides() == t.strides());
+  CHECK(Layout(Shape{4, 1}, Strides{1, 7}).contiguous && Layout(Shape{0, 5}, Strides{9, 9}).contiguous);
+  const Array none;
+  CHECK(none.shape().empty() && none.ndim() == 0 && none.size() == 0 && none.is_contiguous());
+}
+
 void test_concatenate_and_pad() {
   Array a = f32({1, 2, 3, 4}, {2, 2}), b = f32({5, 6}, {1, 2});
   check_values(concatenate({a, b}, 0), {3, 2}, {1, 2, 3, 4, 5, 6});
@@ -592,6 +610,7 @@ const Test kTests[] = {
     {"elementwise_broadcast", test_elementwise_broadcast},
     {"reduce", test_reduce},
     {"views", test_views},
+    {"shared_layouts", test_shared_layouts},
     {"concatenate_and_pad", test_concatenate_and_pad},
     {"dot_general", test_dot_general},
     {"long_chain", test_long_chain},

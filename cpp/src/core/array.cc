@@ -9,18 +9,59 @@
 
 namespace tinyxla {
 
-Array::Array(Shape shape, DType dtype, int device, EventPtr event)
-    : shape_(std::move(shape)), dtype_(dtype), device_(device), event_(std::move(event)) {
-  strides_ = row_major_strides(shape_);
-  size_ = num_elements(shape_);
-  buffer_ = std::make_shared<Buffer>(std::max<size_t>(nbytes(), 1));
+namespace {
+
+bool row_major_dense(const Shape& shape, const Strides& strides, int64_t size) {
+  int64_t expect = 1;
+  for (size_t i = shape.size(); i-- > 0;) {
+    if (shape[i] != 1 && strides[i] != expect) return shape[i] == 0 || size == 0;
+    expect *= shape[i];
+  }
+  return true;
 }
+
+}  // namespace
+
+Layout::Layout(Shape s)
+    : shape(std::move(s)), strides(row_major_strides(shape)), size(num_elements(shape)),
+      contiguous(true) {}
+
+Layout::Layout(Shape s, Strides st)
+    : shape(std::move(s)), strides(std::move(st)), size(num_elements(shape)),
+      contiguous(row_major_dense(shape, strides, size)) {}
+
+Array::Array(Shape shape, DType dtype, int device, EventPtr event)
+    : Array(of_layout(std::make_shared<const Layout>(std::move(shape)), dtype, device,
+                      std::move(event))) {}
 
 Array::Array(Shape shape, Strides strides, int64_t offset, DType dtype, int device,
              std::shared_ptr<Buffer> buffer, EventPtr event)
-    : shape_(std::move(shape)), strides_(std::move(strides)), offset_(offset), dtype_(dtype),
-      device_(device), buffer_(std::move(buffer)), event_(std::move(event)) {
-  size_ = num_elements(shape_);
+    : Array(of_layout(std::make_shared<const Layout>(std::move(shape), std::move(strides)),
+                      offset, dtype, device, std::move(buffer), std::move(event))) {}
+
+Array Array::of_layout(std::shared_ptr<const Layout> layout, DType dtype, int device,
+                       EventPtr event) {
+  Array a;
+  a.size_ = layout->size;
+  a.layout_ = std::move(layout);
+  a.dtype_ = dtype;
+  a.device_ = device;
+  a.event_ = std::move(event);
+  a.buffer_ = std::make_shared<Buffer>(std::max<size_t>(a.nbytes(), 1));
+  return a;
+}
+
+Array Array::of_layout(std::shared_ptr<const Layout> layout, int64_t offset, DType dtype,
+                       int device, std::shared_ptr<Buffer> buffer, EventPtr event) {
+  Array a;
+  a.size_ = layout->size;
+  a.layout_ = std::move(layout);
+  a.offset_ = offset;
+  a.dtype_ = dtype;
+  a.device_ = device;
+  a.buffer_ = std::move(buffer);
+  a.event_ = std::move(event);
+  return a;
 }
 
 Array Array::from_host(const void* data, const Shape& shape, DType dtype, int device) {
@@ -28,15 +69,6 @@ Array Array::from_host(const void* data, const Shape& shape, DType dtype, int de
   Array a(shape, dtype, device, Event::ready());
   if (a.nbytes()) std::memcpy(a.buffer_->data(), data, a.nbytes());
   return a;
-}
-
-bool Array::is_contiguous() const {
-  int64_t expect = 1;
-  for (size_t i = shape_.size(); i-- > 0;) {
-    if (shape_[i] != 1 && strides_[i] != expect) return shape_[i] == 0 || size_ == 0;
-    expect *= shape_[i];
-  }
-  return true;
 }
 
 void Array::wait() const {

@@ -29,6 +29,7 @@ struct Group {
   int root = -1;
   int64_t size = 0;
   std::vector<int> nodes;         // members and duplicates, in graph order once finished
+  std::vector<int> members;       // the nodes it computes for the graph (no duplicates)
   std::vector<ValueId> inputs;    // values read from outside, in first-use order
   std::vector<ValueId> outputs;   // the root's result first, then extra outputs
 };
@@ -39,7 +40,7 @@ class Fuser {
       : g_(g), target_(target), opt_(options), n_(g.num_nodes()), member_of_(size_t(n_), -1),
         stamp_(size_t(n_), -1), dup_(size_t(n_), -1), processed_(size_t(n_), 0),
         emitted_(size_t(n_), 0), readers_(size_t(g.num_values())),
-        live_reads_(size_t(g.num_values()), 0) {
+        live_reads_(size_t(g.num_values()), 0), group_readers_(size_t(g.num_values())) {
     for (int i = 0; i < n_; ++i)
       for (ValueId v : g.node(i).inputs) readers_[size_t(v)].push_back(i);
     for (ValueId v : g.outputs()) live_reads_[size_t(v)] += 1;
@@ -101,32 +102,6 @@ class Fuser {
     return false;
   }
 
-  // Whether node `from` reaches a member of group `gid`, following readers and treating
-  // finished groups as single nodes. Refuses (true) when the search budget runs out.
-  bool reaches(int from, int gid) {
-    std::vector<int> stack{from};
-    std::unordered_set<int> seen{from};
-    while (!stack.empty()) {
-      if (--budget_ < 0) return true;
-      int x = stack.back();
-      stack.pop_back();
-      if (member_of_[size_t(x)] == gid) return true;
-      std::vector<int> next;
-      const Node& n = g_.node(x);
-      for (int r = 0; r < n.num_results; ++r)
-        for (int u : readers_[size_t(n.first_result + r)]) next.push_back(u);
-      int h = member_of_[size_t(x)];
-      if (h >= 0 && h != gid)
-        for (int m : groups_[size_t(h)].nodes) next.push_back(m);
-      // Each candidate costs a step: a large group's members would otherwise make one
-      // step arbitrarily expensive (minutes of compile for a few thousand nodes).
-      budget_ -= int64_t(next.size());
-      for (int y : next)
-        if (seen.insert(y).second) stack.push_back(y);
-    }
-    return false;
-  }
-
   // The group under construction.
   struct Building {
     int gid = 0, attempt = 0;
@@ -140,6 +115,41 @@ class Fuser {
     std::vector<ValueId> frontier;
     std::unordered_set<ValueId> frontier_set, internal;
   };
+
+  // Whether node `from` leads back into the group `b` builds (to a member, or to a value
+  // it reads), following readers and treating finished groups as single nodes. A finished
+  // group is entered through any value it reads (its duplicates' operands too) and left
+  // through its members only: a duplicate's readers read the original, outside the group
+  // (following them made a backward-pass kernel look like a cycle through the forward
+  // pass). Refuses (true) when the search budget runs out.
+  bool reaches(int from, const Building& b) {
+    std::vector<int> stack{from};
+    std::unordered_set<int> seen{from};
+    while (!stack.empty()) {
+      if (--budget_ < 0) return true;
+      int x = stack.back();
+      stack.pop_back();
+      if (member_of_[size_t(x)] == b.gid) return true;
+      std::vector<int> next;
+      const Node& n = g_.node(x);
+      for (int r = 0; r < n.num_results; ++r) {
+        const ValueId v = n.first_result + r;
+        if (b.frontier_set.count(v)) return true;
+        for (int u : readers_[size_t(v)]) next.push_back(u);
+        for (int h : group_readers_[size_t(v)])
+          for (int m : groups_[size_t(h)].members) next.push_back(m);
+      }
+      int h = member_of_[size_t(x)];
+      if (h >= 0 && h != b.gid)
+        for (int m : groups_[size_t(h)].members) next.push_back(m);
+      // Each candidate costs a step: a large group's members would otherwise make one
+      // step arbitrarily expensive (minutes of compile for a few thousand nodes).
+      budget_ -= int64_t(next.size());
+      for (int y : next)
+        if (seen.insert(y).second) stack.push_back(y);
+    }
+    return false;
+  }
 
   bool is_source(ValueId v) const {
     OpKind k = g_.node(g_.defining_node(v)).kind;
@@ -180,7 +190,7 @@ class Fuser {
       if (!b.internal.count(in) && !b.frontier_set.count(in) && !is_source(in)) return false;
     if (int(b.frontier.size()) + new_inputs(b, c) > opt_.max_inputs) return false;
     for (int w : readers_[size_t(v)])
-      if (reaches(w, b.gid)) return false;
+      if (reaches(w, b)) return false;
     member_of_[size_t(u)] = b.gid;
     processed_[size_t(u)] = 1;
     b.absorbed.push_back(u);
@@ -243,7 +253,7 @@ class Fuser {
       if (!take) {
         take = as_output = true;
         for (int u : outside)
-          if (reaches(u, b.gid)) {
+          if (reaches(u, b)) {
             take = as_output = false;
             break;
           }
@@ -275,6 +285,7 @@ class Fuser {
     Group grp;
     grp.root = root;
     grp.size = b.size;
+    grp.members = b.absorbed;
     grp.nodes = b.absorbed;
     grp.nodes.insert(grp.nodes.end(), b.dups.begin(), b.dups.end());
     std::sort(grp.nodes.begin(), grp.nodes.end());
@@ -282,7 +293,10 @@ class Fuser {
     grp.outputs = {rn.first_result};
     std::sort(b.extra.begin(), b.extra.end());
     grp.outputs.insert(grp.outputs.end(), b.extra.begin(), b.extra.end());
-    for (ValueId in : grp.inputs) live_reads_[size_t(in)] += 1;
+    for (ValueId in : grp.inputs) {
+      live_reads_[size_t(in)] += 1;
+      group_readers_[size_t(in)].push_back(b.gid);
+    }
     groups_.push_back(std::move(grp));
     return true;
   }
@@ -404,6 +418,7 @@ class Fuser {
   std::vector<char> processed_, emitted_;
   std::vector<std::vector<int>> readers_;
   std::vector<int> live_reads_;  // finished readers (and outputs) needing a value stored
+  std::vector<std::vector<int>> group_readers_;  // per value, the finished groups reading it
   std::vector<Group> groups_;
   int64_t budget_ = kSearchBudget;
 };

@@ -92,16 +92,30 @@ void run_anchored(const Graph& body, const compiler::Step& step, const std::vect
                                         [&](int64_t b, int64_t e) { epilogue.run(b, e); });
 }
 
-// A step's operands, moved out of the value table for the kernel's call and back when it
-// returns or throws: an Array's copy allocates its shape and strides, a few hundred
-// allocations in each run of a small graph. An operand named twice is copied the second time.
+// A run's vectors for one step's operands and results, reused from step to step (and run to
+// run) so that a step allocates none; empty between steps.
+struct StepScratch {
+  std::vector<Array> ins, results;
+};
+
+// Empties a scratch vector when the step ends, by return or throw.
+struct Emptied {
+  std::vector<Array>& v;
+  ~Emptied() { v.clear(); }
+};
+
+// A step's operands, moved out of the value table (into `scratch`) for the kernel's call and
+// back when it returns or throws: no reference count changes hands. An operand named twice
+// is copied the second time.
 struct LentOperands {
   std::vector<Array>& vals;
   const std::vector<ValueId>& ids;
-  std::vector<Array> ins;
+  std::vector<Array>& ins;
 
-  LentOperands(std::vector<Array>& table, const std::vector<ValueId>& inputs)
-      : vals(table), ids(inputs) {
+  LentOperands(std::vector<Array>& table, const std::vector<ValueId>& inputs,
+               std::vector<Array>& scratch)
+      : vals(table), ids(inputs), ins(scratch) {
+    ins.clear();
     ins.reserve(ids.size());
     for (size_t k = 0; k < ids.size(); ++k) {
       const size_t first = first_use(k);
@@ -111,6 +125,7 @@ struct LentOperands {
   ~LentOperands() {
     for (size_t k = 0; k < ids.size(); ++k)
       if (first_use(k) == k) vals[size_t(ids[k])] = std::move(ins[k]);
+    ins.clear();
   }
   LentOperands(const LentOperands&) = delete;
   LentOperands& operator=(const LentOperands&) = delete;
@@ -129,6 +144,8 @@ struct Executable::Impl {
   // Per node: a while_loop's compiled body (compiled with the graph).
   std::vector<std::shared_ptr<Executable>> bodies;
   bool side_effects = false;  // the graph or a body of it calls the host
+  // Per value: its dense layout, shared by the results of every run.
+  std::vector<std::shared_ptr<const Layout>> layouts;
 
   // The upper tier: generated when first needed, then read by runs without a lock.
   codegen::Mode codegen_mode = codegen::Mode::Off;
@@ -171,18 +188,23 @@ struct Executable::Impl {
   // large allocation, and each large allocation made glibc consolidate its fast bins (a
   // few percent of a small graph's run).
   mutable std::mutex tables_m;
-  mutable std::vector<std::vector<Array>> tables;
+  struct RunTable {
+    std::vector<Array> vals;
+    StepScratch scratch;
+  };
+  mutable std::vector<RunTable> tables;
 
   // One run's values, by value id: taken from `tables` (or made), emptied and given back
   // when the run ends, so the buffers it held die with the run as before.
   struct ValueTable {
     const Impl& impl;
-    std::vector<Array> vals;
+    RunTable run;
+    std::vector<Array>& vals = run.vals;
     explicit ValueTable(const Impl& owner) : impl(owner) {
       {
         std::lock_guard<std::mutex> lock(impl.tables_m);
         if (!impl.tables.empty()) {
-          vals = std::move(impl.tables.back());
+          run = std::move(impl.tables.back());
           impl.tables.pop_back();
         }
       }
@@ -191,7 +213,7 @@ struct Executable::Impl {
     ~ValueTable() {
       for (Array& a : vals) a = Array();
       std::lock_guard<std::mutex> lock(impl.tables_m);
-      impl.tables.push_back(std::move(vals));
+      impl.tables.push_back(std::move(run));
     }
     ValueTable(const ValueTable&) = delete;
     ValueTable& operator=(const ValueTable&) = delete;
@@ -217,7 +239,7 @@ struct Executable::Impl {
         for (size_t k = 0; k < outs.size(); ++k)
           if (outs[k].event() == ev) vals[size_t(graph.outputs()[k])] = std::move(outs[k]);
         for (size_t i = 0; i < program.steps.size(); ++i) {
-          run_named_step(int(i), args, vals, dev);
+          run_named_step(int(i), args, vals, table.run.scratch, dev);
           for (ValueId v : program.steps[i].release) vals[size_t(v)] = Array();
         }
         if (host_calls) host_calls->finish();
@@ -232,6 +254,7 @@ struct Executable::Impl {
   // values that died in the last trip, by the value that takes them in the next one.
   struct Frame {
     std::vector<Array> vals, spare;
+    StepScratch scratch;
   };
 
   // Per value of a loop body: the value whose result its buffer becomes once it is dead
@@ -269,7 +292,7 @@ struct Executable::Impl {
   // returns its outputs; throws the error of a failing kernel.
   std::vector<Array> run_trip(std::vector<Array>& args, Frame& f, int dev) const {
     for (size_t i = 0; i < program.steps.size(); ++i) {
-      run_named_step(int(i), args, f.vals, dev, &f);
+      run_named_step(int(i), args, f.vals, f.scratch, dev, &f);
       for (ValueId v : program.steps[i].release) release(v, f.vals, &f);
     }
     const std::vector<ValueId>& outputs = graph.outputs();
@@ -351,17 +374,18 @@ struct Executable::Impl {
     for (size_t r = 0; r < results.size(); ++r)
       if (!results[r].buffer()) {
         const ValueType& t = graph.type(n.first_result + int(r));
-        results[r] = Array(t.shape, t.dtype, dev, Event::ready());
+        results[r] = Array::of_layout(layouts[size_t(n.first_result) + r], t.dtype, dev,
+                                      Event::ready());
       }
     return m->run_loop(i, ins, results);
   }
 
   // run_step, with an error that does not name the failing op (an allocation failure)
   // told which op it stopped.
-  void run_named_step(int i, std::vector<Array>& args, std::vector<Array>& vals, int dev,
-                      Frame* frame = nullptr) const {
+  void run_named_step(int i, std::vector<Array>& args, std::vector<Array>& vals,
+                      StepScratch& scratch, int dev, Frame* frame = nullptr) const {
     try {
-      run_step(i, args, vals, dev, frame);
+      run_step(i, args, vals, scratch, dev, frame);
     } catch (const Error& e) {
       const std::string op = op_kind_name(graph.node(i).kind);
       const std::string msg = e.what();
@@ -370,8 +394,8 @@ struct Executable::Impl {
     }
   }
 
-  void run_step(int i, std::vector<Array>& args, std::vector<Array>& vals, int dev,
-                Frame* frame = nullptr) const {
+  void run_step(int i, std::vector<Array>& args, std::vector<Array>& vals, StepScratch& scratch,
+                int dev, Frame* frame = nullptr) const {
     const compiler::Step& step = program.steps[size_t(i)];
     const Node& n = graph.node(i);
     const ValueId v0 = n.first_result;
@@ -397,7 +421,8 @@ struct Executable::Impl {
         if (program.is_output[size_t(v0)]) {
           // A loop body's outputs are not preallocated: the carry gets its own buffer.
           const ValueType& t = graph.type(v0);
-          if (!vals[size_t(v0)].buffer()) vals[size_t(v0)] = Array(t.shape, t.dtype, dev, Event::ready());
+          if (!vals[size_t(v0)].buffer())
+            vals[size_t(v0)] = Array::of_layout(layouts[size_t(v0)], t.dtype, dev, Event::ready());
           cpu::copy(view, vals[size_t(v0)]);
         } else {
           vals[size_t(v0)] = std::move(view);
@@ -410,7 +435,10 @@ struct Executable::Impl {
     // Results: the preallocated outputs, a dead input's buffer, or fresh buffers.
     // Inputs given to an earlier result (only a node of several results records them).
     std::vector<size_t> taken;
-    std::vector<Array> results(size_t(n.num_results));
+    std::vector<Array>& results = scratch.results;
+    const Emptied emptied{results};
+    results.clear();
+    results.resize(size_t(n.num_results));
     const bool update = passes::is_update(n.kind);
     for (int r = 0; r < n.num_results; ++r) {
       const ValueId v = v0 + r;
@@ -430,11 +458,11 @@ struct Executable::Impl {
           // An output, not yet written: it takes the dead operand's memory (and data),
           // which the update then only patches.
           preallocated.buffer()->exchange_storage(*x.buffer());
-          x = Array(x.shape(), x.strides(), 0, x.dtype(), x.device(), preallocated.buffer(),
-                    x.event());
+          x = Array::of_layout(x.layout(), 0, x.dtype(), x.device(), preallocated.buffer(),
+                               x.event());
         } else {
-          results[size_t(r)] = Array(t.shape, row_major_strides(t.shape), 0, t.dtype, dev,
-                                     x.buffer(), Event::ready());
+          results[size_t(r)] = Array::of_layout(layouts[size_t(v)], 0, t.dtype, dev, x.buffer(),
+                                                Event::ready());
         }
         break;
       }
@@ -445,15 +473,15 @@ struct Executable::Impl {
         Array& spare = frame->spare[size_t(v)];
         if (spare.buffer() && spare.buffer().use_count() == 1 &&
             spare.nbytes() == size_t(num_elements(t.shape)) * itemsize(t.dtype)) {
-          results[size_t(r)] = Array(t.shape, row_major_strides(t.shape), 0, t.dtype, dev,
-                                     spare.buffer(), Event::ready());
+          results[size_t(r)] = Array::of_layout(layouts[size_t(v)], 0, t.dtype, dev,
+                                                spare.buffer(), Event::ready());
           spare = Array();
           continue;
         }
       }
-      results[size_t(r)] = Array(t.shape, t.dtype, dev, Event::ready());
+      results[size_t(r)] = Array::of_layout(layouts[size_t(v)], t.dtype, dev, Event::ready());
     }
-    const LentOperands lent(vals, n.inputs);
+    const LentOperands lent(vals, n.inputs, scratch.ins);
     const std::vector<Array>& ins = lent.ins;
     runtime::check_fault(op_kind_name(n.kind));
     profiler::Span span(step.label, "kernel", step.detail);
@@ -631,6 +659,7 @@ std::vector<Array> Executable::run(std::vector<Array> args, int dev,
       for (size_t k = 0; k < outs.size(); ++k)
         if (g.outputs()[k] == v) same = outs[k];
       const ValueType& t = g.type(v);
+      const std::shared_ptr<const Layout>& layout = impl_->layouts[size_t(v)];
       for (int donor : impl_->program.output_donors[outs.size()]) {
         if (same.buffer() || size_t(donor) >= donated.size() || !donated[size_t(donor)] ||
             taken[size_t(donor)])
@@ -642,13 +671,13 @@ std::vector<Array> Executable::run(std::vector<Array> args, int dev,
           continue;
         taken[size_t(donor)] = 1;
         if (a.buffer().use_count() == 1) {  // ours alone: nobody can see the buffer change
-          same = Array(t.shape, row_major_strides(t.shape), 0, t.dtype, dev, a.buffer(), ev);
+          same = Array::of_layout(layout, 0, t.dtype, dev, a.buffer(), ev);
         } else {  // still held by the op producing it: decide when the graph runs
-          same = Array(t.shape, t.dtype, dev, ev);
+          same = Array::of_layout(layout, t.dtype, dev, ev);
           late_donations.push_back({donor, same.buffer()});
         }
       }
-      outs.push_back(same.buffer() ? same : Array(t.shape, t.dtype, dev, ev));
+      outs.push_back(same.buffer() ? same : Array::of_layout(layout, t.dtype, dev, ev));
       computes = true;
     }
   }
@@ -670,7 +699,7 @@ std::vector<Array> Executable::run(std::vector<Array> args, int dev,
       if (a.buffer().use_count() != 1 || a.buffer()->borrowed()) continue;
       result->exchange_storage(*a.buffer());
       // The argument's data now lives in the result's buffer: read it from there.
-      a = Array(a.shape(), a.strides(), 0, a.dtype(), a.device(), result, a.event());
+      a = Array::of_layout(a.layout(), 0, a.dtype(), a.device(), result, a.event());
     }
     self->impl_->execute(args, outs, ev);
   };
@@ -689,6 +718,8 @@ std::shared_ptr<Executable> compile(const Graph& graph, const CompileOptions& op
     impl->codegen_mode = mode;
     impl->environment = environment;
     impl->side_effects = impl->program.graph.has_side_effects();
+    for (int v = 0; v < impl->program.graph.num_values(); ++v)
+      impl->layouts.push_back(std::make_shared<const Layout>(impl->program.graph.type(v).shape));
     impl->bodies.resize(size_t(impl->program.graph.num_nodes()));
     if (mode == codegen::Mode::Eager) impl->start_codegen();
     return std::shared_ptr<Executable>(new Executable(std::move(impl)));
