@@ -41,14 +41,9 @@ Array::Array(Shape shape, Strides strides, int64_t offset, DType dtype, int devi
 
 Array Array::of_layout(std::shared_ptr<const Layout> layout, DType dtype, int device,
                        EventPtr event) {
-  Array a;
-  a.size_ = layout->size;
-  a.layout_ = std::move(layout);
-  a.dtype_ = dtype;
-  a.device_ = device;
-  a.event_ = std::move(event);
-  a.buffer_ = std::make_shared<Buffer>(std::max<size_t>(a.nbytes(), 1));
-  return a;
+  const size_t bytes = size_t(layout->size) * itemsize(dtype);
+  return of_layout(std::move(layout), 0, dtype, device,
+                   std::make_shared<Buffer>(std::max<size_t>(bytes, 1)), std::move(event));
 }
 
 Array Array::of_layout(std::shared_ptr<const Layout> layout, int64_t offset, DType dtype,
