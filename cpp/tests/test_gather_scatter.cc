@@ -1,7 +1,9 @@
 // Tests of gather, scatter, dynamic_slice and dynamic_update_slice: the eager ops against
 // loops written here, out-of-bounds modes, duplicate indices, validation errors, the graph
 // nodes' text round trip, jitted updates writing into a dead operand's buffer, and the
-// simplifier's fold of jnp's negative-index normalisation into the gather.
+// simplifier's fold of jnp's negative-index normalisation into the gather, and the vector
+// gather's AVX-512 and scalar loops.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <functional>
@@ -221,6 +223,50 @@ void test_simplify_folds_index_normalisation_into_gather() {
   }
 }
 
+// x[i] of a vector takes AVX-512 gathers for 4- and 8-byte elements with int32 indices
+// where the CPU has them, the scalar loops otherwise: both against a loop written here, on
+// lengths that leave rows over from the 16-row blocks, with and without the negative-index
+// wrap, clamped and filled.
+template <typename T>
+void check_vector_gather(DType dtype, int64_t n) {
+  std::vector<T> values(static_cast<size_t>(n));
+  for (int64_t k = 0; k < n; ++k) values[size_t(k)] = T(k * 3 + 1);
+  std::vector<int64_t> raw;
+  for (int64_t r = 0; r < 53; ++r) raw.push_back((r * 7919) % (4 * n + 7) - 2 * n - 3);
+  const T filler = T(-9);
+  for (bool wrap : {false, true}) {
+    for (IndexMode mode : {IndexMode::clip, IndexMode::fill_or_drop}) {
+      std::vector<T> want;
+      for (int64_t v : raw) {
+        if (wrap && v < 0) v += n;
+        const bool in = v >= 0 && v < n;
+        want.push_back(in || mode == IndexMode::clip ? values[size_t(std::clamp<int64_t>(v, 0, n - 1))] : filler);
+      }
+      for (DType t : {DType::I32, DType::I64}) {
+        GraphBuilder b;
+        ValueId x = b.parameter({n}, dtype);
+        ValueId i = b.parameter({int64_t(raw.size())}, t);
+        ValueId fill = b.scalar(dtype, Scalar::of_float(double(filler)));
+        const GatherDims one{{}, {0}, {0}, {}, {}};
+        b.set_outputs({b.gather(x, column(b, wrap ? normalised(b, i, n) : i), one, {1}, mode,
+                                mode == IndexMode::clip ? -1 : fill)});
+        auto exe = compile(b.build());
+        CHECK(wraps(exe->graph(), exe->graph().outputs()[0]) == wrap);
+        const Array got = exe->run({from(values, {n}, dtype), convert(from(raw, {int64_t(raw.size())}, DType::I64), t)})[0];
+        CHECK(host<T>(got) == want);
+      }
+    }
+  }
+}
+
+void test_vector_gather_paths() {
+  for (int64_t n : {1, 37, 1000}) {
+    check_vector_gather<float>(DType::F32, n);
+    check_vector_gather<double>(DType::F64, n);
+    check_vector_gather<int8_t>(DType::I8, std::min<int64_t>(n, 37));
+  }
+}
+
 }  // namespace
 
 int main() {
@@ -233,6 +279,7 @@ int main() {
       {"graph_text_round_trip", test_graph_text_round_trip},
       {"jitted_updates_reuse_a_dead_buffer", test_jitted_updates_reuse_a_dead_buffer},
       {"simplify_folds_index_normalisation_into_gather", test_simplify_folds_index_normalisation_into_gather},
+      {"vector_gather_paths", test_vector_gather_paths},
   };
   return run_tests("gather_scatter", tests);
 }

@@ -15,7 +15,9 @@
 
 #include "../core/element_semantics.h"
 #include "../core/thread_pool.h"
+#include "gather_avx512.h"
 #include "kernels.h"
+#include "vmath.h"
 #include "tinyxla/error.h"
 
 namespace tinyxla::cpu {
@@ -258,6 +260,22 @@ void gather_rows(const Array& x, const I* idx, const WindowPlan& p, const Gather
           }
         });
       };
+      if constexpr ((kSize == 4 || kSize == 8) && std::is_same_v<I, int32_t>) {
+        if (f.stride[0] == 1 && f.size[0] < (int64_t(1) << 31) &&
+            vmath::isa_supported(vmath::Isa::Avx512)) {
+          using Bits = std::conditional_t<kSize == 4, uint32_t, uint64_t>;
+          const gather_avx512::VectorRead how{f.size[0], wrap, mode == IndexMode::clip};
+          const Bits* from = reinterpret_cast<const Bits*>(base) + f.base;
+          Bits* to = reinterpret_cast<Bits*>(dst_data);
+          Bits filler;
+          std::memcpy(&filler, fill, kSize);
+          parallel_for(p.rows, kGrainElements, [&](int64_t b, int64_t e) {
+            if constexpr (kSize == 4) gather_avx512::rows32(from, idx, to, b, e, how, filler);
+            else gather_avx512::rows64(from, idx, to, b, e, how, filler);
+          });
+          return;
+        }
+      }
       if (wrap) rows(std::true_type{});
       else rows(std::false_type{});
       return;
