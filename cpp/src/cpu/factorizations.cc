@@ -295,11 +295,11 @@ void lu_typed(const Array& x, const std::vector<Array>& outs) {
     for (int64_t b = begin; b < end; ++b) {
       T* lu = lu_out + b * m * n;
       int32_t* piv = piv_out + b * k;
-      std::copy(src + b * m * n, src + (b + 1) * m * n, lu);
       if (small) {
+        std::copy(src + b * m * n, src + (b + 1) * m * n, lu);
         lu_small(lu, m, n, piv);
       } else {
-        transpose_into(lu, a.data(), m, n);
+        transpose_into(src + b * m * n, a.data(), m, n);
         int info = 0;
         getrf(int(m), int(n), a.data(), int(std::max<int64_t>(1, m)), ipiv.data(), &info);
         transpose_into(a.data(), lu, n, m);
