@@ -2,6 +2,7 @@
 #include "tinyxla/device.h"
 
 #include <pthread.h>
+#include <sched.h>
 
 #include <atomic>
 #include <chrono>
@@ -22,7 +23,16 @@ namespace tinyxla {
 struct Task {
   std::vector<EventPtr> deps;
   std::function<void()> fn;
+  int64_t queued_ns = 0;  // when it was queued (steady clock)
 };
+
+namespace {
+int64_t steady_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+}  // namespace
 
 // fork(): a child process has none of the parent's threads. Before the fork each stream
 // finishes the task it is running (waiting at most kForkWait: a host callback waiting for
@@ -74,7 +84,7 @@ class Stream {
     std::lock_guard<std::mutex> lock(mu_);
     if (forked_) restart_locked();
     if (may_inline && queue_.empty() && !busy_) return false;
-    queue_.push_back(Task{std::move(deps), std::move(fn)});
+    queue_.push_back(Task{std::move(deps), std::move(fn), steady_ns()});
     unfinished_.fetch_add(1, std::memory_order_relaxed);
     wake_locked();
     return true;
@@ -182,6 +192,7 @@ class Stream {
           cv.wait(l, [&] { return done; });
         }
       }
+      take_own_core(task.queued_ns);
       {
         ScopedDeviceBusy busy;
         add_awake_stream(-1);  // busy, not idle-awake, while it runs
@@ -193,6 +204,47 @@ class Stream {
       std::lock_guard<std::mutex> lock(mu_);
       finish_locked();
     }
+  }
+
+  // Stream threads placed on one core stay there: the scheduler, finding no idle core when
+  // a pmap's call wakes them (the caller still holds the other), queues the second behind
+  // the first, and does not pull it over once the caller sleeps; the devices then ran one
+  // after the other for tens of calls, some runs for all of them (64x64 chain, 2 devices:
+  // 2.9 ms a call against 1.5). So a task that starts on the core where another stream ran
+  // a task since this one was queued (it waited behind that one) moves this thread to a core
+  // no other stream is on: pinned to it for a moment, the thread migrates at once, and the
+  // full mask is restored, so the scheduler may still move it later (pinning for good ran
+  // slower whenever the host took one of this VM's cores).
+  void take_own_core(int64_t queued_ns) {
+#ifdef __linux__
+    const int cpu = sched_getcpu();
+    if (cpu < 0) return;
+    bool behind = false;
+    for (const Stream* other : all_streams())
+      behind = behind || (other != this && other->cpu_.load(std::memory_order_relaxed) == cpu &&
+                          other->started_ns_.load(std::memory_order_relaxed) >= queued_ns);
+    int now_on = cpu;
+    cpu_set_t allowed;
+    if (behind && sched_getaffinity(0, sizeof(allowed), &allowed) == 0) {
+      for (int c = 0; c < CPU_SETSIZE; ++c) {
+        if (c == cpu || !CPU_ISSET(c, &allowed)) continue;
+        bool taken = false;
+        for (const Stream* other : all_streams())
+          taken = taken || (other != this && other->cpu_.load(std::memory_order_relaxed) == c);
+        if (taken) continue;
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        CPU_SET(c, &one);
+        if (sched_setaffinity(0, sizeof(one), &one) == 0) {
+          sched_setaffinity(0, sizeof(allowed), &allowed);
+          now_on = c;
+        }
+        break;
+      }
+    }
+    cpu_.store(now_on, std::memory_order_relaxed);
+    started_ns_.store(steady_ns(), std::memory_order_relaxed);
+#endif
   }
 
   void finish_locked() {
@@ -216,6 +268,8 @@ class Stream {
   std::condition_variable cv_, idle_cv_;
   std::deque<Task> queue_;
   std::atomic<int> unfinished_{0};  // tasks queued or running, readable by other streams
+  std::atomic<int> cpu_{-1};          // the core its thread ran its last task on
+  std::atomic<int64_t> started_ns_{0};  // when that task started
   bool busy_ = false;
   bool stop_ = false;
   bool sleeping_ = false;  // the stream thread is blocked in cv_.wait
