@@ -328,7 +328,7 @@ std::optional<Node> transposed_dot(const Graph& g, const Node& t, const std::vec
 
 // The signed integer index whose negative-index normalisation for an axis of `size` is `v`:
 // v = select_n(lt(i, 0), i, add(i, size)), what jnp indexing computes (as JAX's jaxpr does)
-// and exactly what GatherAttrs::wrap_negative does to i. -1 otherwise.
+// and exactly what wrap_negative (GatherAttrs, ScatterAttrs) does to i. -1 otherwise.
 ValueId normalised_from(const Graph& g, ValueId v, int64_t size) {
   const Node& s = g.node(g.defining_node(v));
   if (s.kind != OpKind::select_n || s.inputs.size() != 3) return -1;
@@ -345,9 +345,9 @@ ValueId normalised_from(const Graph& g, ValueId v, int64_t size) {
   return adds_size ? i : -1;
 }
 
-// Ops between jnp's normalisation of an index and the gather reading it that commute with
-// the wrap: shape ops, and a convert widening a signed integer (the normalisation in the
-// narrower type cannot overflow, as its `size` constant fits that type).
+// Ops between jnp's normalisation of an index and the gather or scatter reading it that
+// commute with the wrap: shape ops, and a convert widening a signed integer (the
+// normalisation in the narrower type cannot overflow, as its `size` constant fits that type).
 bool wrap_commutes(const Graph& g, const Node& n) {
   if (n.kind == OpKind::broadcast_in_dim || n.kind == OpKind::reshape) return true;
   if (n.kind != OpKind::convert) return false;
@@ -396,25 +396,45 @@ bool nonnegative(const Graph& g, ValueId v) {
   });
 }
 
-// For a gather whose index columns are each jnp's normalisation of an index for the
-// operand dim it indexes (see normalised_from; through wrap_commutes ops) or never
-// negative, with at least one normalised: the gather of the unnormalised indices with
-// wrap_negative set, added to `g` (into `n`). The gather loop then wraps each index as it
-// reads it, where the normalisation was a kernel of its own that read and wrote all the
-// indices first (XLA fuses it into the gather likewise). Indices in pieces are
+// The attributes through which a gather or a scatter reads its indices (input 1) into
+// the dims of its operand (input 0), which their records share; null fields for other ops.
+struct IndexReader {
+  const GatherDims* dims = nullptr;
+  bool* wrap_negative = nullptr;
+};
+
+IndexReader index_reader(Node& n) {
+  if (n.kind == OpKind::gather) {
+    GatherAttrs& a = n.attr<GatherAttrs>();
+    return {&a.dims, &a.wrap_negative};
+  }
+  if (n.kind == OpKind::scatter) {
+    ScatterAttrs& a = n.attr<ScatterAttrs>();
+    return {&a.dims, &a.wrap_negative};
+  }
+  return {};
+}
+
+// For a gather or scatter whose index columns are each jnp's normalisation of an index for
+// the operand dim it indexes (see normalised_from; through wrap_commutes ops) or never
+// negative, with at least one normalised: the op on the unnormalised indices with
+// wrap_negative set, added to `g` (into `n`). Its loop then wraps each index as it reads
+// it, where the normalisation was a kernel of its own that read and wrote all the indices
+// first (XLA fuses it into the gather or scatter likewise). Indices in pieces are
 // concatenated along their last dim, as jnp stacks x[i, j]'s. `uses` counts the readers
-// of g's values (0: not known): a normalisation that something else reads (the scatter of
-// an embedding's gradient) stays, and the gather keeps reading it, since folding would
-// save nothing and could make the raw indices one more array to write.
+// of g's values (0: not known): a normalisation that something else reads (an embedding's
+// gather and its gradient's scatter) stays, and the op keeps reading it, since folding
+// would save nothing and could make the raw indices one more array to write.
 void fold_index_wrap(Graph& g, Node& n, const std::vector<int>& uses) {
   auto only_reader = [&](ValueId v) { return size_t(v) < uses.size() && uses[size_t(v)] == 1; };
-  GatherAttrs& a = n.attr<GatherAttrs>();
+  const IndexReader a = index_reader(n);
+  if (!a.dims) return;
   const ValueId idx = n.inputs[1];
   const ValueType idx_type = g.type(idx);
-  if (a.wrap_negative || !is_signed_int(idx_type.dtype)) return;
+  if (*a.wrap_negative || !is_signed_int(idx_type.dtype)) return;
   const Shape& xs = g.type(n.inputs[0]).shape;
   std::vector<int64_t> sizes;
-  for (int64_t d : a.dims.start_index_map) sizes.push_back(xs[size_t(d)]);
+  for (int64_t d : a.dims->start_index_map) sizes.push_back(xs[size_t(d)]);
   Node stacked = g.node(g.defining_node(idx));  // a copy: adding nodes below may move it
   const bool pieces = stacked.kind == OpKind::concatenate &&
                       stacked.attr<ConcatenateAttrs>().dimension == int64_t(idx_type.shape.size()) - 1;
@@ -457,7 +477,7 @@ void fold_index_wrap(Graph& g, Node& n, const std::vector<int>& uses) {
   } else {
     n.inputs[1] = columns[0];
   }
-  a.wrap_negative = true;
+  *a.wrap_negative = true;
 }
 
 }  // namespace
@@ -474,7 +494,7 @@ Graph simplify(const Graph& g) {
   for (const Node& old : g.nodes()) {
     std::optional<Node> dot = old.kind == OpKind::transpose ? transposed_dot(g, old, uses) : std::nullopt;
     Node n = remap(dot ? *dot : old, map);
-    if (n.kind == OpKind::gather) fold_index_wrap(out, n, out_uses);
+    fold_index_wrap(out, n, out_uses);
     std::vector<ValueType> types;
     for (int r = 0; r < old.num_results; ++r) types.push_back(g.type(old.first_result + r));
     if (n.kind == OpKind::constant && n.constant.size() > 1 && is_splat(n.constant)) {
