@@ -248,6 +248,26 @@ def test_scatter_folds_the_index_normalisation(update, dtype, mode, x64):
             np.testing.assert_array_equal(got, _scatter_reference(x, i, u, update, mode))
 
 
+def test_embedding_gradient_folds_into_gather_and_scatter():
+    """An embedding's gradient reads one normalisation twice (the gather, the scatter-add of
+    the cotangent): both read the raw indices with wrap_negative and the normalisation's
+    kernel is gone; values as the unfolded path, bit for bit, and as jax 0.10.2: rows counted
+    from the end, out-of-range ones (9, -8) clamped in the gather and dropped from the
+    gradient."""
+    f = jax.grad(lambda w, i: (w[i] ** 2 * 0.5).sum())
+    w = jnp.asarray(np.arange(12, dtype=np.float32).reshape(6, 2) * 0.3 - 1.0)
+    i = jnp.asarray(np.array([0, -1, 5, 3, -6, 2, -1, 9, -8], np.int32))
+    text = jax.jit(f).lower(w, i).as_text()
+    assert text.count("wrap_negative=1") == 2 and "select_n" not in text
+    got = np.asarray(jax.jit(f)(w, i))
+    assert got.tobytes() == np.asarray(_unsimplified(f, w, i)).tobytes()
+    want = np.zeros((6, 2), np.float32)
+    rows = np.where(np.asarray(i) < 0, np.asarray(i) + 6, np.asarray(i))
+    rows = rows[(rows >= 0) & (rows < 6)]
+    np.add.at(want, rows, np.asarray(w)[rows])
+    np.testing.assert_array_equal(got, want)
+
+
 def test_unsigned_and_wide_indices_as_jax(x64):
     """As jax 0.10.2 (pinned): negative indices count from the end in their own type, before
     the conversion to the int32 index type, and unsigned ones never do."""

@@ -166,8 +166,9 @@ bool wraps(const Graph& g, ValueId v) {
 // Gathers of jnp-normalised indices (x[i] clamped and filled, m[i, j], m[i] rows, m[:, i])
 // read the raw indices with wrap_negative set, and give the unsimplified graph's values bit
 // for bit on negative, in-range and out-of-range indices; int8 indices normalise in int8 and
-// widen after, as jnp stages them. A normalisation by another size than the operand dim's,
-// or one that a scatter reads too, stays as it is.
+// widen after, as jnp stages them. A normalisation that a scatter reads too (an embedding
+// and its gradient) folds into both; one by another size than the operand dim's, or one
+// that another op reads too, stays as it is.
 void test_simplify_folds_index_normalisation_into_gather() {
   const std::vector<int64_t> raw_i{0, 3, 9, 10, 127, -1, -5, -10, -11, -128, 4, -2};
   const std::vector<int64_t> raw_j{1, -1, 2, -3, 5, -5, -6, 4, 0, 6, -128, 127};
@@ -190,19 +191,23 @@ void test_simplify_folds_index_normalisation_into_gather() {
         b.gather(m, idx(j, 5), cols, {2, 1}, IndexMode::fill_or_drop, fill),
         b.gather(v, idx(i, 7), one, {1}, IndexMode::clip, -1),
     };
-    // Indices that a scatter reads too (an embedding and its gradient): the normalisation
-    // stays for the scatter, and the gather keeps reading it.
+    // Indices that a scatter reads too (an embedding and its gradient): both fold.
     const ValueId shared = idx(i, 10);
     outs.push_back(b.gather(v, shared, one, {1}, IndexMode::clip, -1));
     outs.push_back(b.scatter(ScatterOp::add, v, shared, outs.back(), one, IndexMode::fill_or_drop));
+    // Indices that a float conversion reads too: the normalisation stays for it, and the
+    // gather keeps reading it.
+    const ValueId kept = idx(i, 10);
+    outs.push_back(b.gather(v, kept, one, {1}, IndexMode::clip, -1));
+    outs.push_back(b.convert(kept, DType::F32));
     b.set_outputs(outs);
     const Graph g = b.build();
     CompileOptions no_fuse;
     no_fuse.fuse = false;
     auto exe = compile(g, no_fuse);
     const Graph& s = exe->graph();
-    for (size_t k = 0; k < 5; ++k) CHECK(wraps(s, s.outputs()[k]));
-    CHECK(!wraps(s, s.outputs()[5]) && !wraps(s, s.outputs()[6]));
+    for (size_t k : {0, 1, 2, 3, 4, 6, 7}) CHECK(wraps(s, s.outputs()[k]));
+    CHECK(!wraps(s, s.outputs()[5]) && !wraps(s, s.outputs()[8]));
     const std::string text = s.to_text();
     CHECK(text.find("mode=0, wrap_negative=1}") != std::string::npos);
     CHECK(parse_graph(text).to_text() == text);
@@ -273,8 +278,9 @@ void test_vector_gather_paths() {
 // loop; m.at[i] rows: the row loop; m.at[i, j] and m.at[:, j]: the general loop) read the
 // raw indices with wrap_negative set, and give the unsimplified graph's values bit for bit
 // on negative, in-range and out-of-range indices, duplicates (9 and -1 are one element)
-// applied in the same order. A normalisation by another size than the operand dim's, or
-// one that a gather reads too (an embedding and its gradient), stays as it is.
+// applied in the same order. A normalisation that a gather reads too (an embedding and its
+// gradient) folds into both; one by another size than the operand dim's, or one that
+// another op reads too, stays as it is.
 void test_simplify_folds_index_normalisation_into_scatter() {
   const std::vector<int64_t> raw_i{0, 3, 9, 10, 127, -1, -5, -10, -11, -128, 4, -2};
   const std::vector<int64_t> raw_j{1, -1, 2, -3, 5, -5, -6, 4, 0, 6, -128, 127};
@@ -303,14 +309,17 @@ void test_simplify_folds_index_normalisation_into_scatter() {
       const ValueId shared = idx(i, 10);
       outs.push_back(b.gather(v, shared, one, {1}, IndexMode::clip, -1));
       outs.push_back(b.scatter(op, v, shared, outs.back(), one, IndexMode::fill_or_drop));
+      const ValueId kept = idx(i, 10);
+      outs.push_back(b.scatter(op, v, kept, u, one, IndexMode::fill_or_drop));
+      outs.push_back(b.convert(kept, DType::F32));
       b.set_outputs(outs);
       const Graph g = b.build();
       CompileOptions no_fuse;
       no_fuse.fuse = false;
       auto exe = compile(g, no_fuse);
       const Graph& s = exe->graph();
-      for (size_t k = 0; k < 5; ++k) CHECK(wraps(s, s.outputs()[k]));
-      for (size_t k = 5; k < 8; ++k) CHECK(!wraps(s, s.outputs()[k]));
+      for (size_t k : {0, 1, 2, 3, 4, 6, 7}) CHECK(wraps(s, s.outputs()[k]));
+      CHECK(!wraps(s, s.outputs()[5]) && !wraps(s, s.outputs()[8]));
       const std::string text = s.to_text();
       CHECK(text.find("mode=1, wrap_negative=1}") != std::string::npos);
       CHECK(parse_graph(text).to_text() == text);
