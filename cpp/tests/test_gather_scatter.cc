@@ -358,6 +358,41 @@ void test_simplify_folds_index_normalisation_into_scatter() {
                                            convert(from(raw_i, {12}, DType::I64), DType::I32),
                                            from(ones, {12}, DType::F32)});
   CHECK((host<float>(got[0]) == std::vector<float>{2, 0, 0, 1, 1, 1, 0, 0, 1, 2}));
+
+  // Many int32 updates into a small vector (the partial-sums loop) and float ones into a
+  // large vector (the unrolled loop), clamped and dropped: folded as unfolded.
+  for (int64_t n : {100, 5000}) {
+    const int64_t rows = 20000;
+    for (DType dtype : {DType::I32, DType::F32}) {
+      GraphBuilder big;
+      ValueId x = big.parameter({n}, dtype);
+      ValueId k = big.parameter({rows}, DType::I32);
+      ValueId upd = big.parameter({rows}, dtype);
+      const GatherDims one{{}, {0}, {0}, {}, {}};
+      big.set_outputs({big.scatter(ScatterOp::add, x, column(big, normalised(big, k, n)), upd, one, IndexMode::clip),
+                       big.scatter(ScatterOp::add, x, column(big, normalised(big, k, n)), upd, one,
+                                   IndexMode::fill_or_drop)});
+      const Graph g = big.build();
+      auto folded = compile(g);
+      CHECK(wraps(folded->graph(), folded->graph().outputs()[0]) && wraps(folded->graph(), folded->graph().outputs()[1]));
+      CompileOptions plain;
+      plain.simplify = false;
+      std::vector<int64_t> raw(static_cast<size_t>(rows));
+      std::vector<double> values(static_cast<size_t>(rows));
+      for (int64_t r = 0; r < rows; ++r) {
+        raw[size_t(r)] = (r * 7919) % (3 * n + 5) - 2 * n;
+        values[size_t(r)] = double(r % 13) * 0.37 - 2.0;
+      }
+      const std::vector<Array> args{convert(from(std::vector<double>(size_t(n), 0.5), {n}, DType::F64), dtype),
+                                    convert(from(raw, {rows}, DType::I64), DType::I32),
+                                    convert(from(values, {rows}, DType::F64), dtype)};
+      const std::vector<Array> got_big = folded->run(args), want = compile(g, plain)->run(args);
+      for (size_t o = 0; o < 2; ++o) {
+        if (dtype == DType::I32) CHECK(host<int32_t>(got_big[o]) == host<int32_t>(want[o]));
+        else CHECK(host<float>(got_big[o]) == host<float>(want[o]));
+      }
+    }
+  }
 }
 
 }  // namespace
