@@ -279,6 +279,13 @@ def _wrapped_gather_case(x: np.ndarray) -> tuple[tuple[np.ndarray, ...], dict]:
     return (x, idx), dict(slice_sizes=(1, x.shape[1]))
 
 
+def _wrapped_scatter_case(x: np.ndarray) -> tuple[tuple[np.ndarray, ...], dict]:
+    # Rows from the end, duplicates (2 and -1 are one row), and out of range either side
+    # (dropped after the wrap).
+    idx = np.array([[0], [2], [-1], [-3], [3], [-4], [-128], [2]], np.int8)
+    return (x, idx, np.concatenate([x[::-1], x[1:], x])), {}
+
+
 def _scatter_spec() -> Spec:
     def cases(dt):
         x = value_columns(dt, 1, seed_of("scatter", dt.name))[0]
@@ -623,6 +630,7 @@ SPECS: dict[str, Spec] = {
     "dynamic_update_slice": _shape_op(lambda x: ((x, x[:1, :2], np.int32(2), np.int32(-1)), {})),
     "gather": _shape_op(_gather_case),
     "cpp_gather_wrap_negative": _shape_op(_wrapped_gather_case),
+    "cpp_scatter_wrap_negative": _shape_op(_wrapped_scatter_case),
     "scatter": _scatter_spec(),
     "scatter-add": _scatter_spec(),
     "scatter-mul": _scatter_spec(),

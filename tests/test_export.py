@@ -46,7 +46,7 @@ def test_call_matches_the_function(exported):
 
 def test_serialize_round_trip(exported):
     blob = exported.serialize()
-    assert isinstance(blob, bytearray) and blob.startswith(b"tinyxla-export\nversion 2\n")
+    assert isinstance(blob, bytearray) and blob.startswith(b"tinyxla-export\nversion 3\n")
     back = export.deserialize(blob)
     assert back.fun_name == "f" and back.in_tree == exported.in_tree
     assert back.out_tree == exported.out_tree
@@ -63,6 +63,25 @@ def test_folded_gather_round_trips():
     back = export.deserialize(e.serialize())
     got = back.call(np.arange(5, dtype=np.float32), np.array([-1, 2, 7, -6], np.int32))
     assert got.tolist() == [4.0, 2.0, 4.0, 0.0]
+
+
+def test_folded_scatter_round_trips():
+    """An exported x.at[i].add carries its scatter's wrap_negative (format version 3): read
+    back, it counts negative indices from the end, then drops out-of-range ones."""
+    e = export.export(jax.jit(lambda x, i: x.at[i].add(1.0)))(jnp.arange(5.0),
+                                                               jnp.zeros(4, jnp.int32))
+    assert "scatter_add" in e.mlir_module() and "wrap_negative=1" in e.mlir_module()
+    back = export.deserialize(e.serialize())
+    got = back.call(np.arange(5, dtype=np.float32), np.array([-1, 2, 7, -6], np.int32))
+    assert got.tolist() == [0.0, 1.0, 3.0, 3.0, 5.0]  # pinned from jax 0.10.2
+
+
+def test_older_versions_still_read(exported):
+    """Files of versions 1 and 2 (no wrap_negative on a scatter, or on a gather for 1) read."""
+    blob = bytes(exported.serialize())
+    for version in (b"version 1\n", b"version 2\n"):
+        back = export.deserialize(blob.replace(b"version 3\n", version, 1))
+        np.testing.assert_allclose(back.call(*_args())["a"], exported.call(*_args())["a"])
 
 
 def test_serialize_keeps_weak_types_and_dtypes():
@@ -89,11 +108,11 @@ def test_damaged_files_give_clear_errors(exported):
                                          r"checksum does not match its contents$"):
         export.deserialize(flipped)
     with pytest.raises(ValueError, match=r"^the exported function has format version 7, but "
-                                         r"this tinyxla reads versions 1 to 2; export it "
+                                         r"this tinyxla reads versions 1 to 3; export it "
                                          r"again"):
-        export.deserialize(blob.replace(b"version 2\n", b"version 7\n", 1))
+        export.deserialize(blob.replace(b"version 3\n", b"version 7\n", 1))
     with pytest.raises(ValueError, match=r"'version' is not a number: 'one'"):
-        export.deserialize(blob.replace(b"version 2\n", b"version one\n", 1))
+        export.deserialize(blob.replace(b"version 3\n", b"version one\n", 1))
 
 
 def test_call_errors_as_jax(exported):

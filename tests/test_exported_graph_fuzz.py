@@ -56,6 +56,8 @@ def test_absent_preferred_type_round_trips():
     ("%0 = constant() {value=[1]} : f32[1000000000000]\nreturn %0\n", "needs as many values"),
     ("%0 = parameter(0) : f32[3]\n%1 = exp(%4) : f32[3]\nreturn %1\n", "line 2: undefined value"),
     ("%0 = parameter(0) : f32[3]\n%1 = exp(%0) : f32[3]\nret", "line 3"),
+    ("%0 = parameter(0) : f32[21]\n%1 = reshape(%0) : f32[2]\nreturn %1\n",
+     r"line 3: \[reshape\] cannot reshape array of shape \(21,\)"),
 ])
 def test_malformed_text_is_refused(text, message):
     with pytest.raises(ValueError, match=r"\[parse_graph\] .*" + message):

@@ -190,6 +190,84 @@ def test_gather_normalisation_folds_in_eager_indexing():
     assert "wrap_negative=1" in fn.lower(x, i).as_text()
 
 
+# Each scatter form as (x.at[...] ref, its updates): x.at[i] (the vector loop), m.at[i]
+# (rows), m.at[i, j] and m.at[:, j] (the general loop).
+_SCATTERED = {
+    "x.at[i]": lambda x, m, i, j, u: (x.at[i], u),
+    "x.at[i] 2-D": lambda x, m, i, j, u: (x.at[i.reshape(2, 7)], u.reshape(2, 7)),
+    "m.at[i]": lambda x, m, i, j, u: (m.at[i], u[:, None] * 0.5),
+    "m.at[i, j]": lambda x, m, i, j, u: (m.at[i, j], u),
+    "m.at[:, j]": lambda x, m, i, j, u: (m.at[:, j], u),
+}
+_UPDATES = ["set", "add", "multiply", "min", "max"]
+
+
+def _scatter_reference(x, raw, u, update, mode):
+    """x.at[raw] updated with u under `mode`, in index order, as jax 0.10.2: signed indices
+    count from the end in their own type, then narrow to int32; unsigned ones only narrow."""
+    n = x.shape[0]
+    w = raw.astype(np.int64)
+    if raw.dtype.kind == "i":
+        w = np.where(w < 0, w + n, w)
+    w = w.astype(np.int32).astype(np.int64)
+    out = x.copy()
+    for k, v in zip(w, u):
+        if mode == "clip":
+            k = min(max(k, 0), n - 1)
+        elif not 0 <= k < n:
+            continue
+        out[k] = {"set": lambda a, b: b, "add": np.add, "multiply": np.multiply,
+                  "min": np.fmin, "max": np.fmax}[update](out[k], v)
+    return out
+
+
+@pytest.mark.parametrize("mode", [None, "clip", "drop", "promise_in_bounds"])
+@pytest.mark.parametrize("dtype", [np.int32, np.int64, np.uint32])
+@pytest.mark.parametrize("update", _UPDATES)
+def test_scatter_folds_the_index_normalisation(update, dtype, mode, x64):
+    """Under jit the simplifier folds jnp's select(i < 0, i + n, i) into every scatter kind
+    (wrap_negative) for int32 indices: the same values as the unfolded path, bit for bit,
+    duplicate indices included, and numpy's x.at[i] applied in order. int64 indices narrow
+    to int32 after the normalisation and unsigned ones have none: nothing to fold."""
+    raw = np.resize(_RAW, 14)
+    x = np.arange(10, dtype=np.float32) * 0.75 - 2.5
+    m = np.arange(10, dtype=np.float32).reshape(2, 5) - 0.25
+    u = (np.arange(14, dtype=np.float32) % 5 - 1.75) * 1.3
+    i, j = raw.astype(dtype), raw[::-1].astype(dtype)
+    for name, form in _SCATTERED.items():
+        def f(x, m, i, j, u):
+            ref, values = form(x, m, i, j, u)
+            return getattr(ref, update)(values, mode=mode)
+        args = tuple(jnp.asarray(a) for a in (x, m, i, j, u))
+        lowered = jax.jit(f).lower(*args)
+        assert ("wrap_negative=1" in lowered.as_text()) == (dtype == np.int32), name
+        got = np.asarray(lowered.compile()(*args))
+        want = np.asarray(_unsimplified(f, *args))
+        assert got.tobytes() == want.tobytes(), name
+        if name == "x.at[i]":
+            np.testing.assert_array_equal(got, _scatter_reference(x, i, u, update, mode))
+
+
+def test_embedding_gradient_folds_into_gather_and_scatter():
+    """An embedding's gradient reads one normalisation twice (the gather, the scatter-add of
+    the cotangent): both read the raw indices with wrap_negative and the normalisation's
+    kernel is gone; values as the unfolded path, bit for bit, and as jax 0.10.2: rows counted
+    from the end, out-of-range ones (9, -8) clamped in the gather and dropped from the
+    gradient."""
+    f = jax.grad(lambda w, i: (w[i] ** 2 * 0.5).sum())
+    w = jnp.asarray(np.arange(12, dtype=np.float32).reshape(6, 2) * 0.3 - 1.0)
+    i = jnp.asarray(np.array([0, -1, 5, 3, -6, 2, -1, 9, -8], np.int32))
+    text = jax.jit(f).lower(w, i).as_text()
+    assert text.count("wrap_negative=1") == 2 and "select_n" not in text
+    got = np.asarray(jax.jit(f)(w, i))
+    assert got.tobytes() == np.asarray(_unsimplified(f, w, i)).tobytes()
+    want = np.zeros((6, 2), np.float32)
+    rows = np.where(np.asarray(i) < 0, np.asarray(i) + 6, np.asarray(i))
+    rows = rows[(rows >= 0) & (rows < 6)]
+    np.add.at(want, rows, np.asarray(w)[rows])
+    np.testing.assert_array_equal(got, want)
+
+
 def test_unsigned_and_wide_indices_as_jax(x64):
     """As jax 0.10.2 (pinned): negative indices count from the end in their own type, before
     the conversion to the int32 index type, and unsigned ones never do."""

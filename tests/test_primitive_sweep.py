@@ -128,6 +128,34 @@ def _wrapped_gather_primitive() -> core.Primitive:
 _WRAPPED_GATHER = _wrapped_gather_primitive()
 
 
+def _wrapped_scatter_primitive() -> core.Primitive:
+    """``x.at[i].add(u)`` for rows of a matrix by a scatter with ``wrap_negative`` set, which
+    no lax primitive makes (the simplifier sets it in place of jnp's index normalisation):
+    negative rows count from the end, then out-of-range ones drop."""
+    from tinyxla._src.array import _CODE, _DTYPES, _wrap
+    prim = core.Primitive("cpp_scatter_wrap_negative")
+    attrs = dict(op="add", update_window_dims=[1], inserted_window_dims=[0],
+                 scatter_dims_to_operand_dims=[0], mode="fill_or_drop", wrap_negative=1)
+
+    def abstract_eval(x, i, u):
+        if np.dtype(i.dtype).kind != "i" or len(x.shape) != 2 or i.shape[-1:] != (1,):
+            raise TypeError(f"{prim.name} takes a matrix and signed integer rows")
+        return core.ShapedArray(x.shape, x.dtype)
+
+    def impl(x, i, u):
+        h = _core.make_op("scatter", attrs)(x._h, i._h, u._h)
+        return _wrap(h, False, _DTYPES[_CODE[x.dtype]])
+
+    prim.def_impl(impl)
+    prim.def_abstract_eval(abstract_eval)
+    lowering.register_lowering(prim, lambda ctx, x, i, u: ctx.builder.op(
+        "scatter", attrs, [x, i, u]))
+    return prim
+
+
+_WRAPPED_SCATTER = _wrapped_scatter_primitive()
+
+
 # ---- the registry and each primitive's cases ----
 
 def _registry() -> dict[str, core.Primitive]:
@@ -569,6 +597,15 @@ def reference(name: str, case: Case) -> list[tuple[np.ndarray, float | None]] | 
         n = x.shape[0]
         rows = np.clip(np.where(i[:, 0] < 0, i[:, 0].astype(np.int64) + n, i[:, 0]), 0, n - 1)
         return [(x[rows], _EXACT)]
+    if name == "cpp_scatter_wrap_negative":
+        x, i, u = args
+        n = x.shape[0]
+        rows = np.where(i[:, 0] < 0, i[:, 0].astype(np.int64) + n, i[:, 0])
+        out = x.copy()
+        for r, row in zip(rows, u):  # in index order, as the scatter adds duplicates
+            if 0 <= r < n:
+                out[r] = out[r] + row
+        return [(out, None if dom.is_float(x.dtype) else _EXACT)]
     if name == "convert_element_type":
         to = case.params["new_dtype"]
         (x,) = args

@@ -34,12 +34,15 @@ void test_errors() {
   const std::string file = serialize_exported("{}", graph_text());
   CHECK_THROWS(deserialize_exported("PK\x03\x04"), "[export] not a tinyxla exported function");
   std::string newer = file;
-  newer.replace(newer.find("version 2"), 9, "version 3");
-  CHECK_THROWS(deserialize_exported(newer), "format version 3, but this tinyxla reads versions 1 to 2");
-  // A version 1 file (the same text form, without wrap_negative) still reads.
-  std::string older = file;
-  older.replace(older.find("version 2"), 9, "version 1");
-  CHECK(deserialize_exported(older).version == 1);
+  newer.replace(newer.find("version 3"), 9, "version 4");
+  CHECK_THROWS(deserialize_exported(newer), "format version 4, but this tinyxla reads versions 1 to 3");
+  // Version 1 and 2 files (the same text form, without a gather's or a scatter's
+  // wrap_negative) still read.
+  for (const char* version : {"version 1", "version 2"}) {
+    std::string older = file;
+    older.replace(older.find("version 3"), 9, version);
+    CHECK(deserialize_exported(older).version == version[8] - '0');
+  }
   CHECK_THROWS(deserialize_exported(file.substr(0, file.size() - 1)), "truncated or corrupt");
   std::string flipped = file;
   flipped[flipped.size() - 3] ^= 1;

@@ -1,8 +1,8 @@
 // Tests of gather, scatter, dynamic_slice and dynamic_update_slice: the eager ops against
 // loops written here, out-of-bounds modes, duplicate indices, validation errors, the graph
 // nodes' text round trip, jitted updates writing into a dead operand's buffer, and the
-// simplifier's fold of jnp's negative-index normalisation into the gather, and the vector
-// gather's AVX-512 and scalar loops.
+// simplifier's fold of jnp's negative-index normalisation into the gather and scatter, and
+// the vector gather's AVX-512 and scalar loops.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -156,16 +156,19 @@ ValueId column(GraphBuilder& b, ValueId i) {
   return b.broadcast_in_dim(i, shape, dims);
 }
 
+// Whether `v` is a gather or scatter with wrap_negative set.
 bool wraps(const Graph& g, ValueId v) {
   const Node& n = g.node(g.defining_node(v));
+  if (n.kind == OpKind::scatter) return n.attr<ops::ScatterAttrs>().wrap_negative;
   return n.kind == OpKind::gather && n.attr<ops::GatherAttrs>().wrap_negative;
 }
 
 // Gathers of jnp-normalised indices (x[i] clamped and filled, m[i, j], m[i] rows, m[:, i])
 // read the raw indices with wrap_negative set, and give the unsimplified graph's values bit
 // for bit on negative, in-range and out-of-range indices; int8 indices normalise in int8 and
-// widen after, as jnp stages them. A normalisation by another size than the operand dim's,
-// or one that a scatter reads too, stays as it is.
+// widen after, as jnp stages them. A normalisation that a scatter reads too (an embedding
+// and its gradient) folds into both; one by another size than the operand dim's, or one
+// that another op reads too, stays as it is.
 void test_simplify_folds_index_normalisation_into_gather() {
   const std::vector<int64_t> raw_i{0, 3, 9, 10, 127, -1, -5, -10, -11, -128, 4, -2};
   const std::vector<int64_t> raw_j{1, -1, 2, -3, 5, -5, -6, 4, 0, 6, -128, 127};
@@ -188,19 +191,23 @@ void test_simplify_folds_index_normalisation_into_gather() {
         b.gather(m, idx(j, 5), cols, {2, 1}, IndexMode::fill_or_drop, fill),
         b.gather(v, idx(i, 7), one, {1}, IndexMode::clip, -1),
     };
-    // Indices that a scatter reads too (an embedding and its gradient): the normalisation
-    // stays for the scatter, and the gather keeps reading it.
+    // Indices that a scatter reads too (an embedding and its gradient): both fold.
     const ValueId shared = idx(i, 10);
     outs.push_back(b.gather(v, shared, one, {1}, IndexMode::clip, -1));
     outs.push_back(b.scatter(ScatterOp::add, v, shared, outs.back(), one, IndexMode::fill_or_drop));
+    // Indices that a float conversion reads too: the normalisation stays for it, and the
+    // gather keeps reading it.
+    const ValueId kept = idx(i, 10);
+    outs.push_back(b.gather(v, kept, one, {1}, IndexMode::clip, -1));
+    outs.push_back(b.convert(kept, DType::F32));
     b.set_outputs(outs);
     const Graph g = b.build();
     CompileOptions no_fuse;
     no_fuse.fuse = false;
     auto exe = compile(g, no_fuse);
     const Graph& s = exe->graph();
-    for (size_t k = 0; k < 5; ++k) CHECK(wraps(s, s.outputs()[k]));
-    CHECK(!wraps(s, s.outputs()[5]) && !wraps(s, s.outputs()[6]));
+    for (size_t k : {0, 1, 2, 3, 4, 6, 7}) CHECK(wraps(s, s.outputs()[k]));
+    CHECK(!wraps(s, s.outputs()[5]) && !wraps(s, s.outputs()[8]));
     const std::string text = s.to_text();
     CHECK(text.find("mode=0, wrap_negative=1}") != std::string::npos);
     CHECK(parse_graph(text).to_text() == text);
@@ -267,6 +274,127 @@ void test_vector_gather_paths() {
   }
 }
 
+// Scatters of every kind at jnp-normalised indices (v.at[i] clamped and dropped: the vector
+// loop; m.at[i] rows: the row loop; m.at[i, j] and m.at[:, j]: the general loop) read the
+// raw indices with wrap_negative set, and give the unsimplified graph's values bit for bit
+// on negative, in-range and out-of-range indices, duplicates (9 and -1 are one element)
+// applied in the same order. A normalisation that a gather reads too (an embedding and its
+// gradient) folds into both; one by another size than the operand dim's, or one that
+// another op reads too, stays as it is.
+void test_simplify_folds_index_normalisation_into_scatter() {
+  const std::vector<int64_t> raw_i{0, 3, 9, 10, 127, -1, -5, -10, -11, -128, 4, -2};
+  const std::vector<int64_t> raw_j{1, -1, 2, -3, 5, -5, -6, 4, 0, 6, -128, 127};
+  for (ScatterOp op : {ScatterOp::set, ScatterOp::add, ScatterOp::mul, ScatterOp::min, ScatterOp::max}) {
+    for (DType t : {DType::I32, DType::I64, DType::I8}) {
+      GraphBuilder b;
+      ValueId v = b.parameter({10}, DType::F32);
+      ValueId m = b.parameter({2, 5}, DType::F32);
+      ValueId i = b.parameter({12}, t);
+      ValueId j = b.parameter({12}, t);
+      ValueId u = b.parameter({12}, DType::F32);
+      ValueId rows = b.parameter({12, 5}, DType::F32);
+      ValueId cols = b.parameter({2, 12}, DType::F32);
+      const DType index = t == DType::I8 ? DType::I32 : t;
+      auto idx = [&](ValueId k, int64_t n) { return column(b, b.convert(normalised(b, k, n), index)); };
+      const GatherDims one{{}, {0}, {0}, {}, {}}, two{{}, {0, 1}, {0, 1}, {}, {}};
+      const GatherDims by_cols{{0}, {1}, {1}, {}, {}};
+      std::vector<ValueId> outs{
+          b.scatter(op, v, idx(i, 10), u, one, IndexMode::clip),
+          b.scatter(op, v, idx(i, 10), u, one, IndexMode::fill_or_drop),
+          b.scatter(op, m, idx(i, 2), rows, kRows, IndexMode::clip),
+          b.scatter(op, m, b.concatenate({idx(i, 2), idx(j, 5)}, 1), u, two, IndexMode::fill_or_drop),
+          b.scatter(op, m, idx(j, 5), cols, by_cols, IndexMode::fill_or_drop),
+          b.scatter(op, v, idx(i, 7), u, one, IndexMode::clip),
+      };
+      const ValueId shared = idx(i, 10);
+      outs.push_back(b.gather(v, shared, one, {1}, IndexMode::clip, -1));
+      outs.push_back(b.scatter(op, v, shared, outs.back(), one, IndexMode::fill_or_drop));
+      const ValueId kept = idx(i, 10);
+      outs.push_back(b.scatter(op, v, kept, u, one, IndexMode::fill_or_drop));
+      outs.push_back(b.convert(kept, DType::F32));
+      b.set_outputs(outs);
+      const Graph g = b.build();
+      CompileOptions no_fuse;
+      no_fuse.fuse = false;
+      auto exe = compile(g, no_fuse);
+      const Graph& s = exe->graph();
+      for (size_t k : {0, 1, 2, 3, 4, 6, 7}) CHECK(wraps(s, s.outputs()[k]));
+      CHECK(!wraps(s, s.outputs()[5]) && !wraps(s, s.outputs()[8]));
+      const std::string text = s.to_text();
+      CHECK(text.find("mode=1, wrap_negative=1}") != std::string::npos);
+      CHECK(parse_graph(text).to_text() == text);
+
+      auto values = [](int64_t n, float scale) {
+        std::vector<float> out(static_cast<size_t>(n));
+        for (int64_t k = 0; k < n; ++k) out[size_t(k)] = (float(k % 7) - 2.75f) * scale;
+        return out;
+      };
+      auto indices = [&](const std::vector<int64_t>& raw) {
+        return convert(from(raw, {int64_t(raw.size())}, DType::I64), t);
+      };
+      const std::vector<Array> args{from(values(10, 1.0f), {10}, DType::F32), from(values(10, 0.5f), {2, 5}, DType::F32),
+                                    indices(raw_i), indices(raw_j), from(values(12, 1.3f), {12}, DType::F32),
+                                    from(values(60, 0.7f), {12, 5}, DType::F32),
+                                    from(values(24, 1.1f), {2, 12}, DType::F32)};
+      CompileOptions plain;
+      plain.simplify = false;
+      plain.fuse = false;
+      const std::vector<Array> got = exe->run(args), want = compile(g, plain)->run(args);
+      for (size_t k = 0; k < got.size(); ++k) CHECK(host<float>(got[k]) == host<float>(want[k]));
+    }
+  }
+  // v.at[i].add(u) dropping out-of-range rows, as jax 0.10.2 gives it: -1 and 9 both add
+  // to v[9], -10 to v[0]; 10, 127, -11 and -128 drop.
+  GraphBuilder b;
+  ValueId v = b.parameter({10}, DType::F32);
+  ValueId i = b.parameter({12}, DType::I32);
+  ValueId u = b.parameter({12}, DType::F32);
+  b.set_outputs({b.scatter(ScatterOp::add, v, column(b, normalised(b, i, 10)), u,
+                           GatherDims{{}, {0}, {0}, {}, {}}, IndexMode::fill_or_drop)});
+  auto exe = compile(b.build());
+  CHECK(wraps(exe->graph(), exe->graph().outputs()[0]));
+  const std::vector<float> ones(12, 1.0f);
+  const std::vector<Array> got = exe->run({from(std::vector<float>(10, 0.0f), {10}, DType::F32),
+                                           convert(from(raw_i, {12}, DType::I64), DType::I32),
+                                           from(ones, {12}, DType::F32)});
+  CHECK((host<float>(got[0]) == std::vector<float>{2, 0, 0, 1, 1, 1, 0, 0, 1, 2}));
+
+  // Many int32 updates into a small vector (the partial-sums loop) and float ones into a
+  // large vector (the unrolled loop), clamped and dropped: folded as unfolded.
+  for (int64_t n : {100, 5000}) {
+    const int64_t rows = 20000;
+    for (DType dtype : {DType::I32, DType::F32}) {
+      GraphBuilder big;
+      ValueId x = big.parameter({n}, dtype);
+      ValueId k = big.parameter({rows}, DType::I32);
+      ValueId upd = big.parameter({rows}, dtype);
+      const GatherDims one{{}, {0}, {0}, {}, {}};
+      big.set_outputs({big.scatter(ScatterOp::add, x, column(big, normalised(big, k, n)), upd, one, IndexMode::clip),
+                       big.scatter(ScatterOp::add, x, column(big, normalised(big, k, n)), upd, one,
+                                   IndexMode::fill_or_drop)});
+      const Graph g = big.build();
+      auto folded = compile(g);
+      CHECK(wraps(folded->graph(), folded->graph().outputs()[0]) && wraps(folded->graph(), folded->graph().outputs()[1]));
+      CompileOptions plain;
+      plain.simplify = false;
+      std::vector<int64_t> raw(static_cast<size_t>(rows));
+      std::vector<double> values(static_cast<size_t>(rows));
+      for (int64_t r = 0; r < rows; ++r) {
+        raw[size_t(r)] = (r * 7919) % (3 * n + 5) - 2 * n;
+        values[size_t(r)] = double(r % 13) * 0.37 - 2.0;
+      }
+      const std::vector<Array> args{convert(from(std::vector<double>(size_t(n), 0.5), {n}, DType::F64), dtype),
+                                    convert(from(raw, {rows}, DType::I64), DType::I32),
+                                    convert(from(values, {rows}, DType::F64), dtype)};
+      const std::vector<Array> got_big = folded->run(args), want = compile(g, plain)->run(args);
+      for (size_t o = 0; o < 2; ++o) {
+        if (dtype == DType::I32) CHECK(host<int32_t>(got_big[o]) == host<int32_t>(want[o]));
+        else CHECK(host<float>(got_big[o]) == host<float>(want[o]));
+      }
+    }
+  }
+}
+
 }  // namespace
 
 int main() {
@@ -280,6 +408,7 @@ int main() {
       {"jitted_updates_reuse_a_dead_buffer", test_jitted_updates_reuse_a_dead_buffer},
       {"simplify_folds_index_normalisation_into_gather", test_simplify_folds_index_normalisation_into_gather},
       {"vector_gather_paths", test_vector_gather_paths},
+      {"simplify_folds_index_normalisation_into_scatter", test_simplify_folds_index_normalisation_into_scatter},
   };
   return run_tests("gather_scatter", tests);
 }

@@ -17,8 +17,9 @@ namespace tinyxla {
 
 // The newest format this library writes and reads. 2: a gather may carry wrap_negative=1
 // (the simplifier's fold of jnp's negative-index normalisation), which version 1 readers
-// do not know.
-constexpr int kExportVersion = 2;
+// do not know. 3: a scatter may carry it too, which version 2 readers refuse as an unknown
+// attribute.
+constexpr int kExportVersion = 3;
 
 struct ExportedFunction {
   int version = kExportVersion;

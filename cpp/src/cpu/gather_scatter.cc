@@ -75,9 +75,17 @@ void with_rows(const Array& dense, F&& f) {
   else f(reinterpret_cast<const int64_t*>(dense.data()));
 }
 
+// Index component `v` as the start it gives: `wrap_size` is its operand dim's size when
+// the op wraps negative indices (GatherAttrs / ScatterAttrs::wrap_negative), else 0. Every
+// scalar gather and scatter path that wraps reads its indices through this (the x[i] and
+// x.at[i] vector loops only when they wrap, being bound by their operations per element).
+// A mask, not a branch: signs may be mixed, where a branch ran 4.8x the plain gather loop's
+// time (a select 1.4x).
+inline int64_t wrapped(int64_t v, int64_t wrap_size) { return v + ((v >> 63) & wrap_size); }
+
 // The operand start of row `r` (batch position `pos`) into `start`; false when the
 // window does not fit and mode is fill_or_drop. With `wrap`, a negative index component
-// first gets its dim's size added (GatherAttrs::wrap_negative).
+// first gets its dim's size added.
 template <typename I>
 bool window_start(const WindowPlan& p, const Shape& x_shape, const I* row,
                   const std::vector<int64_t>& pos, IndexMode mode, bool wrap,
@@ -85,8 +93,7 @@ bool window_start(const WindowPlan& p, const Shape& x_shape, const I* row,
   for (size_t d = 0; d < x_shape.size(); ++d) {
     int64_t s = 0;
     if (p.component[d] >= 0) {
-      s = int64_t(row[p.component[d]]);
-      if (wrap && s < 0) s += x_shape[d];
+      s = wrapped(int64_t(row[p.component[d]]), wrap ? x_shape[d] : 0);
     } else if (p.batch_from[d] >= 0) {
       s = pos[size_t(p.batch_from[d])];
     }
@@ -166,19 +173,17 @@ class WindowWalker {
 };
 
 // Window starts from the index components alone (no batching dims): per component, its
-// operand dim's stride, room and size (added to a negative component when `wrap`).
-// start() gives the element offset of a row's window.
+// operand dim's stride, room and wrap size (see wrapped). start() gives the element offset
+// of a row's window.
 struct FastRows {
   int64_t base = 0;
-  std::vector<int64_t> stride, room, size;
-  bool wrap = false;
+  std::vector<int64_t> stride, room, wrap_size;
 
   template <typename I>
   bool start(const I* row, IndexMode mode, int64_t* offset) const {
     int64_t s = base;
     for (size_t c = 0; c < stride.size(); ++c) {
-      int64_t v = int64_t(row[c]);
-      if (wrap && v < 0) v += size[c];
+      int64_t v = wrapped(int64_t(row[c]), wrap_size[c]);
       if (v < 0 || v > room[c]) {
         if (mode == IndexMode::fill_or_drop) return false;
         v = v < 0 ? 0 : room[c];
@@ -190,13 +195,13 @@ struct FastRows {
   }
 };
 
-FastRows fast_rows(const WindowPlan& p, const Array& x, const GatherDims& d) {
+FastRows fast_rows(const WindowPlan& p, const Array& x, const GatherDims& d, bool wrap) {
   FastRows f;
   f.base = x.offset();
   for (int64_t dim : d.start_index_map) {
     f.stride.push_back(x.strides()[size_t(dim)]);
     f.room.push_back(x.shape()[size_t(dim)] - p.extent[size_t(dim)]);
-    f.size.push_back(x.shape()[size_t(dim)]);
+    f.wrap_size.push_back(wrap ? x.shape()[size_t(dim)] : 0);
   }
   return f;
 }
@@ -221,8 +226,7 @@ void gather_rows(const Array& x, const I* idx, const WindowPlan& p, const Gather
   if (leading) {
     // The common case (x[idx], take): row r's window is out[r * window ...], and only the
     // index components move the start.
-    FastRows f = fast_rows(p, x, d);
-    f.wrap = wrap;
+    const FastRows f = fast_rows(p, x, d, wrap);
     if (window == 1 && p.k == 1) {  // x[idx] of a vector: one tight loop
       using Elem = semantics::ElementBits<kSize>;
       Elem fill_bits;
@@ -236,18 +240,16 @@ void gather_rows(const Array& x, const I* idx, const WindowPlan& p, const Gather
           Elem* const to = reinterpret_cast<Elem*>(dst_data);
           const I* const at = idx;
           const Elem filler = fill_bits;
-          const int64_t stride = f.stride[0], room = f.room[0], size = f.size[0];
+          const int64_t stride = f.stride[0], room = f.room[0], wrap_size = f.wrap_size[0];
           const bool clip = mode == IndexMode::clip;
           if constexpr (decltype(wrapping)::value) {
             // The loop's speed is the number of reads in flight, which its length per
-            // element bounds: the wrap is a mask (signs may be mixed; a select or branch
-            // ran 1.4x or, on mixed signs, 4.8x the plain loop's time), the range one
-            // unsigned test, and unrolling takes the loop's own count off. That matched
-            // the plain loop on one thread (1e6 of 1e6 float32: 0.89 ms against 0.87).
+            // element bounds: the wrap is a mask, the range one unsigned test, and
+            // unrolling takes the loop's own count off. That matched the plain loop on one
+            // thread (1e6 of 1e6 float32: 0.89 ms against 0.87).
 #pragma GCC unroll 4
             for (int64_t r = b; r < e; ++r) {
-              int64_t v = int64_t(at[r]);
-              v += (v >> 63) & size;
+              const int64_t v = wrapped(int64_t(at[r]), wrap_size);
               if (uint64_t(v) <= uint64_t(room)) to[r] = from[v * stride];
               else to[r] = clip ? from[(v < 0 ? 0 : room) * stride] : filler;
             }
@@ -261,10 +263,11 @@ void gather_rows(const Array& x, const I* idx, const WindowPlan& p, const Gather
         });
       };
       if constexpr ((kSize == 4 || kSize == 8) && std::is_same_v<I, int32_t>) {
-        if (f.stride[0] == 1 && f.size[0] < (int64_t(1) << 31) &&
+        const int64_t n = x.shape()[size_t(d.start_index_map[0])];
+        if (f.stride[0] == 1 && n < (int64_t(1) << 31) &&
             vmath::isa_supported(vmath::Isa::Avx512)) {
           using Bits = std::conditional_t<kSize == 4, uint32_t, uint64_t>;
-          const gather_avx512::VectorRead how{f.size[0], wrap, mode == IndexMode::clip};
+          const gather_avx512::VectorRead how{n, wrap, mode == IndexMode::clip};
           const Bits* from = reinterpret_cast<const Bits*>(base) + f.base;
           Bits* to = reinterpret_cast<Bits*>(dst_data);
           Bits filler;
@@ -428,13 +431,13 @@ ScatterLayout scatter_layout(const Array& updates, const WindowPlan& p, const Ga
 // Applies every row in order, each update only where it lands in `own`.
 template <typename T, ScatterOp op, typename I>
 void scatter_rows_owned(const Array& updates, const I* idx, const WindowPlan& p,
-                        const GatherDims& d, IndexMode mode, const Array& out,
+                        const GatherDims& d, IndexMode mode, bool wrap, const Array& out,
                         const ScatterLayout& l, const Owned& own) {
   const T* upd = reinterpret_cast<const T*>(updates.data());
   T* o = reinterpret_cast<T*>(out.mutable_data());
   WindowWalker walker(l.wshape, l.src, l.dst);
   if (l.row_stride >= 0) {
-    FastRows f = fast_rows(p, out, d);
+    FastRows f = fast_rows(p, out, d, wrap);
     f.base = 0;  // `o` already points at out's first element
     for (int64_t r = 0; r < p.rows; ++r) {
       int64_t t = 0;
@@ -451,7 +454,7 @@ void scatter_rows_owned(const Array& updates, const I* idx, const WindowPlan& p,
   std::vector<int64_t> pos(p.batch_shape.size()), start(size_t(out.ndim()));
   for (int64_t r = 0; r < p.rows; ++r) {
     unravel(r, p.batch_shape, pos);
-    if (!window_start(p, out.shape(), idx + r * p.k, pos, mode, false, start)) continue;
+    if (!window_start(p, out.shape(), idx + r * p.k, pos, mode, wrap, start)) continue;
     int64_t u = 0, t = 0;
     for (size_t i = 0; i < pos.size(); ++i) u += pos[i] * updates.strides()[size_t(l.scatter_pos[i])];
     for (size_t dim = 0; dim < start.size(); ++dim) t += start[dim] * l.out_strides[dim];
@@ -460,14 +463,17 @@ void scatter_rows_owned(const Array& updates, const I* idx, const WindowPlan& p,
 }
 
 // x.at[idx] with one index component: row r's updates (from r * row_stride) land as one run
-// of `run` elements (1 for a vector) from output element idx[r] * stride.
+// of `run` elements (1 for a vector) from output element idx[r] * stride. The wrap is a
+// template argument (kWrap: wrap_size is not 0): its mask's three operations a row made the
+// plain vector loop 14% slower (1e6 of 1e6 float32: 1.64 against 1.43 ms).
 struct SingleIndexRows {
-  int64_t stride = 0, room = 0, run = 0, row_stride = 0;
+  int64_t stride = 0, room = 0, wrap_size = 0, run = 0, row_stride = 0;
   bool clip = false;
 
-  template <typename I>
+  template <bool kWrap, typename I>
   bool start(const I* idx, int64_t r, int64_t* t) const {
     int64_t v = int64_t(idx[r]);
+    if constexpr (kWrap) v = wrapped(v, wrap_size);
     if (v < 0 || v > room) {
       if (!clip) return false;
       v = v < 0 ? 0 : room;
@@ -479,14 +485,16 @@ struct SingleIndexRows {
 
 // The scatter as SingleIndexRows when it is one (else run == 0).
 SingleIndexRows single_index_rows(const ScatterLayout& l, const WindowPlan& p,
-                                  const GatherDims& d, IndexMode mode, const Array& out) {
+                                  const GatherDims& d, IndexMode mode, bool wrap,
+                                  const Array& out) {
   SingleIndexRows s;
   if (l.row_stride < 0 || p.k != 1) return s;
   const int64_t run = l.wshape.empty() ? 1 : WindowWalker(l.wshape, l.src, l.dst).run();
   if (run == 0) return s;
-  const FastRows f = fast_rows(p, out, d);
+  const FastRows f = fast_rows(p, out, d, wrap);
   s.stride = f.stride[0];
   s.room = f.room[0];
+  s.wrap_size = f.wrap_size[0];
   s.run = run;
   s.row_stride = l.row_stride;
   s.clip = mode == IndexMode::clip;
@@ -505,14 +513,14 @@ constexpr int64_t kPartialSums = 4;
 constexpr int64_t kPartialSumsMinRows = int64_t(1) << 14;
 constexpr int64_t kPartialSumsMaxElements = int64_t(1) << 14;
 
-template <typename T, typename I>
+template <bool kWrap, typename T, typename I>
 void add_in_partial_sums(const SingleIndexRows& s, const I* idx, const T* upd, T* o,
                          int64_t rows, int64_t size) {
   using U = std::make_unsigned_t<T>;
   std::vector<U> part(static_cast<size_t>(kPartialSums * size), U(0));
   for (int64_t r = 0; r < rows; ++r) {
     int64_t t = 0;
-    if (!s.start(idx, r, &t)) continue;
+    if (!s.start<kWrap>(idx, r, &t)) continue;
     U& slot = part[size_t((r % kPartialSums) * size + t)];
     slot = U(slot + U(upd[r * s.row_stride]));
   }
@@ -523,17 +531,33 @@ void add_in_partial_sums(const SingleIndexRows& s, const I* idx, const T* upd, T
   }
 }
 
-template <typename T, ScatterOp op, typename I>
+template <typename T, ScatterOp op, bool kWrap, typename I>
 void apply_single_index_rows(const SingleIndexRows& s, const I* idx, const T* upd, T* o,
                              int64_t rows, int64_t size) {
   if constexpr (op == ScatterOp::add && std::is_integral_v<T> && !std::is_same_v<T, bool>) {
     if (s.run == 1 && rows >= kPartialSumsMinRows && size <= kPartialSumsMaxElements)
-      return add_in_partial_sums(s, idx, upd, o, rows, size);
+      return add_in_partial_sums<kWrap>(s, idx, upd, o, rows, size);
   }
   if (s.run == 1) {  // a vector: one tight loop
+    if constexpr (kWrap) {
+      // Locals, so that the stores do not make the compiler reload them, and unrolled: the
+      // loop is bound by its operations per row, and the wrap's mask adds three.
+      const int64_t n = s.wrap_size, room = s.room, stride = s.stride, step = s.row_stride;
+      const bool clip = s.clip;
+#pragma GCC unroll 4
+      for (int64_t r = 0; r < rows; ++r) {
+        int64_t v = wrapped(int64_t(idx[r]), n);
+        if (uint64_t(v) > uint64_t(room)) {
+          if (!clip) continue;
+          v = v < 0 ? 0 : room;
+        }
+        o[v * stride] = combine<T, op>(o[v * stride], upd[r * step]);
+      }
+      return;
+    }
     for (int64_t r = 0; r < rows; ++r) {
       int64_t t = 0;
-      if (!s.start(idx, r, &t)) continue;
+      if (!s.start<kWrap>(idx, r, &t)) continue;
       o[t] = combine<T, op>(o[t], upd[r * s.row_stride]);
     }
     return;
@@ -542,8 +566,8 @@ void apply_single_index_rows(const SingleIndexRows& s, const I* idx, const T* up
   constexpr int64_t kAhead = 16;
   for (int64_t r = 0; r < rows; ++r) {
     int64_t t = 0, ahead = 0;
-    if (r + kAhead < rows && s.start(idx, r + kAhead, &ahead)) __builtin_prefetch(o + ahead, 1);
-    if (!s.start(idx, r, &t)) continue;
+    if (r + kAhead < rows && s.start<kWrap>(idx, r + kAhead, &ahead)) __builtin_prefetch(o + ahead, 1);
+    if (!s.start<kWrap>(idx, r, &t)) continue;
     T* to = o + t;
     const T* from = upd + r * s.row_stride;
     for (int64_t j = 0; j < s.run; ++j) to[j] = combine<T, op>(to[j], from[j]);
@@ -559,20 +583,26 @@ constexpr int64_t kMinPartElements = 1 << 12;
 
 template <typename T, ScatterOp op, typename I>
 void scatter_rows(const Array& updates, const I* idx, const WindowPlan& p, const GatherDims& d,
-                  IndexMode mode, const Array& out) {
+                  IndexMode mode, bool wrap, const Array& out) {
   const ScatterLayout l = scatter_layout(updates, p, d, out);
   const int64_t size = out.size();
   const int64_t parts = std::min<int64_t>(pool_size(), size / kMinPartElements);
   const bool split = parts >= 2 && updates.size() >= kParallelUpdates;
-  const SingleIndexRows s = single_index_rows(l, p, d, mode, out);
-  if (s.run > 0)
-    return apply_single_index_rows<T, op>(s, idx, reinterpret_cast<const T*>(updates.data()),
-                                          reinterpret_cast<T*>(out.mutable_data()), p.rows,
-                                          size);
-  if (!split) return scatter_rows_owned<T, op>(updates, idx, p, d, mode, out, l, Owned{0, size});
+  const SingleIndexRows s = single_index_rows(l, p, d, mode, wrap, out);
+  if (s.run > 0) {
+    auto apply = [&](auto wrapping) {
+      apply_single_index_rows<T, op, decltype(wrapping)::value>(
+          s, idx, reinterpret_cast<const T*>(updates.data()),
+          reinterpret_cast<T*>(out.mutable_data()), p.rows, size);
+    };
+    if (s.wrap_size) apply(std::true_type{});
+    else apply(std::false_type{});
+    return;
+  }
+  if (!split) return scatter_rows_owned<T, op>(updates, idx, p, d, mode, wrap, out, l, Owned{0, size});
   const int64_t per = (size + parts - 1) / parts;
   parallel_for(parts, 1, [&](int64_t b, int64_t e) {
-    scatter_rows_owned<T, op>(updates, idx, p, d, mode, out, l,
+    scatter_rows_owned<T, op>(updates, idx, p, d, mode, wrap, out, l,
                               Owned{b * per, std::min(size, e * per)});
   });
 }
@@ -607,7 +637,7 @@ void gather(const Array& x, const Array& indices, const GatherDims& dims,
 }
 
 void scatter(ScatterOp op, const Array& x, const Array& indices, const Array& updates,
-             const GatherDims& dims, IndexMode mode, const Array& out) {
+             const GatherDims& dims, IndexMode mode, bool wrap_negative, const Array& out) {
   if (out.size() == 0) return;
   const bool in_place = out.buffer() == x.buffer() && out.offset() == x.offset() &&
                         out.strides() == x.strides();
@@ -621,11 +651,11 @@ void scatter(ScatterOp op, const Array& x, const Array& indices, const Array& up
     visit_dtype(x.dtype(), [&](auto zero) {
       using T = decltype(zero);
       switch (op) {
-        case ScatterOp::set: return scatter_rows<T, ScatterOp::set>(updates, rows, p, dims, mode, out);
-        case ScatterOp::add: return scatter_rows<T, ScatterOp::add>(updates, rows, p, dims, mode, out);
-        case ScatterOp::mul: return scatter_rows<T, ScatterOp::mul>(updates, rows, p, dims, mode, out);
-        case ScatterOp::min: return scatter_rows<T, ScatterOp::min>(updates, rows, p, dims, mode, out);
-        case ScatterOp::max: return scatter_rows<T, ScatterOp::max>(updates, rows, p, dims, mode, out);
+        case ScatterOp::set: return scatter_rows<T, ScatterOp::set>(updates, rows, p, dims, mode, wrap_negative, out);
+        case ScatterOp::add: return scatter_rows<T, ScatterOp::add>(updates, rows, p, dims, mode, wrap_negative, out);
+        case ScatterOp::mul: return scatter_rows<T, ScatterOp::mul>(updates, rows, p, dims, mode, wrap_negative, out);
+        case ScatterOp::min: return scatter_rows<T, ScatterOp::min>(updates, rows, p, dims, mode, wrap_negative, out);
+        case ScatterOp::max: return scatter_rows<T, ScatterOp::max>(updates, rows, p, dims, mode, wrap_negative, out);
       }
     });
   });

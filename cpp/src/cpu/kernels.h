@@ -44,9 +44,10 @@ void gather(const Array& x, const Array& indices, const GatherDims& dims,
             const std::vector<int64_t>& slice_sizes, IndexMode mode, bool wrap_negative,
             const Array& fill_value, const Array& out);
 // lax.scatter*: out = x with the update windows combined in index order; when `out`
-// already is `x` (a dead operand's buffer) only the windows are written.
+// already is `x` (a dead operand's buffer) only the windows are written. `wrap_negative`
+// as gather's.
 void scatter(ScatterOp op, const Array& x, const Array& indices, const Array& updates,
-             const GatherDims& dims, IndexMode mode, const Array& out);
+             const GatherDims& dims, IndexMode mode, bool wrap_negative, const Array& out);
 
 // lax.sort: outs[i] = operands[i] permuted along `dimension` by a stable sort on the first
 // `num_keys` operands (JAX's total order: NaNs last, -0.0 equal to 0.0).

@@ -523,7 +523,15 @@ class Parser : public ops::AttrReader {
       n.constant = constant(st.constant_key, types[0]);
       pos_ = resume;
     }
-    ValueId first = block.b.add(std::move(n));
+    // An op's own type check (a reshape to another size) refuses the line like the
+    // parser's checks do, naming it: the text is the malformed input, not a caller's call.
+    ValueId first = -1;
+    try {
+      first = block.b.add(std::move(n));
+    } catch (const Error& e) {
+      if (e.kind() == ErrorKind::ResourceExhausted || e.kind() == ErrorKind::Internal) throw;
+      fail(e.what());
+    }
     const Graph& g = block.b.graph();
     const Node& added = g.node(g.num_nodes() - 1);
     if (added.num_results != int(types.size())) fail("wrong number of results");

@@ -296,7 +296,7 @@ class ScatterDef final : public TypedOpDef<ScatterAttrs> {
   }
   void run(const std::any& a, const Arrays& ins, const Arrays& outs) const override {
     const ScatterAttrs& at = get(a);
-    cpu::scatter(at.op, ins[0], ins[1], ins[2], at.dims, at.index_mode, outs[0]);
+    cpu::scatter(at.op, ins[0], ins[1], ins[2], at.dims, at.index_mode, at.wrap_negative, outs[0]);
   }
   double cost(const std::any&, const Arrays& ins, const std::vector<ValueType>&) const override {
     return double(ins[0].size()) + double(ins[2].size());

@@ -19,7 +19,7 @@ struct GatherAttrs {
   // Each index component below zero first gets its operand dim's size added (numpy's
   // negative indices), before the mode clamps or fills: the simplifier sets it in place of
   // jnp indexing's select(i < 0, i + n, i), which would otherwise be a pass of its own
-  // over the indices.
+  // over the indices. ScatterAttrs has the same field.
   bool wrap_negative = false;
   template <class V> void visit(V& v) {
     v("offset_dims", dims.offset_dims);
@@ -37,6 +37,7 @@ struct ScatterAttrs {
   ScatterOp op = ScatterOp::set;
   GatherDims dims;
   IndexMode index_mode = IndexMode::clip;
+  bool wrap_negative = false;  // as GatherAttrs::wrap_negative, for the scatter's indices
   template <class V> void visit(V& v) {
     v("op", op, kInName);
     v("update_window_dims", dims.offset_dims);
@@ -45,6 +46,7 @@ struct ScatterAttrs {
     v("operand_batching_dims", dims.operand_batching_dims, kOmitEmpty);
     v("scatter_indices_batching_dims", dims.start_indices_batching_dims, kOmitEmpty);
     v("mode", index_mode);
+    v("wrap_negative", wrap_negative, kOmitEmpty);
   }
 };
 
