@@ -308,11 +308,12 @@ int64_t lane_grain(int64_t n, int64_t lanes) {
 }
 
 // Transforms `outer` blocks of `stride` lines of length n (line c of block o starts at
-// data + o*n*stride + c, its elements stride apart) L at a time: L consecutive rows when
-// stride is 1, else L adjacent columns, whose values at one position are one contiguous run.
+// src + o*n*stride + c, its elements stride apart) into the same places of data (src may be
+// data) L at a time: L consecutive rows when stride is 1, else L adjacent columns, whose
+// values at one position are one contiguous run.
 template <class R>
-void transform_lanes(C<R>* data, int64_t outer, int64_t n, int64_t stride, bool inverse,
-                     const Plan<R>& plan) {
+void transform_lanes(const C<R>* src, C<R>* data, int64_t outer, int64_t n, int64_t stride,
+                     bool inverse, const Plan<R>& plan) {
   const fft_lanes::Kernels<R>& k = lane_kernels<R>();
   const int64_t L = k.lanes;
   const int64_t col_batches = (stride + L - 1) / L;
@@ -322,52 +323,53 @@ void transform_lanes(C<R>* data, int64_t outer, int64_t n, int64_t stride, bool 
     R* a = lane_buffer<R>(4 * L * n);
     R* work = a + 2 * L * n;
     for (int64_t i = b; i < e; ++i) {
-      C<R>* base;
-      int64_t line_stride, used;
+      int64_t offset, line_stride, used;
       if (stride == 1) {
-        base = data + i * L * n;
+        offset = i * L * n;
         line_stride = n;
         used = std::min(L, outer - i * L);
       } else {
         const int64_t c0 = (i % col_batches) * L;
-        base = data + (i / col_batches) * n * stride + c0;
+        offset = (i / col_batches) * n * stride + c0;
         line_stride = 1;
         used = std::min(L, stride - c0);
       }
-      k.load(&base->re, line_stride, stride, n, int(used), a);
+      k.load(&src[offset].re, line_stride, stride, n, int(used), a);
       const R* z = k.run(passes.data(), int(passes.size()), a, work, inverse);
-      k.store(z, n, int(used), &base->re, line_stride, stride);
+      k.store(z, n, int(used), &data[offset].re, line_stride, stride);
     }
   });
 }
 
-// Transforms `rows` contiguous rows of length n in place.
+// Transforms `rows` contiguous rows of length n in place, one at a time.
 template <class R>
-void transform_rows(C<R>* data, int64_t rows, int64_t n, bool inverse) {
-  if (rows == 0 || n <= 1) return;
-  const auto plan = plan_for<R>(n);
-  if (use_lanes(plan.get(), rows)) return transform_lanes(data, rows, n, 1, inverse, *plan);
+void transform_rows(C<R>* data, int64_t rows, int64_t n, bool inverse, const Plan<R>& plan) {
   if (rows < pool_size() && n >= 4 * kGrainElements) {
-    std::vector<C<R>> work(static_cast<size_t>(plan->work_size()));
-    for (int64_t r = 0; r < rows; ++r) plan->run(data + r * n, work.data(), inverse, true);
+    std::vector<C<R>> work(static_cast<size_t>(plan.work_size()));
+    for (int64_t r = 0; r < rows; ++r) plan.run(data + r * n, work.data(), inverse, true);
     return;
   }
   const int64_t grain = std::max<int64_t>(1, kGrainElements * 8 / transform_cost(n));
   parallel_for(rows, grain, [&](int64_t b, int64_t e) {
-    std::vector<C<R>> work(static_cast<size_t>(plan->work_size()));
-    for (int64_t r = b; r < e; ++r) plan->run(data + r * n, work.data(), inverse, false);
+    std::vector<C<R>> work(static_cast<size_t>(plan.work_size()));
+    for (int64_t r = b; r < e; ++r) plan.run(data + r * n, work.data(), inverse, false);
   });
 }
 
-// Transforms along an axis of length n whose elements are `stride` apart, in `outer`
-// blocks of n*stride elements: columns are gathered kBlock at a time into contiguous lines.
+// Transforms src along an axis of length n whose elements are `stride` apart, in `outer`
+// blocks of n*stride elements, into data (src may be data). Batches go through the lanes;
+// otherwise data is transformed in place, columns gathered kBlock at a time into
+// contiguous lines.
 template <class R>
-void transform_axis(C<R>* data, int64_t outer, int64_t n, int64_t stride, bool inverse) {
-  if (stride == 1) return transform_rows(data, outer, n, inverse);
-  if (outer * stride == 0 || n <= 1) return;
-  const auto plan = plan_for<R>(n);
+void transform_axis(const C<R>* src, C<R>* data, int64_t outer, int64_t n, int64_t stride,
+                    bool inverse) {
+  if (outer * stride == 0) return;
+  const auto plan = n > 1 ? plan_for<R>(n) : nullptr;
   if (use_lanes(plan.get(), outer * stride))
-    return transform_lanes(data, outer, n, stride, inverse, *plan);
+    return transform_lanes(src, data, outer, n, stride, inverse, *plan);
+  if (src != data) std::memcpy(data, src, size_t(outer * n * stride) * sizeof(C<R>));
+  if (!plan) return;
+  if (stride == 1) return transform_rows(data, outer, n, inverse, *plan);
   constexpr int64_t kBlock = 8;
   const int64_t col_blocks = (stride + kBlock - 1) / kBlock;
   const int64_t items = outer * col_blocks;
@@ -400,17 +402,19 @@ void scale_all(C<R>* data, int64_t count, R factor) {
   });
 }
 
-// Complex transforms over the trailing axes of `data` (shape `shape`), in place,
-// unnormalized; the last axis first.
+// Complex transforms of src (dense, shape `shape`; it may be data) over its trailing axes
+// into data, unnormalized; the last axis first (from src, the others in place).
 template <class R>
-void transform_trailing(C<R>* data, const Shape& shape, size_t axes, bool inverse) {
+void transform_trailing(const C<R>* src, C<R>* data, const Shape& shape, size_t axes,
+                        bool inverse) {
   int64_t total = 1;
   for (int64_t d : shape) total *= d;
   if (total == 0) return;
+  if (axes == 0 && src != data) std::memcpy(data, src, size_t(total) * sizeof(C<R>));
   int64_t stride = 1;
   for (size_t i = 0; i < axes; ++i) {
     const int64_t n = shape[shape.size() - 1 - i];
-    transform_axis(data, total / (n * stride), n, stride, inverse);
+    transform_axis(i == 0 ? src : data, data, total / (n * stride), n, stride, inverse);
     stride *= n;
   }
 }
@@ -559,10 +563,14 @@ void fft_typed(FftType type, const std::vector<int64_t>& lengths, const Array& x
     case FftType::fft:
     case FftType::ifft: {
       Cx* o = reinterpret_cast<Cx*>(out.mutable_data());
-      if (!x.is_contiguous()) copy(x, out);
-      else if (x.data() != out.data()) std::memcpy(o, x.data(), out.nbytes());
+      // The first pass reads a dense x in place of a copy.
+      const Cx* src = reinterpret_cast<const Cx*>(x.data());
+      if (!x.is_contiguous()) {
+        copy(x, out);
+        src = o;
+      }
       const bool inverse = type == FftType::ifft;
-      transform_trailing(o, out_shape, k, inverse);
+      transform_trailing(src, o, out_shape, k, inverse);
       if (inverse && total_length > 1) scale_all(o, out.size(), R(1) / R(total_length));
       return;
     }
@@ -580,7 +588,7 @@ void fft_typed(FftType type, const std::vector<int64_t>& lengths, const Array& x
       int64_t stride = width;
       for (size_t i = 1; i < k; ++i) {
         const int64_t n = out_shape[out_shape.size() - 1 - i];
-        transform_axis(o, out.size() / (n * stride), n, stride, false);
+        transform_axis(o, o, out.size() / (n * stride), n, stride, false);
         stride *= n;
       }
       return;
@@ -601,7 +609,7 @@ void fft_typed(FftType type, const std::vector<int64_t>& lengths, const Array& x
       int64_t stride = width;
       for (size_t i = 1; i < k; ++i) {
         const int64_t n = in_shape[in_shape.size() - 1 - i];
-        transform_axis(s, in_size / (n * stride), n, stride, true);
+        transform_axis(s, s, in_size / (n * stride), n, stride, true);
         stride *= n;
       }
       irfft_rows(s, in_size / width, n_last, R(1) / R(total_length), o);
