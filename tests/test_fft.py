@@ -93,6 +93,58 @@ def test_irfft_ignores_imaginary_zero_and_nyquist():
         np.testing.assert_allclose(got, np.fft.irfft(spectrum, n), rtol=1e-5, atol=1e-5)
 
 
+# Batches of lines go through the lanes kernels (L lines at once, one per SIMD lane; L is 2
+# to 16 by ISA and precision) from 4 lines on: batch sizes around multiples of 16, every
+# radix kind (4, 2, 3, 5, 7, 11, 13, 17, a generic prime), lines shorter than L and not a
+# multiple of it (the element-by-element tail of the row transposes).
+_LANE_LENGTHS = [2, 3, 4, 8, 12, 17, 38, 45, 64, 77, 121, 169, 289, 1000, 1024, 2 * 59]
+_LANE_BATCHES = [4, 5, 15, 16, 17, 33]
+
+
+def _check_batch(x, lengths, tol):
+    """lax.fft of every type over the trailing `lengths` of x (complex) against numpy."""
+    axes = tuple(range(-len(lengths), 0))
+    cdtype = np.complex64 if tol == F32_TOL else np.complex128
+    xc, xr = x.astype(cdtype), x.real.astype(cdtype(0).real.dtype)
+    assert _rel_err(lax.fft(xc, "fft", lengths), np.fft.fftn(xc, axes=axes)) < tol
+    assert _rel_err(lax.fft(xc, "ifft", lengths), np.fft.ifftn(xc, axes=axes)) < tol
+    assert _rel_err(lax.fft(xr, "rfft", lengths), np.fft.rfftn(xr, axes=axes)) < tol
+    half = np.fft.rfftn(xr, axes=axes).astype(cdtype)
+    assert _rel_err(lax.fft(half, "irfft", lengths),
+                    np.fft.irfftn(half, lengths, axes=axes)) < tol
+
+
+@pytest.mark.parametrize("n", _LANE_LENGTHS)
+def test_batched_rows_against_numpy(n):
+    for rows in _LANE_BATCHES:
+        _check_batch(_signal((rows, n)), (n,), F32_TOL)
+
+
+def test_batched_rows_float64(x64):
+    for n in (12, 64, 77, 1024):
+        for rows in (4, 9, 17):
+            _check_batch(_signal((rows, n)), (n,), F64_TOL)
+
+
+# Axes other than the last: columns L adjacent at a time, the last batch of a block part
+# full when the stride is not a multiple of L; blocks of a batch dimension in front.
+@pytest.mark.parametrize("shape, k", [((64, 5), 2), ((12, 17), 2), ((256, 33), 2),
+                                      ((45, 16), 2), ((4, 7, 19), 3), ((3, 12, 17), 2),
+                                      ((5, 3, 40), 3)])
+def test_batched_columns_against_numpy(shape, k):
+    x = _signal(shape)
+    _check_batch(x, shape[-k:], F32_TOL)
+    # A transposed (strided) operand.
+    xt = np.ascontiguousarray(x.astype(np.complex64).T)
+    got = lax.fft(jnp.transpose(jnp.asarray(xt)), "fft", shape[-k:])
+    assert _rel_err(got, np.fft.fftn(xt.T, axes=tuple(range(-k, 0)))) < F32_TOL
+
+
+def test_batched_columns_float64(x64):
+    for shape in ((64, 5), (12, 17), (3, 20, 9)):
+        _check_batch(_signal(shape), shape[-2:], F64_TOL)
+
+
 def test_lax_fft_types_and_dtypes():
     assert lax.FftType.RFFT == 2 and lax.FftType(3) is lax.FftType.IRFFT
     x = np.arange(8, dtype=np.int32)

@@ -7,50 +7,49 @@
 // above kMaxRadix goes through Bluestein's algorithm: a chirp product and a convolution
 // done by two transforms of a 2,3,5,7-smooth length >= 2n-1. Real transforms of even
 // length pack the n reals as n/2 complex numbers and untangle the half-length transform.
-// Twiddles are computed in double precision. Transforms along an axis other than the last
-// gather a block of columns into contiguous lines first.
+// Twiddles are computed in double precision. Batches of lines (rows, or the columns of an
+// axis other than the last) go through the same passes L lines at a time, one line per SIMD
+// lane (fft_lanes.h); a single line, Bluestein's lengths and long lines run one at a time.
 #include "fft.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <complex>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <new>
+#include <type_traits>
 
 #include "../core/thread_pool.h"
+#include "fft_lanes.h"
 #include "kernels.h"
+#include "vmath.h"
 #include "tinyxla/error.h"
 
 namespace tinyxla::cpu {
+
+// The generic build of the kernels (16-byte vectors), which also serves single lines.
+namespace fft_lanes::generic {
+#define TINYXLA_FFT_VBYTES 16
+#include "fft_kernels.inc"
+#undef TINYXLA_FFT_VBYTES
+}  // namespace fft_lanes::generic
+
 namespace {
 
-constexpr int kMaxRadix = 61;
-
-// Same layout as std::complex<R>; plain arithmetic (std::complex's operator* checks for
-// NaN and calls a library routine).
-template <class R>
-struct C {
-  R re, im;
-};
-template <class R> inline C<R> operator+(C<R> a, C<R> b) { return {a.re + b.re, a.im + b.im}; }
-template <class R> inline C<R> operator-(C<R> a, C<R> b) { return {a.re - b.re, a.im - b.im}; }
-template <class R> inline C<R> scale(C<R> a, R s) { return {a.re * s, a.im * s}; }
-template <class R> inline C<R> conj(C<R> a) { return {a.re, -a.im}; }
-template <class R> inline C<R> mul(C<R> a, C<R> b) {
-  return {a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re};
-}
-// a * w (forward) or a * conj(w) (inverse).
-template <bool Inv, class R> inline C<R> twiddle(C<R> a, C<R> w) {
-  if constexpr (Inv) return {a.re * w.re + a.im * w.im, a.im * w.re - a.re * w.im};
-  else return mul(a, w);
-}
-// a * -i (forward) or a * i (inverse).
-template <bool Inv, class R> inline C<R> rot(C<R> a) {
-  if constexpr (Inv) return {-a.im, a.re};
-  else return {a.im, -a.re};
-}
+using fft_lanes::PassView;
+using fft_lanes::generic::C;
+using fft_lanes::generic::conj;
+using fft_lanes::generic::dispatch_pass;
+using fft_lanes::generic::irfft_tangle;
+using fft_lanes::generic::kMaxRadix;
+using fft_lanes::generic::mul;
+using fft_lanes::generic::rfft_untangle;
+using fft_lanes::generic::scale;
 
 // exp(-2 pi i k / n), from k reduced mod n, in double precision.
 template <class R>
@@ -60,36 +59,6 @@ C<R> root(int64_t k, int64_t n) {
   return {R(std::cos(a)), R(std::sin(a))};
 }
 
-// Odd-radix DFT of a[0..P) into b (P a compile-time constant, or p at run time when
-// P == 0), from cos/sin tables of 2 pi k / p: pairs a_r, a_{p-r} share their products.
-template <int P, bool Inv, class R>
-inline void butterfly_odd(int p_rt, const C<R>* a, C<R>* b, const R* cs, const R* sn) {
-  const int p = P ? P : p_rt;
-  const int h = (p - 1) / 2;
-  C<R> s[(P ? P : kMaxRadix) / 2 + 1], d[(P ? P : kMaxRadix) / 2 + 1];
-  C<R> b0 = a[0];
-  for (int r = 1; r <= h; ++r) {
-    s[r] = a[r] + a[p - r];
-    d[r] = a[r] - a[p - r];
-    b0 = b0 + s[r];
-  }
-  b[0] = b0;
-  for (int k = 1; k <= h; ++k) {
-    C<R> x = a[0], y{0, 0};
-    int rk = 0;
-    for (int r = 1; r <= h; ++r) {
-      rk += k;
-      if (rk >= p) rk -= p;
-      x = x + scale(s[r], cs[rk]);
-      y = y + scale(d[r], sn[rk]);
-    }
-    // b_k = x - i y, b_{p-k} = x + i y (forward); swapped for the inverse.
-    const C<R> iy{-y.im, y.re};
-    b[k] = Inv ? x + iy : x - iy;
-    b[p - k] = Inv ? x - iy : x + iy;
-  }
-}
-
 template <class R>
 struct Pass {
   int radix;
@@ -97,67 +66,6 @@ struct Pass {
   std::vector<C<R>> tw;    // tw[p*(radix-1) + k-1] = exp(-2 pi i p k / (radix*m))
   std::vector<R> cs, sn;   // cos, sin of 2 pi k / radix (odd radices)
 };
-
-// One Stockham pass over p in [p0, p1) and q in [q0, q1): y[q + s(P p + k)] =
-// w^{pk} DFT_P(x[q + s(p + r m)])_k.
-template <int P, bool Inv, class R>
-void run_pass(const Pass<R>& ps, const C<R>* __restrict__ x, C<R>* __restrict__ y, int64_t p0,
-              int64_t p1, int64_t q0, int64_t q1) {
-  const int p_rt = ps.radix;
-  const int radix = P ? P : p_rt;
-  const int64_t m = ps.m, s = ps.s;
-  C<R> a[P ? P : kMaxRadix], b[P ? P : kMaxRadix];
-  for (int64_t p = p0; p < p1; ++p) {
-    const C<R>* w = ps.tw.data() + p * (radix - 1);
-    for (int64_t q = q0; q < q1; ++q) {
-      const C<R>* xi = x + q + s * p;
-      for (int r = 0; r < radix; ++r) a[r] = xi[s * m * r];
-      if constexpr (P == 2) {
-        b[0] = a[0] + a[1];
-        b[1] = a[0] - a[1];
-      } else if constexpr (P == 4) {
-        const C<R> t0 = a[0] + a[2], t1 = a[0] - a[2], t2 = a[1] + a[3];
-        const C<R> t3 = rot<Inv>(a[1] - a[3]);
-        b[0] = t0 + t2;
-        b[1] = t1 + t3;
-        b[2] = t0 - t2;
-        b[3] = t1 - t3;
-      } else if constexpr (P == 3) {
-        const C<R> t = a[1] + a[2];
-        const C<R> mid = a[0] - scale(t, R(0.5));
-        const C<R> dd = scale(rot<Inv>(a[1] - a[2]), R(0.86602540378443864676));
-        b[0] = a[0] + t;
-        b[1] = mid + dd;
-        b[2] = mid - dd;
-      } else {
-        butterfly_odd<P, Inv>(p_rt, a, b, ps.cs.data(), ps.sn.data());
-      }
-      C<R>* yo = y + q + s * radix * p;
-      yo[0] = b[0];
-      if (p == 0) {
-        for (int k = 1; k < radix; ++k) yo[s * k] = b[k];
-      } else {
-        for (int k = 1; k < radix; ++k) yo[s * k] = twiddle<Inv>(b[k], w[k - 1]);
-      }
-    }
-  }
-}
-
-template <bool Inv, class R>
-void dispatch_pass(const Pass<R>& ps, const C<R>* x, C<R>* y, int64_t p0, int64_t p1,
-                   int64_t q0, int64_t q1) {
-  switch (ps.radix) {
-    case 2: return run_pass<2, Inv>(ps, x, y, p0, p1, q0, q1);
-    case 3: return run_pass<3, Inv>(ps, x, y, p0, p1, q0, q1);
-    case 4: return run_pass<4, Inv>(ps, x, y, p0, p1, q0, q1);
-    case 5: return run_pass<5, Inv>(ps, x, y, p0, p1, q0, q1);
-    case 7: return run_pass<7, Inv>(ps, x, y, p0, p1, q0, q1);
-    case 11: return run_pass<11, Inv>(ps, x, y, p0, p1, q0, q1);
-    case 13: return run_pass<13, Inv>(ps, x, y, p0, p1, q0, q1);
-    case 17: return run_pass<17, Inv>(ps, x, y, p0, p1, q0, q1);
-    default: return run_pass<0, Inv>(ps, x, y, p0, p1, q0, q1);
-  }
-}
 
 // The smallest 2,3,5,7-smooth number >= n.
 int64_t smooth_size(int64_t n) {
@@ -213,9 +121,17 @@ class Plan {
       len /= f;
       s *= f;
     }
+    for (const Pass<R>& ps : passes_)
+      views_.push_back({ps.radix, ps.m, ps.s, &ps.tw[0].re, ps.cs.data(), ps.sn.data()});
   }
+  // views_ points into passes_.
+  Plan(const Plan&) = delete;
+  Plan& operator=(const Plan&) = delete;
 
   int64_t size() const { return n_; }
+  bool is_bluestein() const { return sub_ != nullptr; }
+  // The passes (none for Bluestein's plans), for the lanes kernels.
+  const std::vector<PassView<R>>& passes() const { return views_; }
   // Complex elements of scratch that run() needs.
   int64_t work_size() const { return sub_ ? m_ + sub_->work_size() : n_; }
 
@@ -225,7 +141,7 @@ class Plan {
     if (sub_) return bluestein(data, work, inverse, parallel);
     C<R>* x = data;
     C<R>* y = work;
-    for (const Pass<R>& ps : passes_) {
+    for (const PassView<R>& ps : views_) {
       run_split(ps, x, y, inverse, parallel);
       std::swap(x, y);
     }
@@ -292,7 +208,7 @@ class Plan {
     });
   }
 
-  void run_split(const Pass<R>& ps, const C<R>* x, C<R>* y, bool inverse, bool parallel) const {
+  void run_split(const PassView<R>& ps, const C<R>* x, C<R>* y, bool inverse, bool parallel) const {
     const auto go = [&](int64_t p0, int64_t p1, int64_t q0, int64_t q1) {
       if (inverse) dispatch_pass<true>(ps, x, y, p0, p1, q0, q1);
       else dispatch_pass<false>(ps, x, y, p0, p1, q0, q1);
@@ -309,6 +225,7 @@ class Plan {
 
   int64_t n_;
   std::vector<Pass<R>> passes_;
+  std::vector<PassView<R>> views_;
   // Bluestein: the plan of length m_ >= 2n-1, the chirp exp(-pi i k^2/n) and the
   // transformed convolution kernel.
   std::shared_ptr<const Plan<R>> sub_;
@@ -339,31 +256,121 @@ int64_t transform_cost(int64_t n) {
   return 5 * n * lg;
 }
 
-// Transforms `rows` contiguous rows of length n in place.
+std::atomic<vmath::Isa> lane_isa{vmath::isa_supported(vmath::Isa::Avx512) ? vmath::Isa::Avx512
+                                  : vmath::isa_supported(vmath::Isa::Avx2) ? vmath::Isa::Avx2
+                                                                            : vmath::Isa::Generic};
+
+// The lanes kernels for this CPU.
 template <class R>
-void transform_rows(C<R>* data, int64_t rows, int64_t n, bool inverse) {
-  if (rows == 0 || n <= 1) return;
-  const auto plan = plan_for<R>(n);
+const fft_lanes::Kernels<R>& lane_kernels() {
+  const vmath::Isa isa = lane_isa.load(std::memory_order_relaxed);
+  const fft_lanes::Table& table = isa == vmath::Isa::Avx512 ? fft_lanes::avx512::table()
+                                  : isa == vmath::Isa::Avx2 ? fft_lanes::avx2::table()
+                                                            : fft_lanes::generic::table();
+  if constexpr (std::is_same_v<R, float>) return table.f32;
+  else return table.f64;
+}
+
+struct FreeDeleter {
+  void operator()(void* p) const { std::free(p); }
+};
+// The calling thread's lanes buffer of at least `count` reals, 64-byte aligned (the kernels
+// read it as vectors). It only grows and is kept between calls: a fresh buffer of a few
+// hundred KiB per parallel_for chunk was an mmap and its page faults each time.
+template <class R>
+R* lane_buffer(int64_t count) {
+  thread_local std::unique_ptr<R[], FreeDeleter> buf;
+  thread_local int64_t size = 0;
+  if (count > size) {
+    R* p = static_cast<R*>(std::aligned_alloc(64, (size_t(count) * sizeof(R) + 63) / 64 * 64));
+    if (!p) throw std::bad_alloc();
+    buf.reset(p);
+    size = count;
+  }
+  return buf.get();
+}
+
+// Lines of at most this length go through the lanes kernels (L of them and their scratch
+// then stay within a core's L2 cache), from kMinLaneLines of them on (fewer would leave
+// most lanes idle).
+constexpr int64_t kMaxLaneLength = 1 << 13;
+constexpr int64_t kMinLaneLines = 4;
+
+template <class R>
+bool use_lanes(const Plan<R>* plan, int64_t lines) {
+  return plan && !plan->is_bluestein() && plan->size() <= kMaxLaneLength &&
+         lines >= kMinLaneLines;
+}
+
+// Grain, in batches of L lines of length n, for parallel_for.
+int64_t lane_grain(int64_t n, int64_t lanes) {
+  return std::max<int64_t>(1, kGrainElements * 8 / (transform_cost(n) * lanes));
+}
+
+// Transforms `outer` blocks of `stride` lines of length n (line c of block o starts at
+// src + o*n*stride + c, its elements stride apart) into the same places of data (src may be
+// data) L at a time: L consecutive rows when stride is 1, else L adjacent columns, whose
+// values at one position are one contiguous run.
+template <class R>
+void transform_lanes(const C<R>* src, C<R>* data, int64_t outer, int64_t n, int64_t stride,
+                     bool inverse, const Plan<R>& plan) {
+  const fft_lanes::Kernels<R>& k = lane_kernels<R>();
+  const int64_t L = k.lanes;
+  const int64_t col_batches = (stride + L - 1) / L;
+  const int64_t batches = stride == 1 ? (outer + L - 1) / L : outer * col_batches;
+  const std::vector<PassView<R>>& passes = plan.passes();
+  parallel_for(batches, lane_grain(n, L), [&](int64_t b, int64_t e) {
+    R* a = lane_buffer<R>(4 * L * n);
+    R* work = a + 2 * L * n;
+    for (int64_t i = b; i < e; ++i) {
+      int64_t offset, line_stride, used;
+      if (stride == 1) {
+        offset = i * L * n;
+        line_stride = n;
+        used = std::min(L, outer - i * L);
+      } else {
+        const int64_t c0 = (i % col_batches) * L;
+        offset = (i / col_batches) * n * stride + c0;
+        line_stride = 1;
+        used = std::min(L, stride - c0);
+      }
+      k.load(&src[offset].re, line_stride, stride, n, int(used), a);
+      const R* z = k.run(passes.data(), int(passes.size()), a, work, inverse);
+      k.store(z, n, int(used), &data[offset].re, line_stride, stride);
+    }
+  });
+}
+
+// Transforms `rows` contiguous rows of length n in place, one at a time.
+template <class R>
+void transform_rows(C<R>* data, int64_t rows, int64_t n, bool inverse, const Plan<R>& plan) {
   if (rows < pool_size() && n >= 4 * kGrainElements) {
-    std::vector<C<R>> work(static_cast<size_t>(plan->work_size()));
-    for (int64_t r = 0; r < rows; ++r) plan->run(data + r * n, work.data(), inverse, true);
+    std::vector<C<R>> work(static_cast<size_t>(plan.work_size()));
+    for (int64_t r = 0; r < rows; ++r) plan.run(data + r * n, work.data(), inverse, true);
     return;
   }
   const int64_t grain = std::max<int64_t>(1, kGrainElements * 8 / transform_cost(n));
   parallel_for(rows, grain, [&](int64_t b, int64_t e) {
-    std::vector<C<R>> work(static_cast<size_t>(plan->work_size()));
-    for (int64_t r = b; r < e; ++r) plan->run(data + r * n, work.data(), inverse, false);
+    std::vector<C<R>> work(static_cast<size_t>(plan.work_size()));
+    for (int64_t r = b; r < e; ++r) plan.run(data + r * n, work.data(), inverse, false);
   });
 }
 
-// Transforms along an axis of length n whose elements are `stride` apart, in `outer`
-// blocks of n*stride elements: columns are gathered kBlock at a time into contiguous lines.
+// Transforms src along an axis of length n whose elements are `stride` apart, in `outer`
+// blocks of n*stride elements, into data (src may be data). Batches go through the lanes;
+// otherwise data is transformed in place, columns gathered kBlock at a time into
+// contiguous lines.
 template <class R>
-void transform_axis(C<R>* data, int64_t outer, int64_t n, int64_t stride, bool inverse) {
-  if (stride == 1) return transform_rows(data, outer, n, inverse);
-  if (outer * stride == 0 || n <= 1) return;
+void transform_axis(const C<R>* src, C<R>* data, int64_t outer, int64_t n, int64_t stride,
+                    bool inverse) {
+  if (outer * stride == 0) return;
+  const auto plan = n > 1 ? plan_for<R>(n) : nullptr;
+  if (use_lanes(plan.get(), outer * stride))
+    return transform_lanes(src, data, outer, n, stride, inverse, *plan);
+  if (src != data) std::memcpy(data, src, size_t(outer * n * stride) * sizeof(C<R>));
+  if (!plan) return;
+  if (stride == 1) return transform_rows(data, outer, n, inverse, *plan);
   constexpr int64_t kBlock = 8;
-  const auto plan = plan_for<R>(n);
   const int64_t col_blocks = (stride + kBlock - 1) / kBlock;
   const int64_t items = outer * col_blocks;
   const bool inner_parallel = items < pool_size() && n >= 4 * kGrainElements;
@@ -395,17 +402,19 @@ void scale_all(C<R>* data, int64_t count, R factor) {
   });
 }
 
-// Complex transforms over the trailing axes of `data` (shape `shape`), in place,
-// unnormalized; the last axis first.
+// Complex transforms of src (dense, shape `shape`; it may be data) over its trailing axes
+// into data, unnormalized; the last axis first (from src, the others in place).
 template <class R>
-void transform_trailing(C<R>* data, const Shape& shape, size_t axes, bool inverse) {
+void transform_trailing(const C<R>* src, C<R>* data, const Shape& shape, size_t axes,
+                        bool inverse) {
   int64_t total = 1;
   for (int64_t d : shape) total *= d;
   if (total == 0) return;
+  if (axes == 0 && src != data) std::memcpy(data, src, size_t(total) * sizeof(C<R>));
   int64_t stride = 1;
   for (size_t i = 0; i < axes; ++i) {
     const int64_t n = shape[shape.size() - 1 - i];
-    transform_axis(data, total / (n * stride), n, stride, inverse);
+    transform_axis(i == 0 ? src : data, data, total / (n * stride), n, stride, inverse);
     stride *= n;
   }
 }
@@ -429,32 +438,37 @@ void rfft_rows(const R* x, int64_t rows, int64_t n, C<R>* out) {
     else parallel_for(rows, std::max<int64_t>(1, kGrainElements * 8 / transform_cost(n)), body);
     return;
   }
-  // Even n: z_j = x_{2j} + i x_{2j+1}, Z = DFT_h(z); X_k = E_k + w^k O_k with
-  // E_k = (Z_k + conj Z_{h-k}) / 2, O_k = -i (Z_k - conj Z_{h-k}) / 2, w = exp(-2 pi i/n).
+  // Even n: the transform of z_j = x_{2j} + i x_{2j+1}, untangled (rfft_untangle).
   std::vector<C<R>> w(static_cast<size_t>(h));
   for (int64_t k = 0; k < h; ++k) w[size_t(k)] = root<R>(k, n);
+  const auto plan = h > 1 ? plan_for<R>(h) : nullptr;
+  if (use_lanes(plan.get(), rows)) {
+    const fft_lanes::Kernels<R>& k = lane_kernels<R>();
+    const int64_t L = k.lanes;
+    const std::vector<PassView<R>>& passes = plan->passes();
+    parallel_for((rows + L - 1) / L, lane_grain(h, L), [&](int64_t b, int64_t e) {
+      R* a = lane_buffer<R>(4 * L * width);
+      R* work = a + 2 * L * width;
+      for (int64_t i = b; i < e; ++i) {
+        const int64_t r0 = i * L, used = std::min(L, rows - r0);
+        // A row's reals read as h complex values are its z.
+        k.load(x + r0 * n, h, 1, h, int(used), a);
+        R* z = k.run(passes.data(), int(passes.size()), a, work, false);
+        k.rfft_untangle(z, h, &w[0].re);
+        k.store(z, width, int(used), &out[r0 * width].re, width, 1);
+      }
+    });
+    return;
+  }
   for (int64_t r = 0; r < rows; ++r) std::memcpy(out + r * width, x + r * n, size_t(n) * sizeof(R));
   // The packed rows are width apart; transform each in place.
-  const auto plan = h > 1 ? plan_for<R>(h) : nullptr;
   const bool inner = rows < pool_size() && h >= 4 * kGrainElements;
   const auto body = [&](int64_t b, int64_t e) {
     std::vector<C<R>> work(static_cast<size_t>(plan ? plan->work_size() : 0));
     for (int64_t r = b; r < e; ++r) {
       C<R>* z = out + r * width;
       if (plan) plan->run(z, work.data(), false, inner);
-      const C<R> z0 = z[0];
-      z[0] = {z0.re + z0.im, R(0)};
-      z[h] = {z0.re - z0.im, R(0)};
-      for (int64_t k = 1; 2 * k <= h; ++k) {
-        const int64_t j = h - k;
-        const C<R> zk = z[k], zj = z[j];
-        const C<R> ek = scale(zk + conj(zj), R(0.5));
-        const C<R> ok = scale(rot<false>(zk - conj(zj)), R(0.5));
-        const C<R> ej = scale(zj + conj(zk), R(0.5));
-        const C<R> oj = scale(rot<false>(zj - conj(zk)), R(0.5));
-        z[k] = ek + mul(ok, w[size_t(k)]);
-        z[j] = ej + mul(oj, w[size_t(j)]);
-      }
+      rfft_untangle(z, h, w.data());
     }
   };
   if (inner) body(0, rows);
@@ -488,23 +502,36 @@ void irfft_rows(const C<R>* x, int64_t rows, int64_t n, R factor, R* out) {
     else parallel_for(rows, grain, body);
     return;
   }
-  // Even n: Z_k = (X_k + conj X_{h-k}) + i conj(w^k) (X_k - conj X_{h-k}) is 2 (E_k + i O_k);
-  // its inverse DFT_h holds the even reals in its real and the odd ones in its imaginary
-  // parts.
-  std::vector<C<R>> w(static_cast<size_t>(h + 1));
-  for (int64_t k = 0; k <= h; ++k) w[size_t(k)] = root<R>(k, n);
+  // Even n: the inverse half-length transform of the tangled spectrum (irfft_tangle) holds
+  // the even reals in its real and the odd ones in its imaginary parts.
+  std::vector<C<R>> w(static_cast<size_t>(h));
+  for (int64_t k = 0; k < h; ++k) w[size_t(k)] = root<R>(k, n);
   const auto plan = h > 1 ? plan_for<R>(h) : nullptr;
+  if (use_lanes(plan.get(), rows)) {
+    const fft_lanes::Kernels<R>& k = lane_kernels<R>();
+    const int64_t L = k.lanes;
+    const std::vector<PassView<R>>& passes = plan->passes();
+    parallel_for((rows + L - 1) / L, lane_grain(h, L), [&](int64_t b, int64_t e) {
+      R* a = lane_buffer<R>(4 * L * width);
+      R* work = a + 2 * L * width;
+      for (int64_t i = b; i < e; ++i) {
+        const int64_t r0 = i * L, used = std::min(L, rows - r0);
+        k.load(&x[r0 * width].re, width, 1, width, int(used), a);
+        k.irfft_tangle(a, work, h, &w[0].re);
+        R* z = k.run(passes.data(), int(passes.size()), work, a, true);
+        k.scale(z, h, factor);
+        // h complex values of a row are its n reals.
+        k.store(z, h, int(used), out + r0 * n, h, 1);
+      }
+    });
+    return;
+  }
   const auto body = [&](int64_t b, int64_t e) {
     std::vector<C<R>> work(static_cast<size_t>(plan ? plan->work_size() : 0));
     for (int64_t r = b; r < e; ++r) {
       const C<R>* xr = x + r * width;
       C<R>* z = reinterpret_cast<C<R>*>(out + r * n);
-      z[0] = {xr[0].re + xr[h].re, xr[0].re - xr[h].re};
-      for (int64_t k = 1; k < h; ++k) {
-        const C<R> xk = xr[k], xj = conj(xr[h - k]);
-        const C<R> odd = twiddle<true>(xk - xj, w[size_t(k)]);
-        z[k] = (xk + xj) + C<R>{-odd.im, odd.re};
-      }
+      irfft_tangle(xr, z, h, w.data());
       if (plan) plan->run(z, work.data(), true, inner);
       const R f = factor;
       for (int64_t k = 0; k < h; ++k) z[k] = scale(z[k], f);
@@ -536,10 +563,14 @@ void fft_typed(FftType type, const std::vector<int64_t>& lengths, const Array& x
     case FftType::fft:
     case FftType::ifft: {
       Cx* o = reinterpret_cast<Cx*>(out.mutable_data());
-      if (!x.is_contiguous()) copy(x, out);
-      else if (x.data() != out.data()) std::memcpy(o, x.data(), out.nbytes());
+      // The first pass reads a dense x in place of a copy.
+      const Cx* src = reinterpret_cast<const Cx*>(x.data());
+      if (!x.is_contiguous()) {
+        copy(x, out);
+        src = o;
+      }
       const bool inverse = type == FftType::ifft;
-      transform_trailing(o, out_shape, k, inverse);
+      transform_trailing(src, o, out_shape, k, inverse);
       if (inverse && total_length > 1) scale_all(o, out.size(), R(1) / R(total_length));
       return;
     }
@@ -557,7 +588,7 @@ void fft_typed(FftType type, const std::vector<int64_t>& lengths, const Array& x
       int64_t stride = width;
       for (size_t i = 1; i < k; ++i) {
         const int64_t n = out_shape[out_shape.size() - 1 - i];
-        transform_axis(o, out.size() / (n * stride), n, stride, false);
+        transform_axis(o, o, out.size() / (n * stride), n, stride, false);
         stride *= n;
       }
       return;
@@ -578,7 +609,7 @@ void fft_typed(FftType type, const std::vector<int64_t>& lengths, const Array& x
       int64_t stride = width;
       for (size_t i = 1; i < k; ++i) {
         const int64_t n = in_shape[in_shape.size() - 1 - i];
-        transform_axis(s, in_size / (n * stride), n, stride, true);
+        transform_axis(s, s, in_size / (n * stride), n, stride, true);
         stride *= n;
       }
       irfft_rows(s, in_size / width, n_last, R(1) / R(total_length), o);
@@ -588,6 +619,12 @@ void fft_typed(FftType type, const std::vector<int64_t>& lengths, const Array& x
 }
 
 }  // namespace
+
+void set_fft_isa_for_testing(vmath::Isa isa) {
+  if (!vmath::isa_supported(isa))
+    throw_error(ErrorKind::InvalidArgument, "fft", "this CPU cannot run the kernels of that ISA");
+  lane_isa.store(isa, std::memory_order_relaxed);
+}
 
 void fft(FftType type, const std::vector<int64_t>& lengths, const Array& x, const Array& out) {
   const DType real = type == FftType::irfft ? out.dtype() : x.dtype();
