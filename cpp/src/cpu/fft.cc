@@ -307,6 +307,28 @@ int64_t lane_grain(int64_t n, int64_t lanes) {
   return std::max<int64_t>(1, kGrainElements * 8 / (transform_cost(n) * lanes));
 }
 
+// The twiddles of a real transform of even length n: w[k] = root(k, n), k < n/2.
+template <class R>
+std::vector<C<R>> half_twiddles(int64_t n) {
+  std::vector<C<R>> w(static_cast<size_t>(n / 2));
+  for (int64_t k = 0; k < n / 2; ++k) w[size_t(k)] = root<R>(k, n);
+  return w;
+}
+
+// Runs block(k, a, work, r0, used) for the rows in blocks of the lane count L (rows r0 to
+// r0 + used), spread over the pool; a and work each hold L lines of `width` complex values.
+// `n` is the transform length (for the grain).
+template <class R, class Block>
+void for_lane_blocks(int64_t rows, int64_t n, int64_t width, Block&& block) {
+  const fft_lanes::Kernels<R>& k = lane_kernels<R>();
+  const int64_t L = k.lanes;
+  parallel_for((rows + L - 1) / L, lane_grain(n, L), [&](int64_t b, int64_t e) {
+    R* a = lane_buffer<R>(4 * L * width);
+    R* work = a + 2 * L * width;
+    for (int64_t i = b; i < e; ++i) block(k, a, work, i * L, int(std::min(L, rows - i * L)));
+  });
+}
+
 // Transforms `outer` blocks of `stride` lines of length n (line c of block o starts at
 // src + o*n*stride + c, its elements stride apart) into the same places of data (src may be
 // data) L at a time: L consecutive rows when stride is 1, else L adjacent columns, whose
@@ -439,24 +461,17 @@ void rfft_rows(const R* x, int64_t rows, int64_t n, C<R>* out) {
     return;
   }
   // Even n: the transform of z_j = x_{2j} + i x_{2j+1}, untangled (rfft_untangle).
-  std::vector<C<R>> w(static_cast<size_t>(h));
-  for (int64_t k = 0; k < h; ++k) w[size_t(k)] = root<R>(k, n);
+  const std::vector<C<R>> w = half_twiddles<R>(n);
   const auto plan = h > 1 ? plan_for<R>(h) : nullptr;
   if (use_lanes(plan.get(), rows)) {
-    const fft_lanes::Kernels<R>& k = lane_kernels<R>();
-    const int64_t L = k.lanes;
     const std::vector<PassView<R>>& passes = plan->passes();
-    parallel_for((rows + L - 1) / L, lane_grain(h, L), [&](int64_t b, int64_t e) {
-      R* a = lane_buffer<R>(4 * L * width);
-      R* work = a + 2 * L * width;
-      for (int64_t i = b; i < e; ++i) {
-        const int64_t r0 = i * L, used = std::min(L, rows - r0);
-        // A row's reals read as h complex values are its z.
-        k.load(x + r0 * n, h, 1, h, int(used), a);
-        R* z = k.run(passes.data(), int(passes.size()), a, work, false);
-        k.rfft_untangle(z, h, &w[0].re);
-        k.store(z, width, int(used), &out[r0 * width].re, width, 1);
-      }
+    for_lane_blocks<R>(rows, h, width, [&](const fft_lanes::Kernels<R>& k, R* a, R* work,
+                                           int64_t r0, int used) {
+      // A row's reals read as h complex values are its z.
+      k.load(x + r0 * n, h, 1, h, used, a);
+      R* z = k.run(passes.data(), int(passes.size()), a, work, false);
+      k.rfft_untangle(z, h, &w[0].re);
+      k.store(z, width, used, &out[r0 * width].re, width, 1);
     });
     return;
   }
@@ -504,25 +519,18 @@ void irfft_rows(const C<R>* x, int64_t rows, int64_t n, R factor, R* out) {
   }
   // Even n: the inverse half-length transform of the tangled spectrum (irfft_tangle) holds
   // the even reals in its real and the odd ones in its imaginary parts.
-  std::vector<C<R>> w(static_cast<size_t>(h));
-  for (int64_t k = 0; k < h; ++k) w[size_t(k)] = root<R>(k, n);
+  const std::vector<C<R>> w = half_twiddles<R>(n);
   const auto plan = h > 1 ? plan_for<R>(h) : nullptr;
   if (use_lanes(plan.get(), rows)) {
-    const fft_lanes::Kernels<R>& k = lane_kernels<R>();
-    const int64_t L = k.lanes;
     const std::vector<PassView<R>>& passes = plan->passes();
-    parallel_for((rows + L - 1) / L, lane_grain(h, L), [&](int64_t b, int64_t e) {
-      R* a = lane_buffer<R>(4 * L * width);
-      R* work = a + 2 * L * width;
-      for (int64_t i = b; i < e; ++i) {
-        const int64_t r0 = i * L, used = std::min(L, rows - r0);
-        k.load(&x[r0 * width].re, width, 1, width, int(used), a);
-        k.irfft_tangle(a, work, h, &w[0].re);
-        R* z = k.run(passes.data(), int(passes.size()), work, a, true);
-        k.scale(z, h, factor);
-        // h complex values of a row are its n reals.
-        k.store(z, h, int(used), out + r0 * n, h, 1);
-      }
+    for_lane_blocks<R>(rows, h, width, [&](const fft_lanes::Kernels<R>& k, R* a, R* work,
+                                           int64_t r0, int used) {
+      k.load(&x[r0 * width].re, width, 1, width, used, a);
+      k.irfft_tangle(a, work, h, &w[0].re);
+      R* z = k.run(passes.data(), int(passes.size()), work, a, true);
+      k.scale(z, h, factor);
+      // h complex values of a row are its n reals.
+      k.store(z, h, used, out + r0 * n, h, 1);
     });
     return;
   }
