@@ -32,35 +32,32 @@ inline bool read1(int64_t v, const VectorRead& how, int64_t* at) {
 
 }  // namespace
 
-void rows32(const uint32_t* from, const int32_t* idx, uint32_t* to, int64_t b, int64_t e,
-            VectorRead how, uint32_t fill) {
+template <typename Bits>
+void rows(const Bits* from, const int32_t* idx, Bits* to, int64_t b, int64_t e, VectorRead how,
+          Bits fill) {
   const __m512i size = _mm512_set1_epi32(int32_t(how.size));
   const __m512i room = _mm512_set1_epi32(int32_t(how.size - 1));
-  const __m512i filler = _mm512_set1_epi32(int32_t(fill));
+  const __m512i filler = sizeof(Bits) == 4 ? _mm512_set1_epi32(int32_t(fill))
+                                           : _mm512_set1_epi64(int64_t(fill));
   int64_t r = b;
   for (; r + 16 <= e; r += 16) {
     __mmask16 in_range;
     const __m512i v = read16(_mm512_loadu_si512(idx + r), how, size, room, &in_range);
-    _mm512_storeu_si512(to + r, _mm512_mask_i32gather_epi32(filler, in_range, v, from, 4));
+    if constexpr (sizeof(Bits) == 4) {
+      _mm512_storeu_si512(to + r, _mm512_mask_i32gather_epi32(filler, in_range, v, from, 4));
+    } else {  // 16 rows are two gathers of 8 (the low and high halves of the indices)
+      const __m256i lo = _mm512_castsi512_si256(v), hi = _mm512_extracti64x4_epi64(v, 1);
+      _mm512_storeu_si512(to + r, _mm512_mask_i32gather_epi64(filler, __mmask8(in_range), lo, from, 8));
+      _mm512_storeu_si512(to + r + 8,
+                          _mm512_mask_i32gather_epi64(filler, __mmask8(in_range >> 8), hi, from, 8));
+    }
   }
   for (int64_t at = 0; r < e; ++r) to[r] = read1(idx[r], how, &at) ? from[at] : fill;
 }
 
-void rows64(const uint64_t* from, const int32_t* idx, uint64_t* to, int64_t b, int64_t e,
-            VectorRead how, uint64_t fill) {
-  const __m512i size = _mm512_set1_epi32(int32_t(how.size));
-  const __m512i room = _mm512_set1_epi32(int32_t(how.size - 1));
-  const __m512i filler = _mm512_set1_epi64(int64_t(fill));
-  int64_t r = b;
-  for (; r + 16 <= e; r += 16) {
-    __mmask16 in_range;
-    const __m512i v = read16(_mm512_loadu_si512(idx + r), how, size, room, &in_range);
-    const __m256i lo = _mm512_castsi512_si256(v), hi = _mm512_extracti64x4_epi64(v, 1);
-    _mm512_storeu_si512(to + r, _mm512_mask_i32gather_epi64(filler, __mmask8(in_range), lo, from, 8));
-    _mm512_storeu_si512(to + r + 8,
-                        _mm512_mask_i32gather_epi64(filler, __mmask8(in_range >> 8), hi, from, 8));
-  }
-  for (int64_t at = 0; r < e; ++r) to[r] = read1(idx[r], how, &at) ? from[at] : fill;
-}
+template void rows(const uint32_t*, const int32_t*, uint32_t*, int64_t, int64_t, VectorRead,
+                   uint32_t);
+template void rows(const uint64_t*, const int32_t*, uint64_t*, int64_t, int64_t, VectorRead,
+                   uint64_t);
 
 }  // namespace tinyxla::cpu::gather_avx512

@@ -14,11 +14,10 @@ struct VectorRead {
   bool wrap, clip;
 };
 
-// to[r] = from[idx[r]] for r in [b, e), elements of 4 or 8 bytes (bits copied), `from`
-// contiguous. Requires vmath::isa_supported(vmath::Isa::Avx512).
-void rows32(const uint32_t* from, const int32_t* idx, uint32_t* to, int64_t b, int64_t e,
-            VectorRead how, uint32_t fill);
-void rows64(const uint64_t* from, const int32_t* idx, uint64_t* to, int64_t b, int64_t e,
-            VectorRead how, uint64_t fill);
+// to[r] = from[idx[r]] for r in [b, e), with Bits uint32_t or uint64_t (elements of 4 or 8
+// bytes, bits copied), `from` contiguous. Requires vmath::isa_supported(vmath::Isa::Avx512).
+template <typename Bits>
+void rows(const Bits* from, const int32_t* idx, Bits* to, int64_t b, int64_t e, VectorRead how,
+          Bits fill);
 
 }  // namespace tinyxla::cpu::gather_avx512

@@ -273,8 +273,7 @@ void gather_rows(const Array& x, const I* idx, const WindowPlan& p, const Gather
           Bits filler;
           std::memcpy(&filler, fill, kSize);
           parallel_for(p.rows, kGrainElements, [&](int64_t b, int64_t e) {
-            if constexpr (kSize == 4) gather_avx512::rows32(from, idx, to, b, e, how, filler);
-            else gather_avx512::rows64(from, idx, to, b, e, how, filler);
+            gather_avx512::rows<Bits>(from, idx, to, b, e, how, filler);
           });
           return;
         }
