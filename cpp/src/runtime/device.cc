@@ -84,7 +84,9 @@ class Stream {
     std::lock_guard<std::mutex> lock(mu_);
     if (forked_) restart_locked();
     if (may_inline && queue_.empty() && !busy_) return false;
-    queue_.push_back(Task{std::move(deps), std::move(fn), steady_ns()});
+    // The time is read only where take_own_core compares it: with other streams.
+    const int64_t queued_ns = all_streams().size() > 1 ? steady_ns() : 0;
+    queue_.push_back(Task{std::move(deps), std::move(fn), queued_ns});
     unfinished_.fetch_add(1, std::memory_order_relaxed);
     wake_locked();
     return true;
@@ -217,6 +219,7 @@ class Stream {
   // slower whenever the host took one of this VM's cores).
   void take_own_core(int64_t queued_ns) {
 #ifdef __linux__
+    if (all_streams().size() < 2) return;  // one device: no other stream to wait behind
     const int cpu = sched_getcpu();
     if (cpu < 0) return;
     bool behind = false;
