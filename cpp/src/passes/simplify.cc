@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 #include <optional>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -400,21 +401,23 @@ bool nonnegative(const Graph& g, ValueId v) {
 
 // The attributes through which a gather or a scatter reads its indices (input 1) into
 // the dims of its operand (input 0), which their records share; null fields for other ops.
-struct IndexReader {
-  const GatherDims* dims = nullptr;
-  bool* wrap_negative = nullptr;
-};
-
-IndexReader index_reader(Node& n) {
+// N is Node or const Node (then the fields point to const).
+template <class N>
+auto index_reader(N& n) {
+  constexpr bool kConst = std::is_const_v<N>;
+  struct Reader {
+    std::conditional_t<kConst, const GatherDims, GatherDims>* dims = nullptr;
+    std::conditional_t<kConst, const bool, bool>* wrap_negative = nullptr;
+  };
   if (n.kind == OpKind::gather) {
-    GatherAttrs& a = n.attr<GatherAttrs>();
-    return {&a.dims, &a.wrap_negative};
+    auto& a = n.template attr<GatherAttrs>();
+    return Reader{&a.dims, &a.wrap_negative};
   }
   if (n.kind == OpKind::scatter) {
-    ScatterAttrs& a = n.attr<ScatterAttrs>();
-    return {&a.dims, &a.wrap_negative};
+    auto& a = n.template attr<ScatterAttrs>();
+    return Reader{&a.dims, &a.wrap_negative};
   }
-  return {};
+  return Reader{};
 }
 
 // The normalisations (see normalised_from) of `g` that every reader can fold: each value on
@@ -447,9 +450,7 @@ std::vector<char> folds_everywhere(const Graph& g) {
           work.push_back(r.first_result);
           continue;
         }
-        const GatherDims* dims = r.kind == OpKind::gather ? &r.attr<GatherAttrs>().dims
-                                 : r.kind == OpKind::scatter ? &r.attr<ScatterAttrs>().dims
-                                                             : nullptr;
+        const GatherDims* dims = index_reader(r).dims;
         std::vector<int> chain;
         all = dims && slot == 1 && is_signed_int(g.type(w).dtype) && chain_root(g, w, chain) == root &&
               !dims->start_index_map.empty();
@@ -480,7 +481,7 @@ std::vector<char> folds_everywhere(const Graph& g) {
 void fold_index_wrap(Graph& g, Node& n, const std::vector<int>& uses,
                      const std::vector<char>& everywhere) {
   auto only_reader = [&](ValueId v) { return size_t(v) < uses.size() && uses[size_t(v)] == 1; };
-  const IndexReader a = index_reader(n);
+  const auto a = index_reader(n);
   if (!a.dims) return;
   const ValueId idx = n.inputs[1];
   const ValueType idx_type = g.type(idx);
