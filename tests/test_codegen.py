@@ -120,6 +120,54 @@ def test_broadcasts_and_bool_same_on_both_tiers(monkeypatch):
     _assert_same(*_both_tiers(f, (x, row, col, s), monkeypatch))
 
 
+@pytest.mark.parametrize("rows,cols,dtype", [
+    (300, 1000, np.float32),   # a row's pattern spans two tiles and does not divide them
+    (40, 4096, np.float32),    # the longest pattern kept whole (8 tiles)
+    (20, 5000, np.float32),    # longer: read a run at a time
+    (200, 700, np.float64),    # another tile size
+    (100, 3000, np.int8),
+])
+def test_long_row_and_column_broadcasts_same_on_both_tiers(rows, cols, dtype, monkeypatch):
+    """Rows broadcast over many tiles (kept as a repeating pattern), columns broadcast over
+    long rows and a middle dim broadcast (read a run at a time), against numpy."""
+    rng = np.random.default_rng(rows)
+    gen = lambda *s: (rng.standard_normal(s) * 20).astype(dtype)  # noqa: E731
+    hx, hrow, hcol, hmid = gen(rows, cols), gen(cols), gen(rows), gen(2, cols)
+
+    def f(x, row, col, mid):
+        return (x * row[None, :] + col[:, None], row[None, :] - col[:, None],
+                jnp.maximum(x, row) - x[:1], mid[:, None, :] + x[None, :3])
+
+    args = tuple(jnp.asarray(a) for a in (hx, hrow, hcol, hmid))
+    base, upper = _both_tiers(f, args, monkeypatch)
+    _assert_same(base, upper)
+    with np.errstate(over="ignore"):
+        want = (hx * hrow[None, :] + hcol[:, None], hrow[None, :] - hcol[:, None],
+                np.maximum(hx, hrow) - hx[:1], hmid[:, None, :] + hx[None, :3])
+    for got, w in zip(upper, want):
+        np.testing.assert_array_equal(np.asarray(got), w.astype(dtype))
+
+
+@pytest.mark.parametrize("n,m,k", [(1000, 1000, 0), (700, 1300, 3), (1500, 40, -2)])
+def test_iota_masks_fuse_on_both_tiers(n, m, k, monkeypatch):
+    """eye and tri read their iotas as broadcasts of one line: same answers as numpy."""
+    x = jnp.asarray(np.random.default_rng(n).standard_normal((n, m)).astype(np.float32))
+
+    def f(x):
+        return (x + 2.0 * jnp.eye(n, m, k=k, dtype=x.dtype), jnp.where(jnp.tri(n, m, k=k, dtype=bool), x, 0.0),
+                jnp.triu(x, k))
+
+    compiled = jax.jit(f).lower(x).compile()
+    assert "iota() {dimension=0} : i32[" in compiled.as_text()
+    assert f"iota() {{dimension=0}} : i32[{n},{m}]" not in compiled.as_text()
+    base, upper = _both_tiers(f, (x,), monkeypatch)
+    _assert_same(base, upper)
+    h = np.asarray(x)
+    for got, want in zip(upper, (h + 2.0 * np.eye(n, m, k=k, dtype=np.float32),
+                                 np.where(np.tri(n, m, k=k, dtype=bool), h, 0), np.triu(h, k))):
+        np.testing.assert_array_equal(np.asarray(got), want)
+
+
 def test_large_parallel_and_streamed_same_on_both_tiers(monkeypatch):
     x = jnp.asarray(np.random.default_rng(4).standard_normal(5_000_001).astype(np.float32))
 

@@ -14,6 +14,7 @@
 
 #include "../core/element_semantics.h"
 #include "../cpu/elementwise_ops.h"
+#include "../cpu/strided.h"
 #include "../fused/interpreter.h"
 #include "../ir/fused_body.h"
 #include "../ops/elementwise.h"
@@ -207,6 +208,8 @@ struct Load {
   DType dtype;
   // Periodic: the pattern repeats every `period` elements (only trailing dims move), kept
   // once per call in a buffer of tile + period elements read from offset b % period.
+  // Gather: each tile's elements are read by cpu::gather_dims, a run of the innermost
+  // dim at a time.
   enum Kind { Dense, Scalar, Periodic, Gather } kind = Dense;
   int64_t period = 0;
   std::string input;  // C expression of the source's first element
@@ -242,6 +245,7 @@ typedef void (*tx_binary)(const void*, const void*, void*, int64_t);
 typedef void (*tx_clamp)(const void*, const void*, const void*, void*, int64_t);
 typedef void (*tx_select)(const void*, const void* const*, int64_t, void*, int64_t);
 typedef void (*tx_stream)(void*, const void*, size_t);
+typedef void (*tx_gather)(const char*, int64_t, int64_t, const int64_t*, const int64_t*, int64_t, int64_t, char*);
 typedef int (*tx_host_call)(int64_t, int64_t, const void* const*, const int64_t*);
 )" + std::string(kElementSemantics) + "\n";
 }
@@ -363,7 +367,7 @@ bool emit_kernel(const Graph& body, const std::vector<Strides>& param_strides,
     for (auto& d : l.dims) all_zero = all_zero && d.second == 0;
     if (l.dims.size() == 1 && l.dims[0].second == 1) l.kind = Load::Dense;
     else if (all_zero) l.kind = Load::Scalar;
-    else l.kind = outer_fixed && l.period <= T ? Load::Periodic : Load::Gather;
+    else l.kind = outer_fixed && l.period <= cpu::kPeriodTiles * T ? Load::Periodic : Load::Gather;
     loads.push_back(l);
     return int(loads.size()) - 1;
   };
@@ -470,17 +474,17 @@ bool emit_kernel(const Graph& body, const std::vector<Strides>& param_strides,
 
   // ---- the function ----
   std::ostringstream c;
-  // Statements turning the flat index r into the offset `off` of load `l`'s element.
-  auto gather_offset = [&](const Load& l) {
-    for (size_t d = l.dims.size(); d-- > 0;) {
-      const auto [extent, stride] = l.dims[d];
-      if (d == 0) {
-        if (stride) c << "      off += r * " << num(stride) << ";\n";
-      } else {
-        if (stride) c << "      off += (r % " << num(extent) << ") * " << num(stride) << ";\n";
-        c << "      r /= " << num(extent) << ";\n";
-      }
-    }
+  // A call of cpu::gather_dims filling load k's buffer with its flat elements [from, to).
+  std::string gather_fn;
+  for (const Load& l : loads)
+    if ((l.kind == Load::Gather || l.kind == Load::Periodic) && gather_fn.empty())
+      gather_fn = "tx_fn[" + std::to_string(table.add(reinterpret_cast<void*>(&cpu::gather_dims))) + "]";
+  auto gather_call = [&](size_t k, const std::string& from, const std::string& to) {
+    const Load& l = loads[k];
+    const std::string g = "g" + std::to_string(k), nd = std::to_string(l.dims.size());
+    return "((tx_gather)" + gather_fn + ")((const char*)src" + std::to_string(k) + ", " +
+           std::to_string(itemsize(l.dtype)) + ", " + nd + ", " + g + ", " + g + " + " + nd + ", " +
+           from + ", " + to + ", (char*)b" + std::to_string(k) + ");\n";
   };
   c << pre.str();
   if (reduces.empty())
@@ -497,13 +501,19 @@ bool emit_kernel(const Graph& body, const std::vector<Strides>& param_strides,
       if (l.needs_buffer)
         c << "  " << t << " b" << k << "[" << T << "] __attribute__((aligned(64)));\n"
           << "  for (int64_t i = 0; i < " << T << "; ++i) b" << k << "[i] = s" << k << ";\n";
-    } else if (l.kind == Load::Gather) {
-      c << "  " << t << " b" << k << "[" << T << "] __attribute__((aligned(64)));\n";
-    } else if (l.kind == Load::Periodic) {
-      c << "  " << t << " b" << k << "[" << T + l.period << "] __attribute__((aligned(64)));\n"
-        << "  for (int64_t i = 0; i < " << T + l.period << "; ++i) {\n      int64_t r = i % " << num(l.period) << ", off = 0;\n";
-      gather_offset(l);
-      c << "      b" << k << "[i] = src" << k << "[off];\n  }\n";
+    } else if (l.kind == Load::Gather || l.kind == Load::Periodic) {
+      const int64_t len = T + (l.kind == Load::Periodic ? l.period : 0);
+      c << "  " << t << " b" << k << "[" << len << "] __attribute__((aligned(64)));\n"
+        << "  static const int64_t g" << k << "[] = {";
+      for (const auto& d : l.dims) c << num(d.first) << ", ";
+      for (size_t d = 0; d < l.dims.size(); ++d) c << num(l.dims[d].second) << (d + 1 < l.dims.size() ? ", " : "};\n");
+      if (l.kind == Load::Periodic) {
+        // One period (outer dims have stride 0: elements [0, period) stay in the source),
+        // then copies of it, doubling.
+        c << "  " << gather_call(k, "0", num(l.period)) << "  for (int64_t d = " << num(l.period) << "; d < "
+          << num(len) << "; d *= 2) memcpy(b" << k << " + d, b" << k << ", (size_t)(d < " << num(len)
+          << " - d ? d : " << num(len) << " - d) * sizeof *b" << k << ");\n";
+      }
     }
   }
   for (int v = 0; v < nv; ++v)
@@ -516,9 +526,7 @@ bool emit_kernel(const Graph& body, const std::vector<Strides>& param_strides,
     if (l.kind == Load::Dense) {
       c << "    const " << ctype(l.dtype) << "* const L" << k << " = src" << k << " + b;\n";
     } else if (l.kind == Load::Gather) {
-      c << "    for (int64_t i = 0; i < n; ++i) {\n      int64_t r = b + i, off = 0;\n";
-      gather_offset(l);
-      c << "      b" << k << "[i] = src" << k << "[off];\n    }\n";
+      c << "    " << gather_call(k, "b", "b + n");
     } else if (l.kind == Load::Periodic) {
       c << "    const " << ctype(l.dtype) << "* const L" << k << " = b" << k << " + b % " << num(l.period) << ";\n";
     }

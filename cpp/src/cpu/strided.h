@@ -17,27 +17,26 @@ inline Strides broadcast_strides(const Array& x, const Shape& shape) {
   return s;
 }
 
-// Copies the elements [begin, end) (row-major order over `shape`) of the view whose first
-// element is at `base` into dense `dst`. Element size is a template argument so the inner
-// run compiles to plain loads and stores.
+// Copies the elements [begin, end) (row-major order over `shape`, `nd` dims) of the view
+// whose first element is at `base` into dense `dst`, a run of the innermost dim at a time.
+// Element size is a template argument so the inner run compiles to plain loads and stores.
 template <size_t kSize>
-void gather_typed(const char* base, const Shape& shape, const Strides& strides, int64_t begin,
-                  int64_t end, char* dst) {
+void gather_typed(const char* base, int64_t nd, const int64_t* shape, const int64_t* strides,
+                  int64_t begin, int64_t end, char* dst) {
   using Elem = semantics::ElementBits<kSize>;
-  const int nd = int(shape.size());
   if (nd == 0) {
     for (int64_t i = begin; i < end; ++i) std::memcpy(dst + (i - begin) * kSize, base, kSize);
     return;
   }
-  int64_t idx[64] = {0};  // ranks above 64 are rejected when ops are built
+  int64_t idx[64];  // ranks above 64 are rejected when ops are built; [0, nd) set below
   int64_t rem = begin;
-  for (int d = nd - 1; d >= 0; --d) {
-    idx[d] = shape[size_t(d)] ? rem % shape[size_t(d)] : 0;
-    rem = shape[size_t(d)] ? rem / shape[size_t(d)] : 0;
+  for (int64_t d = nd - 1; d >= 0; --d) {
+    idx[d] = shape[d] ? rem % shape[d] : 0;
+    rem = shape[d] ? rem / shape[d] : 0;
   }
   int64_t off = 0;
-  for (int d = 0; d < nd; ++d) off += idx[d] * strides[size_t(d)];
-  const int64_t inner = shape[size_t(nd - 1)], inner_stride = strides[size_t(nd - 1)];
+  for (int64_t d = 0; d < nd; ++d) off += idx[d] * strides[d];
+  const int64_t inner = shape[nd - 1], inner_stride = strides[nd - 1];
   Elem* out = reinterpret_cast<Elem*>(dst);
   const Elem* src = reinterpret_cast<const Elem*>(base);
   int64_t i = begin;
@@ -47,7 +46,8 @@ void gather_typed(const char* base, const Shape& shape, const Strides& strides, 
     if (inner_stride == 1) {
       std::memcpy(out, p, size_t(run) * kSize);
     } else if (inner_stride == 0) {
-      for (int64_t j = 0; j < run; ++j) out[j] = *p;
+      const Elem x = *p;
+      for (int64_t j = 0; j < run; ++j) out[j] = x;
     } else {
       for (int64_t j = 0; j < run; ++j) out[j] = p[j * inner_stride];
     }
@@ -56,24 +56,33 @@ void gather_typed(const char* base, const Shape& shape, const Strides& strides, 
     off += run * inner_stride;
     idx[nd - 1] += run;
     // Carry into outer dimensions.
-    for (int d = nd - 1; d > 0 && idx[d] == shape[size_t(d)]; --d) {
-      off -= idx[d] * strides[size_t(d)];
+    for (int64_t d = nd - 1; d > 0 && idx[d] == shape[d]; --d) {
+      off -= idx[d] * strides[d];
       idx[d] = 0;
       idx[d - 1] += 1;
-      off += strides[size_t(d - 1)];
+      off += strides[d - 1];
     }
+  }
+}
+
+// gather_typed by element size: the one strided read of the fused tiers (the base tier
+// calls it, and generated kernels call it through their function table with the
+// signature of c_emitter's tx_gather).
+inline void gather_dims(const char* base, int64_t elem_size, int64_t nd, const int64_t* shape,
+                        const int64_t* strides, int64_t begin, int64_t end, char* dst) {
+  switch (elem_size) {
+    case 1: return gather_typed<1>(base, nd, shape, strides, begin, end, dst);
+    case 2: return gather_typed<2>(base, nd, shape, strides, begin, end, dst);
+    case 4: return gather_typed<4>(base, nd, shape, strides, begin, end, dst);
+    case 8: return gather_typed<8>(base, nd, shape, strides, begin, end, dst);
+    default: return gather_typed<16>(base, nd, shape, strides, begin, end, dst);
   }
 }
 
 inline void gather(const char* base, size_t elem_size, const Shape& shape, const Strides& strides,
                    int64_t begin, int64_t end, char* dst) {
-  switch (elem_size) {
-    case 1: return gather_typed<1>(base, shape, strides, begin, end, dst);
-    case 2: return gather_typed<2>(base, shape, strides, begin, end, dst);
-    case 4: return gather_typed<4>(base, shape, strides, begin, end, dst);
-    case 8: return gather_typed<8>(base, shape, strides, begin, end, dst);
-    default: return gather_typed<16>(base, shape, strides, begin, end, dst);
-  }
+  gather_dims(base, int64_t(elem_size), int64_t(shape.size()), shape.data(), strides.data(), begin,
+              end, dst);
 }
 
 // True when `x` read with `strides` over a shape is one dense run (or a single element).

@@ -2,8 +2,8 @@
 // program: loads (inputs and constants viewed over the iteration space), elementwise
 // instructions calling dense tile functions, reduce-accumulate steps and stores. A run
 // walks the flat iteration space in tiles of kTileBytes per register, so temporaries stay
-// in L1; dense inputs are read in place, broadcast inputs whose pattern repeats within a
-// tile are gathered once per chunk. Reductions split into fixed work items whose partial
+// in L1; dense inputs are read in place, broadcast inputs whose pattern repeats every few
+// tiles are gathered once per chunk, and others a run of the innermost dim at a time. Reductions split into fixed work items whose partial
 // results combine in a fixed tree, so results do not depend on the number of threads.
 #include "interpreter.h"
 
@@ -428,7 +428,9 @@ void compile(const Graph& body, Program& p) {
 
 // Per-run views of the loads and outputs, shared by all threads.
 struct RunState {
-  enum Access : uint8_t { Dense, Invariant, Gather };
+  // Periodic: the elements repeat every `period` (only trailing dims move); a chunk keeps
+  // tile + period of them, and a tile at b reads from b % period.
+  enum Access : uint8_t { Dense, Periodic, Gather };
   struct View {
     const char* base;
     size_t item;
@@ -449,7 +451,7 @@ struct RunState {
 // One thread's registers, load buffers and accumulators.
 struct Ctx {
   std::vector<char*> ptr;  // slot pointers
-  std::vector<char*> buf, inv, acc, tacc;
+  std::vector<char*> buf, pattern, acc, tacc;
   int64_t o_base = 0;
   bool local = false;
 };
@@ -460,19 +462,28 @@ void setup(const Program& p, const RunState& s, Ctx& c) {
   size_t acc_bytes = 0;
   for (const ReduceSpec& r : p.reduces)
     acc_bytes += (s.acc_elems + size_t(p.k2)) * r.fns.acc_size + kAlign;
-  const size_t need = (2 * nl + size_t(p.num_regs)) * p.slot_bytes + acc_bytes + kAlign;
+  auto pattern_bytes = [&](const RunState::View& v) {
+    return v.access == RunState::Periodic ? size_t(p.tile + v.period) * v.item : 0;
+  };
+  size_t need = (nl + size_t(p.num_regs)) * p.slot_bytes + acc_bytes + kAlign;
+  for (const RunState::View& v : s.loads) need += pattern_bytes(v) + kAlign;
   if (scratch.size() < need) scratch.resize(need);
   char* at = align_up(scratch.data());
   c.ptr.assign(size_t(p.num_slots()), nullptr);
   c.buf.resize(nl);
-  c.inv.resize(nl);
+  c.pattern.resize(nl);
   for (size_t l = 0; l < nl; ++l) {
-    c.buf[l] = at;
-    c.inv[l] = at + p.slot_bytes;
-    at += 2 * p.slot_bytes;
     const RunState::View& v = s.loads[l];
-    if (v.access == RunState::Invariant)
-      gather(v.base, v.item, v.shape, v.strides, 0, std::min(p.tile, p.size), c.inv[l]);
+    c.buf[l] = at;
+    c.pattern[l] = at + p.slot_bytes;
+    at = align_up(at + p.slot_bytes + pattern_bytes(v));
+    if (v.access != RunState::Periodic || p.size == 0) continue;
+    // One period, then copies of it: the view's outer dims (stride 0 or extent 1) are
+    // never stepped past, so no offset leaves the source.
+    const size_t period_bytes = size_t(v.period) * v.item, total = size_t(p.tile + v.period) * v.item;
+    gather(v.base, v.item, v.shape, v.strides, 0, v.period, c.pattern[l]);
+    for (size_t done = period_bytes; done < total; done *= 2)
+      std::memcpy(c.pattern[l] + done, c.pattern[l], std::min(done, total - done));
   }
   for (int r = 0; r < p.num_regs; ++r) {
     c.ptr[size_t(p.reg_slot(r))] = at;
@@ -538,8 +549,8 @@ void run_tile(const Program& p, const RunState& s, Ctx& c, int64_t b, int64_t n)
     char*& ptr = c.ptr[l];
     if (v.access == RunState::Dense) {
       ptr = const_cast<char*>(v.base) + size_t(b) * v.item;
-    } else if (v.access == RunState::Invariant && b % v.period == 0) {
-      ptr = c.inv[l];
+    } else if (v.access == RunState::Periodic) {
+      ptr = c.pattern[l] + size_t(b % v.period) * v.item;
     } else {
       gather(v.base, v.item, v.shape, v.strides, b, b + n, c.buf[l]);
       ptr = c.buf[l];
@@ -685,8 +696,8 @@ void prepare(const Program& p, const std::vector<Array>& inputs, const std::vect
       for (size_t d = k; d < v.shape.size(); ++d) period *= v.shape[d];
       bool outer_fixed = true;
       for (size_t d = 0; d < k; ++d) outer_fixed = outer_fixed && (v.strides[d] == 0 || v.shape[d] == 1);
-      if (outer_fixed && period <= p.tile) {
-        v.access = RunState::Invariant;
+      if (outer_fixed && period <= kPeriodTiles * p.tile) {
+        v.access = RunState::Periodic;
         v.period = std::max<int64_t>(period, 1);
       }
     }

@@ -11,6 +11,10 @@
 
 namespace tinyxla::cpu {
 
+// A broadcast input whose elements repeat within this many tiles (only its trailing dims
+// move) is read, in both tiers, from one copy of its pattern per chunk.
+constexpr int64_t kPeriodTiles = 8;
+
 // Whether the interpreter has a tile function for elementwise node `n` of `g`.
 bool can_fuse_elementwise(const Node& n, const Graph& g);
 // Whether the interpreter reduces `operand` over `axes` with `op`: the op accepts the

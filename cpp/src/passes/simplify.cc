@@ -565,6 +565,16 @@ Graph simplify(const Graph& g) {
       n = make_node(OpKind::broadcast_in_dim, BroadcastInDimAttrs{types[0].shape, {}},
                     {out.add_node(std::move(scalar), {ValueType{Shape{}, types[0].dtype}})});
     }
+    if (n.kind == OpKind::iota && types[0].shape.size() > 1 &&
+        num_elements(types[0].shape) > kFoldLimit) {
+      // An iota of rank > 1 is the broadcast of a one-dimensional one: a free view, which
+      // fused kernels read as a repeating pattern or a value per run instead of as an operand
+      // of one element per element (jnp.eye and tri masks read two of them).
+      const IotaAttrs a = n.attr<IotaAttrs>();
+      const ValueType line{Shape{a.shape[size_t(a.dimension)]}, a.dtype};
+      n = make_node(OpKind::broadcast_in_dim, BroadcastInDimAttrs{a.shape, {a.dimension}},
+                    {out.add_node(make_node(OpKind::iota, IotaAttrs{0, line.shape, a.dtype}), {line})});
+    }
     ValueId same = -1;
     for (int i = 0; i < kMaxRewrites && same < 0 && old.num_results == 1; ++i)
       if (!rewrite(out, n, types[0], &same)) break;
