@@ -73,7 +73,7 @@ std::string wrap(DType t, const std::string& a, const char* op, const std::strin
 // as an expression; nullopt when it must call the tile function.
 std::optional<std::string> inline_expr(const Node& n, const std::vector<std::string>& a,
                                        DType in, DType out) {
-  const bool flt = is_real_float(in), integer = is_int(in);
+  const bool flt = is_real_float(in), integer = is_int(in), flt_out = is_real_float(out);
   const std::string fsuffix = in == DType::F32 ? "f" : "";
   switch (n.kind) {
     case OpKind::binary: {
@@ -153,7 +153,12 @@ std::optional<std::string> inline_expr(const Node& n, const std::vector<std::str
     case OpKind::convert:
       // semantics::convert as C: the casts it defines as C's, and to bool from real floats
       // and integers through the shared functions.
-      if (semantics::convert_is_c_cast(in, out)) return std::string("(") + ctype(out) + ")" + a[0];
+      if (semantics::convert_is_c_cast(in, out)) {
+        // Through int32 from narrower integers to floats: the same value, and GCC 12 does not
+        // vectorize a uint8 -> float conversion (a mask's convert kept eye's loop scalar).
+        const bool widen = (in == DType::Bool || (integer && itemsize(in) < 4)) && flt_out;
+        return std::string("(") + ctype(out) + ")" + (widen ? "(int32_t)" : "") + a[0];
+      }
       if (out == DType::Bool && flt) return std::string("tx_f") + (in == DType::F32 ? "32" : "64") + "_to_bool(" + a[0] + ")";
       if (out == DType::Bool && integer) return "(uint8_t)(" + a[0] + " != 0)";
       return std::nullopt;
@@ -525,6 +530,13 @@ bool emit_kernel(const Graph& body, const std::vector<Strides>& param_strides,
     const Load& l = loads[k];
     if (l.kind == Load::Dense) {
       c << "    const " << ctype(l.dtype) << "* const L" << k << " = src" << k << " + b;\n";
+    } else if (l.kind == Load::Gather && l.dims.size() == 2 && l.dims[1].second == 0) {
+      // One value per row (a column broadcast, x - mean[:, None]): filled here with the
+      // kernel's own vector width, which its loads then forward from.
+      const std::string W = num(l.dims[1].first), K = std::to_string(k);
+      c << "    for (int64_t i = 0, r = b / " << W << ", e = (r + 1) * " << W << " - b; i < n; ++r, e += " << W
+        << ") {\n      const " << ctype(l.dtype) << " v = src" << K << "[r * " << num(l.dims[0].second)
+        << "];\n      for (const int64_t stop = e < n ? e : n; i < stop; ++i) b" << K << "[i] = v;\n    }\n";
     } else if (l.kind == Load::Gather) {
       c << "    " << gather_call(k, "b", "b + n");
     } else if (l.kind == Load::Periodic) {
