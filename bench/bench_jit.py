@@ -1,5 +1,6 @@
 """jit figures against jax.jit: call overhead, first-call (trace + compile) time, fused
-elementwise and normalisation throughput, and the peak memory of a 20-op chain.
+elementwise and normalisation throughput, fused kernels reading broadcast operands, and
+the peak memory of a 20-op chain.
 
     python bench/bench_jit.py [--quick]
 
@@ -42,8 +43,15 @@ def figures(jax, jnp, quick):
     x7 = jnp.asarray(rng.rand(10_000_000).astype(np.float32))
     n1 = jnp.asarray(rng.rand(1000, 10).astype(np.float32))
     n2 = jnp.asarray(rng.rand(1_000_000, 16).astype(np.float32))
+    v = jnp.asarray(rng.rand(1000).astype(np.float32))
+    m = jnp.asarray(rng.rand(1000, 1000).astype(np.float32))
     add = jax.jit(lambda x, y: x * y + 1)
     jchain, jnorm = jax.jit(chain), jax.jit(norm)
+    # Broadcast operands in fused kernels: a row and a column broadcast (a kernel matrix),
+    # the rows' sums broadcast back (softmax), and the two iotas of eye.
+    pairwise = jax.jit(lambda v: jnp.exp(-0.5 * (v[:, None] - v[None, :]) ** 2))
+    softmax = jax.jit(lambda m: jax.nn.softmax(m, axis=-1))
+    plus_eye = jax.jit(lambda m: m + 2.0 * jnp.eye(1000, dtype=m.dtype))
     ms = lambda f, *a: median_time(lambda: f(*a).block_until_ready(), quick) * 1e3
     return {
         "jit call, 2 args, tiny (µs)": median_time(lambda: add(tiny, tiny), quick) * 1e6,
@@ -52,6 +60,9 @@ def figures(jax, jnp, quick):
         "chain 1e7 f32 (ms)": ms(jchain, x7),
         "norm (1000,10) f32 (ms)": ms(jnorm, n1),
         "norm (1e6,16) f32 (ms)": ms(jnorm, n2),
+        "pairwise exp(-(x_i - x_j)^2 / 2), 1000 (ms)": ms(pairwise, v),
+        "softmax (1000,1000) f32 (ms)": ms(softmax, m),
+        "m + 2 eye(1000) (ms)": ms(plus_eye, m),
     }
 
 

@@ -24,6 +24,8 @@ namespace {
 
 // Steps of the reachability searches over the whole pass; past it, merges are refused.
 constexpr int64_t kSearchBudget = 1 << 21;
+// Elements from which a lone elementwise op may be a kernel of its own (worth_a_kernel_alone).
+constexpr int64_t kLoneKernelElements = 1 << 16;
 
 struct Group {
   int root = -1;
@@ -91,6 +93,22 @@ class Fuser {
   }
 
   bool cheap(const Node& p) const { return !target_.is_expensive(p); }
+
+  // A lone large elementwise op that reads a broadcast or transposed operand, or is
+  // expensive, still becomes a kernel: the upper tier then compiles it for this CPU
+  // (softmax's final division reads its sums broadcast by row).
+  bool worth_a_kernel_alone(const Node& n) const {
+    if (!is_elementwise(n.kind) || num_elements(g_.type(n.first_result).shape) < kLoneKernelElements)
+      return false;
+    if (!cheap(n)) return true;
+    for (ValueId v : n.inputs) {
+      const Node& p = g_.node(g_.defining_node(v));
+      if ((p.kind == OpKind::broadcast_in_dim && !g_.type(p.inputs[0]).shape.empty()) ||
+          p.kind == OpKind::transpose)
+        return true;
+    }
+    return false;
+  }
 
   bool feeds_max_reduce(ValueId v) const {
     for (int u : readers_[size_t(v)]) {
@@ -278,7 +296,7 @@ class Fuser {
     // Siblings: other consumers of what the group reads.
     for (size_t k = 0; k < b.frontier.size(); ++k)
       for (int u : readers_[size_t(b.frontier[k])]) absorb_consumer(b, u);
-    if (b.absorbed.size() == 1 && b.dups.empty()) {
+    if (b.absorbed.size() == 1 && b.dups.empty() && !worth_a_kernel_alone(rn)) {
       member_of_[size_t(root)] = -1;
       return false;
     }
