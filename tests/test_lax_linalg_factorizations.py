@@ -4,6 +4,9 @@ numpy/scipy and reconstruction identities over shapes (square, tall, wide, batch
 empty) and dtypes, under jit and vmap, derivatives against numerical ones, and JAX's
 errors and values (pinned from JAX 0.10.2)."""
 import itertools
+import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -428,3 +431,39 @@ def test_lu_and_triangular_solve_batches_of_tiny_matrices(n, dtype, x64):
                 tri[:, np.arange(n), np.arange(n)] = 1
             op = np.swapaxes(tri, 1, 2) if transpose else tri
             np.testing.assert_allclose(op @ x if left else x @ op, b, atol=1e-3, rtol=1e-3)
+
+
+_IDLE_TICKS_AFTER_FACTORIZATION = r"""
+import os, time
+import numpy as np
+import tinyxla.numpy as jnp
+assert "OPENBLAS_THREAD_TIMEOUT" not in os.environ  # set only while OpenBLAS loaded
+rng = np.random.RandomState(0)
+m = rng.rand(1024, 1024).astype(np.float32)  # no numpy BLAS: its own threads stay asleep
+spd = jnp.asarray(m + m.T + 2048 * np.eye(1024, dtype=np.float32))
+def cpu_ticks():
+    total = 0
+    for t in os.listdir("/proc/self/task"):
+        with open(f"/proc/self/task/{t}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        total += int(fields[11]) + int(fields[12])  # utime + stime
+    return total
+jnp.linalg.cholesky(spd).block_until_ready()  # one large matrix: OpenBLAS's own threads
+time.sleep(0.01)
+before = cpu_ticks()
+time.sleep(0.25)
+print(cpu_ticks() - before)
+"""
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/task"), reason="needs Linux's /proc")
+def test_openblas_threads_sleep_soon_after_a_threaded_factorization():
+    """OpenBLAS's threads busy-wait 2^28 cycles (about 70 ms) after a threaded call unless
+    told otherwise, taking a core from the pool's next kernels; tinyxla loads it with a
+    spin of about a millisecond, so an idle process burns no CPU 10 ms later (with
+    OPENBLAS_THREAD_TIMEOUT=28 this read 9-10 ticks of 10 ms)."""
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_THREAD_TIMEOUT"}
+    out = subprocess.run([sys.executable, "-c", _IDLE_TICKS_AFTER_FACTORIZATION], env=env,
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert int(out.stdout.strip().splitlines()[-1]) <= 2

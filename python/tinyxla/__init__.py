@@ -14,9 +14,22 @@ import os as _os
 def _preload_openblas() -> None:
     # The extension links against the scipy-openblas32 wheel's library; loading it first,
     # globally, lets the dynamic linker resolve that dependency from the wheel's directory.
-    import scipy_openblas32
-    _ctypes.CDLL(_os.path.join(scipy_openblas32.get_lib_dir(), "libscipy_openblas.so"),
-                 mode=_ctypes.RTLD_GLOBAL)
+    # OpenBLAS's threads busy-wait 2^28 cycles (about 70 ms) after a threaded call before
+    # they sleep, taking a core from whatever our pool runs next: the GP gradient's products
+    # after its cholesky ran 1.7x slower. It reads OPENBLAS_THREAD_TIMEOUT (log2 of the
+    # cycles) once, when loaded: 2^22 (about a millisecond) still spans the steps of one
+    # factorization (cpu/linalg.cc's kBlasSpin assumes it). Set for the load only, unless
+    # the user chose a value.
+    chosen = "OPENBLAS_THREAD_TIMEOUT" in _os.environ
+    if not chosen:
+        _os.environ["OPENBLAS_THREAD_TIMEOUT"] = "22"
+    try:
+        import scipy_openblas32  # loads the library
+        _ctypes.CDLL(_os.path.join(scipy_openblas32.get_lib_dir(), "libscipy_openblas.so"),
+                     mode=_ctypes.RTLD_GLOBAL)
+    finally:
+        if not chosen:
+            del _os.environ["OPENBLAS_THREAD_TIMEOUT"]
 
 
 _preload_openblas()

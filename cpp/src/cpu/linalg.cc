@@ -28,9 +28,10 @@ namespace {
 
 // From this many flops one matrix is worth OpenBLAS's threads (a 256 x 256 LU is ~1e7).
 constexpr double kThreadedFlops = 1e7;
-// OpenBLAS's threads busy-wait (yielding) about this long after a threaded call before they
-// sleep; a call within it counts them as running but not as holding a core.
-constexpr auto kBlasSpin = std::chrono::milliseconds(200);
+// OpenBLAS's threads busy-wait (yielding) up to this long after a threaded call before they
+// sleep (2^22 cycles: tinyxla/__init__.py loads it with OPENBLAS_THREAD_TIMEOUT=22); a call
+// within it counts them as running but not as holding a core.
+constexpr auto kBlasSpin = std::chrono::milliseconds(3);
 
 std::mutex threaded_mu;  // one threaded LAPACK call at a time: the thread count is global
 std::chrono::steady_clock::time_point threaded_end;
