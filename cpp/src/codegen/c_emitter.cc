@@ -479,10 +479,19 @@ bool emit_kernel(const Graph& body, const std::vector<Strides>& param_strides,
 
   // ---- the function ----
   std::ostringstream c;
+  // A two-dim gather with a stride-0 inner dim holds one value per row (a column
+  // broadcast, x - mean[:, None]): the kernel fills it with its own vector stores, which
+  // its loads then forward from (cpu::gather_dims's 16-byte stores they cannot).
+  auto is_column = [](const Load& l) {
+    return l.kind == Load::Gather && l.dims.size() == 2 && l.dims[1].second == 0;
+  };
+  auto reads_by_call = [&](const Load& l) {
+    return (l.kind == Load::Gather && !is_column(l)) || l.kind == Load::Periodic;
+  };
   // A call of cpu::gather_dims filling load k's buffer with its flat elements [from, to).
   std::string gather_fn;
   for (const Load& l : loads)
-    if ((l.kind == Load::Gather || l.kind == Load::Periodic) && gather_fn.empty())
+    if (reads_by_call(l) && gather_fn.empty())
       gather_fn = "tx_fn[" + std::to_string(table.add(reinterpret_cast<void*>(&cpu::gather_dims))) + "]";
   auto gather_call = [&](size_t k, const std::string& from, const std::string& to) {
     const Load& l = loads[k];
@@ -508,10 +517,12 @@ bool emit_kernel(const Graph& body, const std::vector<Strides>& param_strides,
           << "  for (int64_t i = 0; i < " << T << "; ++i) b" << k << "[i] = s" << k << ";\n";
     } else if (l.kind == Load::Gather || l.kind == Load::Periodic) {
       const int64_t len = T + (l.kind == Load::Periodic ? l.period : 0);
-      c << "  " << t << " b" << k << "[" << len << "] __attribute__((aligned(64)));\n"
-        << "  static const int64_t g" << k << "[] = {";
-      for (const auto& d : l.dims) c << num(d.first) << ", ";
-      for (size_t d = 0; d < l.dims.size(); ++d) c << num(l.dims[d].second) << (d + 1 < l.dims.size() ? ", " : "};\n");
+      c << "  " << t << " b" << k << "[" << len << "] __attribute__((aligned(64)));\n";
+      if (reads_by_call(l)) {
+        c << "  static const int64_t g" << k << "[] = {";
+        for (const auto& d : l.dims) c << num(d.first) << ", ";
+        for (size_t d = 0; d < l.dims.size(); ++d) c << num(l.dims[d].second) << (d + 1 < l.dims.size() ? ", " : "};\n");
+      }
       if (l.kind == Load::Periodic) {
         // One period (outer dims have stride 0: elements [0, period) stay in the source),
         // then copies of it, doubling.
@@ -530,9 +541,7 @@ bool emit_kernel(const Graph& body, const std::vector<Strides>& param_strides,
     const Load& l = loads[k];
     if (l.kind == Load::Dense) {
       c << "    const " << ctype(l.dtype) << "* const L" << k << " = src" << k << " + b;\n";
-    } else if (l.kind == Load::Gather && l.dims.size() == 2 && l.dims[1].second == 0) {
-      // One value per row (a column broadcast, x - mean[:, None]): filled here with the
-      // kernel's own vector width, which its loads then forward from.
+    } else if (is_column(l)) {
       const std::string W = num(l.dims[1].first), K = std::to_string(k);
       c << "    for (int64_t i = 0, r = b / " << W << ", e = (r + 1) * " << W << " - b; i < n; ++r, e += " << W
         << ") {\n      const " << ctype(l.dtype) << " v = src" << K << "[r * " << num(l.dims[0].second)

@@ -3,8 +3,9 @@
 // instructions calling dense tile functions, reduce-accumulate steps and stores. A run
 // walks the flat iteration space in tiles of kTileBytes per register, so temporaries stay
 // in L1; dense inputs are read in place, broadcast inputs whose pattern repeats every few
-// tiles are gathered once per chunk, and others a run of the innermost dim at a time. Reductions split into fixed work items whose partial
-// results combine in a fixed tree, so results do not depend on the number of threads.
+// tiles are gathered once per chunk, and others a run of the innermost dim at a time.
+// Reductions split into fixed work items whose partial results combine in a fixed tree,
+// so results do not depend on the number of threads.
 #include "interpreter.h"
 
 #include <emmintrin.h>

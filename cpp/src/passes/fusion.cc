@@ -94,13 +94,13 @@ class Fuser {
 
   bool cheap(const Node& p) const { return !target_.is_expensive(p); }
 
-  // A lone large elementwise op that reads a broadcast or transposed operand, or is
-  // expensive, still becomes a kernel: the upper tier then compiles it for this CPU
-  // (softmax's final division reads its sums broadcast by row).
+  // A lone large elementwise op that reads a broadcast or transposed operand still becomes
+  // a kernel: the upper tier then compiles it for this CPU, where the eager kernels are
+  // built for the baseline ISA and fill broadcasts per tile (softmax's final division reads
+  // its sums broadcast by row).
   bool worth_a_kernel_alone(const Node& n) const {
     if (!is_elementwise(n.kind) || num_elements(g_.type(n.first_result).shape) < kLoneKernelElements)
       return false;
-    if (!cheap(n)) return true;
     for (ValueId v : n.inputs) {
       const Node& p = g_.node(g_.defining_node(v));
       if ((p.kind == OpKind::broadcast_in_dim && !g_.type(p.inputs[0]).shape.empty()) ||
