@@ -347,7 +347,8 @@ def _jax_max_min_ref(x, window, strides, dilation, pads, is_max):
         tap = xp[:, a * dilation[0]:a * dilation[0] + strides[0] * (oh - 1) + 1:strides[0],
                  b * dilation[1]:b * dilation[1] + strides[1] * (ow - 1) + 1:strides[1]]
         both_zero = (out == 0) & (tap == 0)
-        zero_sign = (np.signbit(out) & np.signbit(tap)) if is_max else (np.signbit(out) | np.signbit(tap))
+        zero_sign = ((np.signbit(out) & np.signbit(tap)) if is_max
+                     else (np.signbit(out) | np.signbit(tap)))
         out = np.where(both_zero, np.where(zero_sign, -0.0, 0.0).astype(x.dtype),
                        np.maximum(out, tap) if is_max else np.minimum(out, tap))
     return out
