@@ -334,11 +334,12 @@ def test_select_primitives_vmap_and_second_order(x64):
                 (x[1],), order=2, modes=("fwd", "rev"), eps=1e-3)
 
 
-def _jax_max_min_ref(x, window, strides, dilation, pads, is_max):
-    """Max (min) pooling over axes 1, 2 of NHWC ``x`` with lax.max's (lax.min's) semantics:
-    NaN propagates and max(-0, +0) = +0, min(-0, +0) = -0 (numpy's maximum and minimum
-    return either zero, depending on the order)."""
-    init = -np.inf if is_max else np.inf
+def _jax_pool_ref(x, window, strides, dilation, pads, op):
+    """Max, min or sum pooling ("max", "min", "add") over axes 1, 2 of NHWC ``x``, taps in
+    row-major order from the init value, with lax.max's and lax.min's semantics: NaN
+    propagates and max(-0, +0) = +0, min(-0, +0) = -0 (numpy's maximum and minimum return
+    either zero, depending on the order)."""
+    init = {"max": -np.inf, "min": np.inf, "add": 0.0}[op]
     xp = np.pad(x, ((0, 0), *pads, (0, 0)), constant_values=init)
     span = [(w - 1) * d + 1 for w, d in zip(window, dilation)]
     oh, ow = [(n - s) // st + 1 for n, s, st in zip(xp.shape[1:3], span, strides)]
@@ -346,11 +347,14 @@ def _jax_max_min_ref(x, window, strides, dilation, pads, is_max):
     for a, b in itertools.product(range(window[0]), range(window[1])):
         tap = xp[:, a * dilation[0]:a * dilation[0] + strides[0] * (oh - 1) + 1:strides[0],
                  b * dilation[1]:b * dilation[1] + strides[1] * (ow - 1) + 1:strides[1]]
+        if op == "add":
+            out = out + tap
+            continue
         both_zero = (out == 0) & (tap == 0)
-        zero_sign = ((np.signbit(out) & np.signbit(tap)) if is_max
+        zero_sign = ((np.signbit(out) & np.signbit(tap)) if op == "max"
                      else (np.signbit(out) | np.signbit(tap)))
         out = np.where(both_zero, np.where(zero_sign, -0.0, 0.0).astype(x.dtype),
-                       np.maximum(out, tap) if is_max else np.minimum(out, tap))
+                       np.maximum(out, tap) if op == "max" else np.minimum(out, tap))
     return out
 
 
@@ -371,12 +375,13 @@ _CHANNEL_ROW_GEOMETRIES = [
                          ids=[f"g{i}" for i in range(len(_CHANNEL_ROW_GEOMETRIES))])
 @pytest.mark.parametrize("channels", [1, 7, 16, 17, 64, 83])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-@pytest.mark.parametrize("is_max", [True, False])
-def test_channel_rows_nan_lanes_and_signed_zeros(geometry, channels, dtype, is_max, request):
-    """Max and min over channel rows of float32 and float64 (the vectorised kernel, which
-    combines taps in pairs and redoes a block exactly when one lane read a NaN): a NaN in
-    one lane of the first window and one of the last, windows of -0 and +0 only, channel
-    counts that leave the last vector part-filled; eager and jit against numpy."""
+@pytest.mark.parametrize("op", ["max", "min", "add"])
+def test_channel_rows_nan_lanes_and_signed_zeros(geometry, channels, dtype, op, request):
+    """Max, min and sum over channel rows of float32 and float64 (the vectorised kernel:
+    max and min combine taps in pairs and redo a block exactly when one lane read a NaN,
+    sums add in tap order): a NaN in one lane of the first window and one of the last,
+    windows of -0 and +0 only, channel counts that leave the last vector part-filled;
+    eager and jit against numpy, bit for bit."""
     if dtype == np.float64:
         request.getfixturevalue("x64")
     window, strides, dilation, pads = geometry
@@ -391,10 +396,10 @@ def test_channel_rows_nan_lanes_and_signed_zeros(geometry, channels, dtype, is_m
     x[1, last[0], last[1], channels // 2] = np.nan   # the last window's middle lane
     x[1, 1:4, 1:5, :] = np.where(rng.random((3, 4, channels)) < 0.5, -0.0, 0.0)
     x[0, 2:5, 2:6, :] = -0.0
-    fn, init = (lax.max, -np.inf) if is_max else (lax.min, np.inf)
+    fn, init = {"max": (lax.max, -np.inf), "min": (lax.min, np.inf), "add": (lax.add, 0.0)}[op]
     f = lambda a: lax.reduce_window(a, init, fn, (1, *window, 1), (1, *strides, 1),
                                     ((0, 0), *pads, (0, 0)), window_dilation=(1, *dilation, 1))
-    want = _jax_max_min_ref(x, window, strides, dilation, pads, is_max)
+    want = _jax_pool_ref(x, window, strides, dilation, pads, op)
     assert np.isnan(want[0, 0, 0, channels - 1]) and np.isnan(want[1, -1, -1, channels // 2])
     for got in (f(x), jax.jit(f)(x)):
         got = np.asarray(got)
