@@ -332,3 +332,99 @@ def test_select_primitives_vmap_and_second_order(x64):
     check_grads(lambda a: lax.reduce_window(a, np.inf, lax.min, (1, 2, 2, 2),
                                             (1, 1, 2, 1), "SAME", (1, 1, 1, 1), (1, 2, 1, 1)),
                 (x[1],), order=2, modes=("fwd", "rev"), eps=1e-3)
+
+
+def _jax_pool_ref(x, window, strides, dilation, pads, op):
+    """Max, min or sum pooling ("max", "min", "add") over axes 1, 2 of NHWC ``x``, taps in
+    row-major order from the init value, with lax.max's and lax.min's semantics: NaN
+    propagates and max(-0, +0) = +0, min(-0, +0) = -0 (numpy's maximum and minimum return
+    either zero, depending on the order)."""
+    init = {"max": -np.inf, "min": np.inf, "add": 0.0}[op]
+    xp = np.pad(x, ((0, 0), *pads, (0, 0)), constant_values=init)
+    span = [(w - 1) * d + 1 for w, d in zip(window, dilation)]
+    oh, ow = [(n - s) // st + 1 for n, s, st in zip(xp.shape[1:3], span, strides)]
+    out = np.full((x.shape[0], oh, ow, x.shape[3]), init, x.dtype)
+    for a, b in itertools.product(range(window[0]), range(window[1])):
+        tap = xp[:, a * dilation[0]:a * dilation[0] + strides[0] * (oh - 1) + 1:strides[0],
+                 b * dilation[1]:b * dilation[1] + strides[1] * (ow - 1) + 1:strides[1]]
+        if op == "add":
+            out = out + tap
+            continue
+        both_zero = (out == 0) & (tap == 0)
+        zero_sign = ((np.signbit(out) & np.signbit(tap)) if op == "max"
+                     else (np.signbit(out) | np.signbit(tap)))
+        out = np.where(both_zero, np.where(zero_sign, -0.0, 0.0).astype(x.dtype),
+                       np.maximum(out, tap) if op == "max" else np.minimum(out, tap))
+    return out
+
+
+# window, strides, window dilation, padding: even and odd tap counts, strided runs of
+# windows, dilated taps, and padding that cuts the runs of interior windows.
+_CHANNEL_ROW_GEOMETRIES = [
+    ((2, 2), (2, 2), (1, 1), ((0, 0), (0, 0))),
+    ((3, 3), (1, 1), (1, 1), ((0, 0), (0, 0))),
+    ((1, 1), (1, 1), (1, 1), ((0, 0), (0, 0))),
+    ((1, 2), (1, 3), (1, 1), ((0, 0), (0, 0))),
+    ((2, 3), (1, 2), (2, 1), ((0, 0), (0, 0))),
+    ((3, 3), (2, 2), (1, 1), ((1, 1), (1, 1))),
+    ((2, 2), (1, 1), (1, 2), ((0, 1), (2, 0))),
+]
+
+
+@pytest.mark.parametrize("geometry", _CHANNEL_ROW_GEOMETRIES,
+                         ids=[f"g{i}" for i in range(len(_CHANNEL_ROW_GEOMETRIES))])
+@pytest.mark.parametrize("channels", [1, 7, 16, 17, 64, 83])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("op", ["max", "min", "add"])
+def test_channel_rows_nan_lanes_and_signed_zeros(geometry, channels, dtype, op, request):
+    """Max, min and sum over channel rows of float32 and float64 (the vectorised kernel:
+    max and min combine taps in pairs and redo a block exactly when one lane read a NaN,
+    sums add in tap order): a NaN in one lane of the first window and one of the last,
+    windows of -0 and +0 only, channel counts that leave the last vector part-filled;
+    eager and jit against numpy, bit for bit."""
+    if dtype == np.float64:
+        request.getfixturevalue("x64")
+    window, strides, dilation, pads = geometry
+    rng = np.random.default_rng(11)
+    x = rng.standard_normal((2, 7, 9, channels)).astype(dtype)
+    span = [(w - 1) * d + 1 for w, d in zip(window, dilation)]
+    out_hw = [(n + lo + hi - s) // st + 1
+              for n, (lo, hi), s, st in zip(x.shape[1:3], pads, span, strides)]
+    last = [min(n - 1, (o - 1) * st - lo + s - 1)
+            for n, o, st, (lo, _), s in zip(x.shape[1:3], out_hw, strides, pads, span)]
+    x[0, 0, 0, channels - 1] = np.nan                # the first window's last lane
+    x[1, last[0], last[1], channels // 2] = np.nan   # the last window's middle lane
+    x[1, 1:4, 1:5, :] = np.where(rng.random((3, 4, channels)) < 0.5, -0.0, 0.0)
+    x[0, 2:5, 2:6, :] = -0.0
+    fn, init = {"max": (lax.max, -np.inf), "min": (lax.min, np.inf), "add": (lax.add, 0.0)}[op]
+    f = lambda a: lax.reduce_window(a, init, fn, (1, *window, 1), (1, *strides, 1),
+                                    ((0, 0), *pads, (0, 0)), window_dilation=(1, *dilation, 1))
+    want = _jax_pool_ref(x, window, strides, dilation, pads, op)
+    assert np.isnan(want[0, 0, 0, channels - 1]) and np.isnan(want[1, -1, -1, channels // 2])
+    for got in (f(x), jax.jit(f)(x)):
+        got = np.asarray(got)
+        assert got.dtype == dtype
+        np.testing.assert_array_equal(got, want)  # NaN where want has NaN
+        np.testing.assert_array_equal(np.signbit(got[~np.isnan(got)]),
+                                      np.signbit(want[~np.isnan(want)]))
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.uint8, np.int64])
+def test_integer_channel_rows_in_runs(dtype, request):
+    """Integer max, min and sum over channel rows (the generic kernel, fed runs of interior
+    windows along the last window dimension) against numpy, padding cutting the runs."""
+    if dtype == np.int64:
+        request.getfixturevalue("x64")
+    rng = np.random.default_rng(12)
+    x = rng.integers(0, 200, (2, 6, 11, 19)).astype(dtype)
+    info = np.iinfo(dtype)
+    for fn, init, npfn in ((lax.max, info.min, np.maximum), (lax.min, info.max, np.minimum),
+                           (lax.add, 0, np.add)):
+        for window, strides, pads in (((2, 2), (2, 2), ((0, 0), (0, 0))),
+                                      ((3, 2), (1, 2), ((1, 1), (0, 1)))):
+            xp = np.pad(x, ((0, 0), *pads, (0, 0)), constant_values=init)
+            want = _pool_ref(xp, window, strides, npfn, dtype(init))
+            f = lambda a: lax.reduce_window(a, dtype(init), fn, (1, *window, 1),
+                                            (1, *strides, 1), ((0, 0), *pads, (0, 0)))
+            for got in (f(x), jax.jit(f)(x)):
+                np.testing.assert_array_equal(np.asarray(got), want)
