@@ -23,20 +23,18 @@ namespace {
 constexpr int kMR = 14;
 constexpr int kNV = 2;
 constexpr int kNR = 16 * kNV;
-// Blocking: a KC x NR panel of b stays in L1 (48 KiB) while the microkernel streams the
-// MC x KC block of a from L2 (1 MiB); a KC x NC block of b is shared from L3. Measured on
-// one core (Zen 5), n = 512..2048: KC 384 / MC 112 against 256 / 168 took n = 2048 from
-// 200 to 215 GFLOP/s; NC from 512 to 4096 made no difference; 12x32 and 6x64 tiles came
-// within 3% of 14x32, 8x48 was slower below n = 256.
-constexpr int64_t kKC = 384;
+// Blocking: the microkernel streams a KC x NR panel of b and an MC x KC block of a (packed
+// or in place) from L2 (1 MiB); a KC x NC block of b is shared from L3. Measured on one
+// core (Zen 5), n = 512..2048: MC 112 against 168 was faster; NC from 512 to 4096 made no
+// difference; 12x32 and 6x64 tiles came within 3% of 14x32, 8x48 was slower below
+// n = 256. KC: each KC block loads and stores c once more (and cuts in-place rows of a into
+// shorter strided runs), while a panel of b longer than L1 (32 KiB on Zen 4) cost little:
+// with KC 1152 the block of a (504 KiB) and the panel (144 KiB) still fit L2. On one core
+// (Zen 4, thread CPU time), KC 1152 against 384: n = 1024 from 99 to 105 GFLOP/s, 2048 from
+// 100 to 104, 32768x576x64 from 98 to 106, 16384x1152x64 from 99 to 110.
+constexpr int64_t kKC = 1152;
 constexpr int64_t kMC = kMR * 8;
 constexpr int64_t kNC = 4096;
-// KC when a is read in place (kFewCols): each KC block loads and stores c once more and
-// cuts a's rows into shorter strided runs, while a longer panel of b evicts no packed a
-// from L1. An MC x KC block of a (504 KiB) and a KC x NR panel of b (144 KiB) still fit
-// L2 (1 MiB). On one core (Zen 4): 32768x576x64 (one KC block instead of two)
-// from 98 to 106 GFLOP/s, 16384x1152x64 from 99 to 110, 4096x2304x256 from 104 to 111.
-constexpr int64_t kKCRows = 1152;
 // Floats ahead of the broadcasts at which a's rows are prefetched into L1 when read in
 // place (two cache lines): its rows come from memory (a convolution's patches are read
 // once), one line per 16 steps, and the hardware prefetchers fall behind on 14 strided
@@ -261,8 +259,7 @@ void sgemm(int64_t m, int64_t n, int64_t k, Operand a, Operand b, float* c, int6
     const int64_t nc = std::min(kNC, n - jc), panels = ceil_div(nc, kNR);
     const int64_t groups = std::min(panels, ceil_div(threads, mblocks));
     // k in even blocks of at most KC: a thin last block would load and store c for little.
-    const int64_t kblocks = ceil_div(k, rows_in_place ? kKCRows : kKC);
-    const int64_t kstep = ceil_div(k, kblocks);
+    const int64_t kblocks = ceil_div(k, kKC), kstep = ceil_div(k, kblocks);
     for (int64_t pc = 0; pc < k; pc += kstep) {
       const int64_t kc = std::min(kstep, k - pc);
       const float* bblock = b.data + pc * b.rs + jc * b.cs;
