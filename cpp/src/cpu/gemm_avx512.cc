@@ -262,6 +262,14 @@ void sgemm(int64_t m, int64_t n, int64_t k, Operand a, Operand b, float* c, int6
     const int64_t kblocks = ceil_div(k, kKC), kstep = ceil_div(k, kblocks);
     for (int64_t pc = 0; pc < k; pc += kstep) {
       const int64_t kc = std::min(kstep, k - pc);
+      // The pool hands out up to 4 chunks per thread, each of several items when there
+      // are more: 32768x576x64's items (4M) are short, its chunks (37 items) are not, and
+      // on a busy machine the whole product had run on the calling thread. The packing of
+      // b before them wakes the worker too: on one thread it is 3% of n = 1024's time.
+      const int64_t items = mblocks * groups;
+      const int64_t per_chunk = ceil_div(items, std::min(items, 4 * threads));
+      const double item = double(mc) * double(nc) / double(groups) * double(kc);
+      const bool long_chunks = item * double(per_chunk) >= kLongChunkWork;
       const float* bblock = b.data + pc * b.rs + jc * b.cs;
       float* bpacked = nullptr;
       if (pack_b) {
@@ -271,7 +279,7 @@ void sgemm(int64_t m, int64_t n, int64_t k, Operand a, Operand b, float* c, int6
             pack_b_panel(kc, std::min<int64_t>(kNR, nc - jp * kNR), bblock + jp * kNR * b.cs, b.rs,
                          b.cs, bpacked + jp * kc * kNR);
         };
-        if (parallel) parallel_for(panels, 4, pack);
+        if (parallel) parallel_for(panels, 4, pack, long_chunks);
         else pack(0, panels);
       }
       auto run = [&](int64_t lo, int64_t hi) {
@@ -300,17 +308,8 @@ void sgemm(int64_t m, int64_t n, int64_t k, Operand a, Operand b, float* c, int6
           }
         }
       };
-      if (parallel) {
-        // The pool hands out up to 4 chunks per thread, each of several items when there
-        // are more: 32768x576x64's items (4M) are short, its chunks (37 items) are not, and
-        // on a busy machine the whole product had run on the calling thread.
-        const int64_t items = mblocks * groups;
-        const int64_t per_chunk = ceil_div(items, std::min(items, 4 * threads));
-        const double item = double(mc) * double(nc) / double(groups) * double(kc);
-        parallel_for(items, 1, run, item * double(per_chunk) >= kLongChunkWork);
-      } else {
-        run(0, mblocks * groups);
-      }
+      if (parallel) parallel_for(items, 1, run, long_chunks);
+      else run(0, items);
     }
   }
 }
