@@ -23,15 +23,16 @@ namespace {
 constexpr int kMR = 14;
 constexpr int kNV = 2;
 constexpr int kNR = 16 * kNV;
-// Blocking: the microkernel streams a KC x NR panel of b and an MC x KC block of a (packed
-// or in place) from L2 (1 MiB); a KC x NC block of b is shared from L3. Measured on one
-// core (Zen 5), n = 512..2048: MC 112 against 168 was faster; NC from 512 to 4096 made no
-// difference; 12x32 and 6x64 tiles came within 3% of 14x32, 8x48 was slower below
-// n = 256. KC: each KC block loads and stores c once more (and cuts in-place rows of a into
-// shorter strided runs), while a panel of b longer than L1 (32 KiB on Zen 4) cost little:
-// with KC 1152 the block of a (504 KiB) and the panel (144 KiB) still fit L2. On one core
-// (Zen 4, thread CPU time), KC 1152 against 384: n = 1024 from 99 to 105 GFLOP/s, 2048 from
-// 100 to 104, 32768x576x64 from 98 to 106, 16384x1152x64 from 99 to 110.
+// Blocking: a KC x NC block of b is packed once and shared from L3; the microkernel streams
+// an MC x KC block of a (packed or in place) from L2 (1 MiB) against a KC x NR panel of b.
+// On one core of Zen 5 (48 KiB L1), n = 512..2048: KC 384 / MC 112 against 256 / 168 took
+// n = 2048 from 200 to 215 GFLOP/s; NC from 512 to 4096 made no difference; 12x32 and 6x64
+// tiles came within 3% of 14x32, 8x48 was slower below n = 256. On one core of Zen 4
+// (32 KiB L1; thread CPU time), KC 1152 against 384 took n = 1024 from 99 to 105 GFLOP/s,
+// 2048 from 100 to 104, 32768x576x64 from 98 to 106, 16384x1152x64 from 99 to 110: each
+// KC block loads and stores c once more (and cuts in-place rows of a into shorter strided
+// runs), while a panel of b beyond L1 cost little. The block of a (504 KiB) and the panel
+// (144 KiB) still fit L2.
 constexpr int64_t kKC = 1152;
 constexpr int64_t kMC = kMR * 8;
 constexpr int64_t kNC = 4096;
