@@ -1,7 +1,7 @@
 """float32 products on tinyxla's own gemms (the AVX-512 one, or on AVX2 machines and Zen 4
 the small one up to 64^3, and on AVX2 machines OpenBLAS above): results against float64
-numpy over shapes that hit every edge of their blocking (14-row by 32-column tiles, 1152-deep
-and 112-row blocks; 6-row by 16-column tiles), every storage order, batches, and sizes split
+numpy over shapes that hit every edge of their blocking (14-row by 32-column tiles, 1152-deep,
+112-row and 2048-wide blocks; 6-row by 16-column tiles), every storage order, batches, and sizes split
 over the thread pool."""
 import numpy as np
 import pytest
@@ -45,7 +45,7 @@ def test_shapes(m, n, k):
 @pytest.mark.parametrize("trans_b", [False, True])
 @pytest.mark.parametrize("m,n,k", [(2, 3, 4), (15, 33, 17), (64, 64, 64), (100, 37, 300),
                                    (3, 300, 129), (300, 5, 64), (170, 150, 513),
-                                   (400, 380, 270), (20, 700, 900)])
+                                   (400, 380, 270), (20, 700, 900), (40, 2100, 30)])
 def test_storage_orders(trans_a, trans_b, m, n, k):
     rng = np.random.RandomState(m + n + k)
     a = rng.randn(m, k).astype(np.float32)

@@ -1,7 +1,7 @@
 // The AVX-512 sgemm against a double-precision reference: shapes around its 14 x 32 tiles
-// and 112-row blocks, k over several 1152-deep blocks (c accumulated across them), all
-// four storage orders, a row stride wider than the rows, the pooled path, and NaN / inf
-// propagation. Skipped on CPUs without AVX-512.
+// and 112-row blocks, k over several 1152-deep blocks (c accumulated across them), n over
+// several 2048-wide ones, all four storage orders, a row stride wider than the rows, the
+// pooled path, and NaN / inf propagation. Skipped on CPUs without AVX-512.
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -114,6 +114,15 @@ void k_blocks() {
                 true);
 }
 
+// n wider than one NC block (2048): b packed block by block, from both storage orders.
+void column_blocks() {
+  std::mt19937 rng(6);
+  check_product(random_matrix(40, 30, false, 0, rng), random_matrix(30, 2100, false, 0, rng),
+                false);
+  check_product(random_matrix(20, 45, true, 0, rng), random_matrix(45, 4200, true, 1, rng),
+                true);
+}
+
 void nan_and_inf() {
   std::mt19937 rng(4);
   for (int64_t size : {int64_t(20), int64_t(150)}) {
@@ -135,5 +144,6 @@ int main() {
                             {"storage_orders", storage_orders},
                             {"pooled", pooled},
                             {"k_blocks", k_blocks},
+                            {"column_blocks", column_blocks},
                             {"nan_and_inf", nan_and_inf}});
 }
