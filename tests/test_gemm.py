@@ -1,8 +1,8 @@
 """float32 products on tinyxla's own gemms (the AVX-512 one, or on AVX2 machines and Zen 4
 the small one up to 64^3, and on AVX2 machines OpenBLAS above): results against float64
-numpy over shapes that hit every edge of their blocking (14-row by 32-column tiles, 1152-deep,
-112-row and 2048-wide blocks; 6-row by 16-column tiles), every storage order, batches, and sizes split
-over the thread pool."""
+numpy over shapes that hit every edge of their blocking (14-row by 32-column tiles,
+1152-deep, 112-row and 2048-wide blocks; 6-row by 16-column tiles), every storage order,
+batches, and sizes split over the thread pool."""
 import numpy as np
 import pytest
 
