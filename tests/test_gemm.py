@@ -1,8 +1,8 @@
 """float32 products on tinyxla's own gemms (the AVX-512 one, or on AVX2 machines and Zen 4
 the small one up to 64^3, and on AVX2 machines OpenBLAS above): results against float64
-numpy over shapes that hit every edge of their blocking (14-row by 32-column tiles, 384-deep
-and 112-row blocks; 6-row by 16-column tiles), every storage order, batches, and sizes split
-over the thread pool."""
+numpy over shapes that hit every edge of their blocking (14-row by 32-column tiles,
+1152-deep, 112-row and 2048-wide blocks; 6-row by 16-column tiles), every storage order,
+batches, and sizes split over the thread pool."""
 import numpy as np
 import pytest
 
@@ -33,7 +33,7 @@ SIZES = [1, 2, 3, 13, 14, 15, 16, 17, 31, 32, 33, 47, 64, 100, 113, 129, 225, 30
 
 @pytest.mark.parametrize("m", SIZES)
 @pytest.mark.parametrize("n", [2, 15, 32, 33, 65, 300])
-@pytest.mark.parametrize("k", [1, 7, 64, 383, 385])
+@pytest.mark.parametrize("k", [1, 7, 64, 385, 1151, 1153])
 def test_shapes(m, n, k):
     rng = np.random.RandomState(m * 1000 + n * 10 + k)
     a = rng.randn(m, k).astype(np.float32)
@@ -45,7 +45,7 @@ def test_shapes(m, n, k):
 @pytest.mark.parametrize("trans_b", [False, True])
 @pytest.mark.parametrize("m,n,k", [(2, 3, 4), (15, 33, 17), (64, 64, 64), (100, 37, 300),
                                    (3, 300, 129), (300, 5, 64), (170, 150, 513),
-                                   (400, 380, 270), (20, 700, 900)])
+                                   (400, 380, 270), (20, 700, 900), (40, 2100, 30)])
 def test_storage_orders(trans_a, trans_b, m, n, k):
     rng = np.random.RandomState(m + n + k)
     a = rng.randn(m, k).astype(np.float32)
@@ -94,7 +94,8 @@ def test_batched(batch, m, n, k):
 
 
 @pytest.mark.parametrize("m,k,n", [(3001, 576, 64), (2000, 1000, 130), (1500, 1024, 64),
-                                   (777, 385, 256), (4100, 300, 33)])
+                                   (777, 385, 256), (4100, 300, 33), (700, 2400, 64),
+                                   (300, 2500, 200)])
 @pytest.mark.parametrize("trans_b", [False, True])
 def test_tall_products(m, k, n, trans_b):
     """Few columns: a row-major a is read in place (unless its rows are 4 KiB apart), split
@@ -110,8 +111,8 @@ def test_tall_products(m, k, n, trans_b):
 def test_large_split_over_pool(size):
     # Several KC and MC blocks, panels of b shared by the pool's threads.
     rng = np.random.RandomState(size)
-    a = rng.randn(size, size + 3).astype(np.float32)
-    b = rng.randn(size + 3, size - 1).astype(np.float32)
+    a = rng.randn(size, 2 * size + 3).astype(np.float32)
+    b = rng.randn(2 * size + 3, size - 1).astype(np.float32)
     check(lax.dot(put(a), put(b)), a, b)
     check(lax.dot(operand(a, True), operand(b, True)), a, b)
 

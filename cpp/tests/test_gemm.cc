@@ -1,5 +1,6 @@
 // The AVX-512 sgemm against a double-precision reference: shapes around its 14 x 32 tiles
-// and 384 x 112 blocks, all four storage orders, a row stride wider than the rows, the
+// and 112-row blocks, k over several 1152-deep blocks (c accumulated across them), n over
+// several 2048-wide ones, all four storage orders, a row stride wider than the rows, the
 // pooled path, and NaN / inf propagation. Skipped on CPUs without AVX-512.
 #include <cmath>
 #include <cstdio>
@@ -99,6 +100,29 @@ void pooled() {
                 true);
 }
 
+// k deeper than one KC block (1152): each block after the first adds to c. a read in place
+// by rows (n <= 256), packed (its rows 4 KiB apart, or transposed) and on the pool.
+void k_blocks() {
+  std::mt19937 rng(5);
+  check_product(random_matrix(45, 2400, false, 0, rng), random_matrix(2400, 70, false, 0, rng),
+                false);
+  check_product(random_matrix(31, 2048, false, 0, rng), random_matrix(2048, 50, false, 2, rng),
+                false);
+  check_product(random_matrix(29, 1300, true, 3, rng), random_matrix(1300, 270, true, 3, rng),
+                false);
+  check_product(random_matrix(150, 1500, false, 1, rng), random_matrix(1500, 90, true, 0, rng),
+                true);
+}
+
+// n wider than one NC block (2048): b packed block by block, from both storage orders.
+void column_blocks() {
+  std::mt19937 rng(6);
+  check_product(random_matrix(40, 30, false, 0, rng), random_matrix(30, 2100, false, 0, rng),
+                false);
+  check_product(random_matrix(20, 45, true, 0, rng), random_matrix(45, 4200, true, 1, rng),
+                true);
+}
+
 void nan_and_inf() {
   std::mt19937 rng(4);
   for (int64_t size : {int64_t(20), int64_t(150)}) {
@@ -119,5 +143,7 @@ int main() {
   return run_tests("gemm", {{"shapes", shapes},
                             {"storage_orders", storage_orders},
                             {"pooled", pooled},
+                            {"k_blocks", k_blocks},
+                            {"column_blocks", column_blocks},
                             {"nan_and_inf", nan_and_inf}});
 }

@@ -23,14 +23,26 @@ namespace {
 constexpr int kMR = 14;
 constexpr int kNV = 2;
 constexpr int kNR = 16 * kNV;
-// Blocking: a KC x NR panel of b stays in L1 (48 KiB) while the microkernel streams the
-// MC x KC block of a from L2 (1 MiB); a KC x NC block of b is shared from L3. Measured on
-// one core (Zen 5), n = 512..2048: KC 384 / MC 112 against 256 / 168 took n = 2048 from
-// 200 to 215 GFLOP/s; NC from 512 to 4096 made no difference; 12x32 and 6x64 tiles came
-// within 3% of 14x32, 8x48 was slower below n = 256.
-constexpr int64_t kKC = 384;
+// Blocking: a KC x NC block of b is packed once and shared from L3; the microkernel streams
+// an MC x KC block of a (packed or in place) from L2 (1 MiB) against a KC x NR panel of b.
+// On one core of Zen 5 (48 KiB L1), n = 512..2048: KC 384 / MC 112 against 256 / 168 took
+// n = 2048 from 200 to 215 GFLOP/s; NC from 512 to 4096 made no difference; 12x32 and 6x64
+// tiles came within 3% of 14x32, 8x48 was slower below n = 256. On one core of Zen 4
+// (32 KiB L1; thread CPU time), KC 1152 against 384 took n = 1024 from 99 to 105 GFLOP/s,
+// 2048 from 100 to 104, 32768x576x64 from 98 to 106, 16384x1152x64 from 99 to 110: each
+// KC block loads and stores c once more (and cuts in-place rows of a into shorter strided
+// runs), while a panel of b beyond L1 cost little. The block of a (504 KiB) and the panel
+// (144 KiB) still fit L2. NC 2048 keeps the packed block of b (and its scratch) at 9 MiB,
+// near the 6 MiB of 384 x 4096: n = 4096 ran at 107 GFLOP/s with NC 2048 and with 4096.
+constexpr int64_t kKC = 1152;
 constexpr int64_t kMC = kMR * 8;
-constexpr int64_t kNC = 4096;
+constexpr int64_t kNC = 2048;
+// Floats ahead of the broadcasts at which a's rows are prefetched into L1 when read in
+// place (two cache lines): its rows come from memory (a convolution's patches are read
+// once), one line per 16 steps, and the hardware prefetchers fall behind on 14 strided
+// streams. 32768x576x64 on one core: from 99 to 105 GFLOP/s; 64 and 128 floats were
+// slower, prefetching into L2 gained nothing.
+constexpr int64_t kPrefetchA = 32;
 // m * n * k up to which a (and b when row-major) are read in place.
 constexpr double kInPlace = double(1 << 18);
 // Rows of a up to which a row-major b is read in place at any size: each panel of b
@@ -42,7 +54,7 @@ constexpr int64_t kFewRows = 28;
 // core, 8192x768x64 from 80 to 96. Not when a's rows are a multiple of 4 KiB apart: they
 // then share one L1 set, and 4096x1024x128 lost 10%.
 constexpr int64_t kFewCols = 256;
-// m * n * k of a pool work item from which a worker is woken even on a busy machine
+// m * n * k of a pool chunk from which a worker is woken even on a busy machine
 // (as dot.cc's kLongChunkWork).
 constexpr double kLongChunkWork = double(1 << 24);
 
@@ -85,6 +97,12 @@ void kernel(int64_t k, const float* a, int64_t as, const float* b, int64_t bs, i
       const __m512 ai = _mm512_set1_ps(ARows ? a[i * as] : a[i]);
 #pragma GCC unroll 4
       for (int v = 0; v < kNV; ++v) acc[i][v] = _mm512_fmadd_ps(ai, bv[v], acc[i][v]);
+    }
+    if (ARows) {
+      // One row per step: each of the MR rows is prefetched once every 16 steps (one
+      // line); the two steps with p % 16 >= MR repeat the last row.
+      const int64_t r = std::min<int64_t>(p & 15, MR - 1);
+      _mm_prefetch(reinterpret_cast<const char*>(a + r * as + kPrefetchA), _MM_HINT_T0);
     }
     a += ARows ? 1 : as;
     b += bs;
@@ -246,6 +264,14 @@ void sgemm(int64_t m, int64_t n, int64_t k, Operand a, Operand b, float* c, int6
     const int64_t kblocks = ceil_div(k, kKC), kstep = ceil_div(k, kblocks);
     for (int64_t pc = 0; pc < k; pc += kstep) {
       const int64_t kc = std::min(kstep, k - pc);
+      // The pool hands out up to 4 chunks per thread, each of several items when there
+      // are more: 32768x576x64's items (4M) are short, its chunks (37 items) are not, and
+      // on a busy machine the whole product had run on the calling thread. The packing of
+      // b before them wakes the worker too: on one thread it is 3% of n = 1024's time.
+      const int64_t items = mblocks * groups;
+      const int64_t per_chunk = ceil_div(items, std::min(items, 4 * threads));
+      const double item = double(mc) * double(nc) / double(groups) * double(kc);
+      const bool long_chunks = item * double(per_chunk) >= kLongChunkWork;
       const float* bblock = b.data + pc * b.rs + jc * b.cs;
       float* bpacked = nullptr;
       if (pack_b) {
@@ -255,7 +281,7 @@ void sgemm(int64_t m, int64_t n, int64_t k, Operand a, Operand b, float* c, int6
             pack_b_panel(kc, std::min<int64_t>(kNR, nc - jp * kNR), bblock + jp * kNR * b.cs, b.rs,
                          b.cs, bpacked + jp * kc * kNR);
         };
-        if (parallel) parallel_for(panels, 4, pack);
+        if (parallel) parallel_for(panels, 4, pack, long_chunks);
         else pack(0, panels);
       }
       auto run = [&](int64_t lo, int64_t hi) {
@@ -284,12 +310,8 @@ void sgemm(int64_t m, int64_t n, int64_t k, Operand a, Operand b, float* c, int6
           }
         }
       };
-      if (parallel) {
-        const double item = double(mc) * double(nc) / double(groups) * double(kc);
-        parallel_for(mblocks * groups, 1, run, item >= kLongChunkWork);
-      } else {
-        run(0, mblocks * groups);
-      }
+      if (parallel) parallel_for(items, 1, run, long_chunks);
+      else run(0, items);
     }
   }
 }
