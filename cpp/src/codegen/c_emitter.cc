@@ -251,6 +251,7 @@ typedef void (*tx_clamp)(const void*, const void*, const void*, void*, int64_t);
 typedef void (*tx_select)(const void*, const void* const*, int64_t, void*, int64_t);
 typedef void (*tx_stream)(void*, const void*, size_t);
 typedef void (*tx_gather)(const char*, int64_t, int64_t, const int64_t*, const int64_t*, int64_t, int64_t, char*);
+typedef void (*tx_pattern)(const char*, int64_t, int64_t, const int64_t*, const int64_t*, int64_t, int64_t, char*);
 typedef int (*tx_host_call)(int64_t, int64_t, const void* const*, const int64_t*);
 )" + std::string(kElementSemantics) + "\n";
 }
@@ -488,17 +489,18 @@ bool emit_kernel(const Graph& body, const std::vector<Strides>& param_strides,
   auto reads_by_call = [&](const Load& l) {
     return (l.kind == Load::Gather && !is_column(l)) || l.kind == Load::Periodic;
   };
-  // A call of cpu::gather_dims filling load k's buffer with its flat elements [from, to).
-  std::string gather_fn;
-  for (const Load& l : loads)
-    if (reads_by_call(l) && gather_fn.empty())
-      gather_fn = "tx_fn[" + std::to_string(table.add(reinterpret_cast<void*>(&cpu::gather_dims))) + "]";
-  auto gather_call = [&](size_t k, const std::string& from, const std::string& to) {
+  // A call filling load k's buffer: cpu::gather_dims with its flat elements [x, y) (a
+  // gather), or cpu::gather_pattern with y elements of its period x (a pattern).
+  auto read_call = [&](size_t k, const std::string& x, const std::string& y) {
     const Load& l = loads[k];
+    const bool pattern = l.kind == Load::Periodic;
+    void* fn = pattern ? reinterpret_cast<void*>(&cpu::gather_pattern)
+                       : reinterpret_cast<void*>(&cpu::gather_dims);
     const std::string g = "g" + std::to_string(k), nd = std::to_string(l.dims.size());
-    return "((tx_gather)" + gather_fn + ")((const char*)src" + std::to_string(k) + ", " +
+    return std::string("((") + (pattern ? "tx_pattern" : "tx_gather") + ")tx_fn[" +
+           std::to_string(table.add(fn)) + "])((const char*)src" + std::to_string(k) + ", " +
            std::to_string(itemsize(l.dtype)) + ", " + nd + ", " + g + ", " + g + " + " + nd + ", " +
-           from + ", " + to + ", (char*)b" + std::to_string(k) + ");\n";
+           x + ", " + y + ", (char*)b" + std::to_string(k) + ");\n";
   };
   c << pre.str();
   if (reduces.empty())
@@ -523,13 +525,7 @@ bool emit_kernel(const Graph& body, const std::vector<Strides>& param_strides,
         for (const auto& d : l.dims) c << num(d.first) << ", ";
         for (size_t d = 0; d < l.dims.size(); ++d) c << num(l.dims[d].second) << (d + 1 < l.dims.size() ? ", " : "};\n");
       }
-      if (l.kind == Load::Periodic) {
-        // One period (outer dims have stride 0: elements [0, period) stay in the source),
-        // then copies of it, doubling.
-        c << "  " << gather_call(k, "0", num(l.period)) << "  for (int64_t d = " << num(l.period) << "; d < "
-          << num(len) << "; d *= 2) memcpy(b" << k << " + d, b" << k << ", (size_t)(d < " << num(len)
-          << " - d ? d : " << num(len) << " - d) * sizeof *b" << k << ");\n";
-      }
+      if (l.kind == Load::Periodic) c << "  " << read_call(k, num(l.period), num(len));
     }
   }
   for (int v = 0; v < nv; ++v)
@@ -547,7 +543,7 @@ bool emit_kernel(const Graph& body, const std::vector<Strides>& param_strides,
         << ") {\n      const " << ctype(l.dtype) << " v = src" << K << "[r * " << num(l.dims[0].second)
         << "];\n      for (const int64_t stop = e < n ? e : n; i < stop; ++i) b" << K << "[i] = v;\n    }\n";
     } else if (l.kind == Load::Gather) {
-      c << "    " << gather_call(k, "b", "b + n");
+      c << "    " << read_call(k, "b", "b + n");
     } else if (l.kind == Load::Periodic) {
       c << "    const " << ctype(l.dtype) << "* const L" << k << " = b" << k << " + b % " << num(l.period) << ";\n";
     }

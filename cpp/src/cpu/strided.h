@@ -1,5 +1,6 @@
 // Reading strided views: the row-major walk every kernel uses for non-dense operands.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 
@@ -77,6 +78,18 @@ inline void gather_dims(const char* base, int64_t elem_size, int64_t nd, const i
     case 8: return gather_typed<8>(base, nd, shape, strides, begin, end, dst);
     default: return gather_typed<16>(base, nd, shape, strides, begin, end, dst);
   }
+}
+
+// The first `len` elements of a view whose elements repeat every `period` (only its
+// trailing dims move; the others have stride 0 or extent 1, so reading [0, period) never
+// steps past them): one period by gather_dims, then copies of it, doubling. Both fused
+// tiers keep broadcast patterns this way (generated kernels call it like gather_dims).
+inline void gather_pattern(const char* base, int64_t elem_size, int64_t nd, const int64_t* shape,
+                           const int64_t* strides, int64_t period, int64_t len, char* dst) {
+  gather_dims(base, elem_size, nd, shape, strides, 0, period, dst);
+  const size_t total = size_t(len) * size_t(elem_size);
+  for (size_t done = size_t(period) * size_t(elem_size); done < total; done *= 2)
+    std::memcpy(dst + done, dst, std::min(done, total - done));
 }
 
 inline void gather(const char* base, size_t elem_size, const Shape& shape, const Strides& strides,

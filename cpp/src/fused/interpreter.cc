@@ -478,13 +478,9 @@ void setup(const Program& p, const RunState& s, Ctx& c) {
     c.buf[l] = at;
     c.pattern[l] = at + p.slot_bytes;
     at = align_up(at + p.slot_bytes + pattern_bytes(v));
-    if (v.access != RunState::Periodic || p.size == 0) continue;
-    // One period, then copies of it: the view's outer dims (stride 0 or extent 1) are
-    // never stepped past, so no offset leaves the source.
-    const size_t period_bytes = size_t(v.period) * v.item, total = size_t(p.tile + v.period) * v.item;
-    gather(v.base, v.item, v.shape, v.strides, 0, v.period, c.pattern[l]);
-    for (size_t done = period_bytes; done < total; done *= 2)
-      std::memcpy(c.pattern[l] + done, c.pattern[l], std::min(done, total - done));
+    if (v.access == RunState::Periodic && p.size > 0)
+      gather_pattern(v.base, int64_t(v.item), int64_t(v.shape.size()), v.shape.data(),
+                     v.strides.data(), v.period, p.tile + v.period, c.pattern[l]);
   }
   for (int r = 0; r < p.num_regs; ++r) {
     c.ptr[size_t(p.reg_slot(r))] = at;
