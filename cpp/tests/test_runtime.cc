@@ -142,6 +142,75 @@ void test_peak_tracking() {
   CHECK(memory_stats().peak_bytes_in_use == s0.bytes_in_use);
 }
 
+// Small blocks are kept per thread: a block freed by the thread that allocated it comes
+// back to that thread; the counts stay exact when blocks are freed by other threads and
+// when threads exit holding cached blocks; trim frees every thread's blocks.
+void test_thread_caches() {
+  trim_memory_cache();
+  const size_t n = (size_t(48) << 10) + 3;  // 64 KiB class: kept per thread
+  const MemoryStats s0 = memory_stats();
+  void* first;
+  {
+    Buffer b(n);
+    first = b.data();
+  }
+  {
+    Buffer b(n);
+    CHECK(b.data() == first);
+  }
+  std::vector<std::unique_ptr<Buffer>> from_threads(4);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 50; ++i) Buffer tmp(n + size_t(i));  // cached, then kept at exit
+      from_threads[size_t(t)] = std::make_unique<Buffer>(n);
+    });
+  for (auto& t : threads) t.join();
+  MemoryStats s1 = memory_stats();
+  CHECK(s1.bytes_in_use == s0.bytes_in_use + 4 * (int64_t(64) << 10));
+  CHECK(s1.num_allocs == s0.num_allocs + 2 + 4 * 51);
+  CHECK(s1.peak_bytes_in_use >= s1.bytes_in_use);
+  from_threads.clear();  // freed here, allocated there
+  MemoryStats s2 = memory_stats();
+  CHECK(s2.bytes_in_use == s0.bytes_in_use);
+  CHECK(s2.bytes_cached >= 4 * (int64_t(64) << 10));
+  trim_memory_cache();
+  CHECK(memory_stats().bytes_cached == 0);
+}
+
+// fork() while other threads allocate and free: the child gets consistent free lists and
+// counts, allocates, trims and reads its stats without hanging on a lock held at the fork.
+void test_fork_while_allocating() {
+  std::atomic<bool> stop{false};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 2; ++t)
+    threads.emplace_back([&] {
+      while (!stop.load()) {
+        Buffer a(4096), b(size_t(3) << 20);
+        memory_stats();
+      }
+    });
+  for (int round = 0; round < 20; ++round) {
+    const pid_t pid = fork();
+    if (pid == 0) {
+      alarm(30);
+      {
+        Buffer a(4096), b(size_t(3) << 20);
+        std::memset(a.data(), 1, 4096);
+      }
+      trim_memory_cache();
+      const MemoryStats s = memory_stats();
+      _exit(s.bytes_cached == 0 ? 0 : 3);
+    }
+    CHECK(pid > 0);
+    int status = 0;
+    CHECK(waitpid(pid, &status, 0) == pid);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  }
+  stop = true;
+  for (auto& t : threads) t.join();
+}
+
 void test_event_ready_and_callbacks() {
   Event ev;
   CHECK(!ev.is_ready());
@@ -601,6 +670,8 @@ const Test kTests[] = {
     {"buffer_alignment", test_buffer_alignment},
     {"caching_allocator_reuse", test_caching_allocator_reuse},
     {"peak_tracking", test_peak_tracking},
+    {"thread_caches", test_thread_caches},
+    {"fork_while_allocating", test_fork_while_allocating},
     {"event_ready_and_callbacks", test_event_ready_and_callbacks},
     {"event_error_rethrown", test_event_error_rethrown},
     {"device_submit_order", test_device_submit_order},
