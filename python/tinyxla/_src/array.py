@@ -87,13 +87,17 @@ class Array(metaclass=abc.ABCMeta):
 
     # -- metadata, known without waiting --------------------------------------------------
 
+    # A sharded jit's result has its aval but no _h until read: its shape must not
+    # assemble its blocks (a loop feeding results back in gathered every input).
     @property
     def shape(self) -> tuple[int, ...]:
-        return self._h.shape
+        aval = self._aval
+        return self._h.shape if aval is None else aval.shape
 
     @property
     def ndim(self) -> int:
-        return self._h.ndim
+        aval = self._aval
+        return self._h.ndim if aval is None else len(aval.shape)
 
     @property
     def size(self) -> int:

@@ -31,7 +31,7 @@ from tinyxla._src.interpreters import batching
 from tinyxla._src.interpreters import partial_eval as pe
 from tinyxla._src.interpreters import pmap as pmap_run, pmap_mpi
 from tinyxla._src.sharded_array import from_device_blocks, put_sharded
-from tinyxla._src.sharding import Mesh, NamedSharding, resolve
+from tinyxla._src.sharding import Mesh, NamedSharding, PartitionSpec, resolve
 from tinyxla._src.sharding_constraint import sharding_constraint_p
 from tinyxla._src.tree_util import tree_flatten, tree_unflatten
 from tinyxla._src.vmap import _flatten_axes
@@ -50,18 +50,53 @@ def jit(fun: Callable | None = None, *, in_shardings: Any = None, out_shardings:
     return _ShardedJit(inner, in_shardings, out_shardings)
 
 
+class _LastCall:
+    """The SPMD runner of the last call whose arguments were laid-out Arrays passed as they
+    were (not pytrees, not re-laid out by ``in_shardings``), with what it was built for: a
+    call with arrays of the same avals and shardings runs it without flattening, laying
+    out and hashing its arguments (a third of a small step's dispatch)."""
+
+    __slots__ = ("avals", "shardings", "plan")
+
+    def __init__(self, args: tuple, plan: Callable):
+        self.avals = [(a.shape, a.dtype, a.weak_type) for a in args]
+        self.shardings = [a._layout.sharding for a in args]
+        self.plan = plan
+
+    def matches(self, args: tuple) -> bool:
+        if len(args) != len(self.avals):
+            return False
+        for a, (shape, dtype, weak), s in zip(args, self.avals, self.shardings):
+            if type(a) is not Array:
+                return False
+            layout = a._layout
+            if (layout is None or (layout.sharding is not s and layout.sharding != s)
+                    or a.dtype != dtype or a.weak_type != weak or a.shape != shape):
+                return False
+        return True
+
+
 class _ShardedJit:
     def __init__(self, inner: Any, in_shardings: Any, out_shardings: Any):
         self._inner = inner
         self._in = in_shardings
         self._out = out_shardings
         self._layouts: dict = {}
+        self._last: _LastCall | None = None
+        # A bare PartitionSpec names a sharding over the mesh current at each call, so
+        # arguments laid out once may need laying out again: no last-call shortcut then.
+        self._remembers = not _names_current_mesh(in_shardings)
         functools.update_wrapper(self, inner, updated=())
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._inner, name)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        last = self._last
+        if (last is not None and not kwargs and core.current_trace() is core.EVAL_TRACE
+                and last.matches(args)):
+            return last.plan(list(args))
+        given = args
         static = self._inner._static_argnums
         if self._in is not None:
             dynamic = [i for i in range(len(args)) if i not in static]
@@ -88,6 +123,10 @@ class _ShardedJit:
             found = self._spmd_plan(args)
             if found is not None:
                 plan, leaves = found
+                if (self._remembers and len(leaves) == len(given)
+                        and all(a is x for a, x in zip(given, leaves))
+                        and all(a._layout is not None for a in leaves)):
+                    self._last = _LastCall(args, plan)
                 return plan(leaves)
         out = self._inner.call_unsharded(args, kwargs)
         if self._out is not None:
@@ -135,6 +174,17 @@ class _ShardedJit:
         if self._in is not None:
             return []
         return [(x.sharding, x.ndim) for x in leaves if type(x) is Array]
+
+
+def _names_current_mesh(specs: Any) -> bool:
+    """Whether ``specs`` (a jit's shardings argument) holds a bare PartitionSpec."""
+    if isinstance(specs, PartitionSpec):
+        return True
+    if isinstance(specs, (tuple, list)):
+        return any(_names_current_mesh(s) for s in specs)
+    if isinstance(specs, dict):
+        return any(_names_current_mesh(s) for s in specs.values())
+    return False
 
 
 _plain_runners: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -227,20 +277,19 @@ def _build_spmd(inner: Any, args: tuple, leaves: list, shardings: list,
     ids = [d.id for d in flat_devices]
 
     def run(flat: list) -> Any:
-        arrays = []
-        for x, lay, aval in zip(flat, in_layouts, block_avals):
+        inputs = []
+        for x, lay in zip(flat, in_layouts):
             if lay is not None:
                 handles = x._layout.device_handles(x)
-                x = pmap_run._sharded_array([handles[i] for i in ids], list(devs), aval)
-            arrays.append(x)
-        outs = plan.run(arrays)
+                x = [handles[i] for i in ids]
+            inputs.append(x)
         blocks = []
-        for o, s in zip(outs, result_shardings):
-            own = dict(zip(ids, o._shards.handles))
+        for o, s in zip(plan.run_blocks(inputs), result_shardings):
+            own = dict(zip(ids, o))
             if across and s.is_fully_replicated:  # every process holds the same blocks
-                own = {**dict.fromkeys(all_ids, o._shards.handles[0]), **own}
+                own = {**dict.fromkeys(all_ids, o[0]), **own}
             elif across:  # the other processes' blocks, as views of one all-gather
-                every = pmap_mpi.gather_processes(o._shards.handles)
+                every = pmap_mpi.gather_processes(o)
                 own = {**dict(zip(all_ids, pmap_run._split_handle(every, 0, len(all_ids)))),
                        **own}
             blocks.append(own)

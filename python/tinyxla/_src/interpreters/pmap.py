@@ -318,24 +318,29 @@ class _Plan:
             return pmap_mpi.group_reductions(steps, _Collective)
         return steps
 
-    def run(self, arrays: list[Array]) -> list:
+    def run_blocks(self, inputs: list) -> list[list]:
+        """Each output's per-device handles. ``inputs``: Arrays, or lists of per-device
+        handles already split along their mapped axis."""
         devs, axes = self.devs, self.in_axes
         n = len(devs)
         envs: list[dict] = [{} for _ in devs]
         for v, h in self.consts:
             for env in envs:
                 env[v] = h
-        for v, a, ax in zip(self.invars, arrays, axes):
-            code = _CODE[v.aval.dtype]
-            shards = _own_shards(a, ax, devs)
-            if shards is None:
-                h = a._h
-                if h.dtype_code != code:
-                    h = _core.convert(h, code)
-                if ax is None:
-                    shards = [h] * n
-                else:
-                    shards = _split_handle(h, ax % len(h.shape), n)
+        for v, a, ax in zip(self.invars, inputs, axes):
+            if type(a) is list:
+                shards = a
+            else:
+                code = _CODE[v.aval.dtype]
+                shards = _own_shards(a, ax, devs)
+                if shards is None:
+                    h = a._h
+                    if h.dtype_code != code:
+                        h = _core.convert(h, code)
+                    if ax is None:
+                        shards = [h] * n
+                    else:
+                        shards = _split_handle(h, ax % len(h.shape), n)
             for env, s in zip(envs, shards):
                 env[v] = s
         for step in self.steps:
@@ -344,16 +349,16 @@ class _Plan:
                     step.run(env, dev)
             else:
                 step.run(envs, devs)
+        return [[_literal_handle(v, d) for d in devs] if type(v) is core.Literal
+                else [env[v] for env in envs] for v in self.outvars]
+
+    def run(self, arrays: list[Array]) -> list:
         results = []
-        for v, ax, aval in zip(self.outvars, self.out_axes, self.out_avals):
-            if type(v) is core.Literal:
-                handles = [_literal_handle(v, d) for d in devs]
-            else:
-                handles = [env[v] for env in envs]
+        for handles, ax, aval in zip(self.run_blocks(arrays), self.out_axes, self.out_avals):
             if ax is None:
                 results.append(_wrap(handles[0], aval.weak_type, aval.dtype))
                 continue
-            out = _sharded_array(handles, devs, aval)
+            out = _sharded_array(handles, self.devs, aval)
             if ax % (len(aval.shape) + 1) != 0:
                 out = batching.moveaxis(out, 0, ax)
             results.append(out)
