@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#include <xmmintrin.h>
 
 #include <algorithm>
 #include <array>
@@ -54,11 +55,24 @@ int64_t physical_memory() {
   return pages > 0 && page > 0 ? int64_t(pages) * page : (int64_t(1) << 34);
 }
 
+// A lock taken with one atomic exchange: half a mutex's cost on the allocator's every call.
+class SpinLock {
+ public:
+  void lock() {
+    while (held_.exchange(true, std::memory_order_acquire))
+      while (held_.load(std::memory_order_relaxed)) _mm_pause();
+  }
+  void unlock() { held_.store(false, std::memory_order_release); }
+
+ private:
+  std::atomic<bool> held_{false};
+};
+
 // One thread's blocks and counts. Its owner takes the lock on every use (uncontended, a
 // line in its own cache); other threads only to read or drain it (stats, trim) and across
 // fork.
 struct ThreadCache {
-  std::mutex mu;
+  SpinLock mu;
   std::array<std::vector<void*>, kThreadClasses> blocks;
   int64_t cached = 0;     // bytes in `blocks`
   int64_t in_use = 0;     // bytes this thread allocated less those it freed (may be < 0)
@@ -78,7 +92,7 @@ class Allocator {
     raise_to(largest_, int64_t(cap));
     ThreadCache* tc = cap <= kThreadBlockMax ? thread_cache() : nullptr;
     if (tc) {
-      std::lock_guard<std::mutex> lock(tc->mu);
+      std::lock_guard<SpinLock> lock(tc->mu);
       auto& v = tc->blocks[size_t(thread_class(cap))];
       if (!v.empty()) {
         void* p = v.back();
@@ -101,7 +115,7 @@ class Allocator {
       if (cap >= kHugePage) madvise(p, cap, MADV_HUGEPAGE);
     }
     if (tc) {
-      std::lock_guard<std::mutex> lock(tc->mu);
+      std::lock_guard<SpinLock> lock(tc->mu);
       count_locked(*tc, int64_t(cap));
     } else {
       allocs_.fetch_add(1, std::memory_order_relaxed);
@@ -113,7 +127,7 @@ class Allocator {
   void deallocate(void* p, size_t cap) {
     ThreadCache* tc = cap <= kThreadBlockMax ? thread_cache() : nullptr;
     if (tc) {
-      std::lock_guard<std::mutex> lock(tc->mu);
+      std::lock_guard<SpinLock> lock(tc->mu);
       count_locked(*tc, -int64_t(cap));
       auto& v = tc->blocks[size_t(thread_class(cap))];
       if (v.size() < kThreadDepth && tc->cached + int64_t(cap) <= int64_t(kThreadBytes)) {
@@ -145,7 +159,7 @@ class Allocator {
       s.bytes_cached = cached_;
     }
     for (ThreadCache* tc : caches_) {
-      std::lock_guard<std::mutex> l(tc->mu);
+      std::lock_guard<SpinLock> l(tc->mu);
       s.bytes_in_use += tc->in_use - tc->published;
       s.num_allocs += tc->allocs;
       s.bytes_cached += tc->cached;
@@ -163,7 +177,7 @@ class Allocator {
     std::lock_guard<std::mutex> reg(registry_mu_);
     std::lock_guard<std::mutex> lock(mu_);
     for (ThreadCache* tc : caches_) {
-      std::lock_guard<std::mutex> l(tc->mu);
+      std::lock_guard<SpinLock> l(tc->mu);
       for (auto& v : tc->blocks) {
         for (void* p : v) std::free(p);
         v.clear();
@@ -272,24 +286,30 @@ Allocator& allocator() {
 }
 
 // The calling thread's cache, made at its first use; null once its thread began to exit
-// (its blocks went to the shared lists, and so do its later frees).
-thread_local ThreadCache* tl_cache = nullptr;
-thread_local bool tl_cache_gone = false;
+// (its blocks went to the shared lists, and so do its later frees). One trivially
+// destructible record, readable while the thread exits; the owner's destructor empties it.
+struct ThreadSlot {
+  ThreadCache* cache = nullptr;
+  bool gone = false;
+};
+thread_local ThreadSlot tl_slot;
 
 struct CacheOwner {
   ~CacheOwner() {
-    tl_cache_gone = true;
-    if (tl_cache) allocator().remove_cache(tl_cache);
-    tl_cache = nullptr;
+    ThreadSlot& slot = tl_slot;
+    slot.gone = true;
+    if (slot.cache) allocator().remove_cache(slot.cache);
+    slot.cache = nullptr;
   }
 };
 
 ThreadCache* thread_cache() {
-  if (!tl_cache && !tl_cache_gone) {
+  ThreadSlot& slot = tl_slot;
+  if (!slot.cache && !slot.gone) {
     thread_local CacheOwner owner;
-    tl_cache = allocator().add_cache();
+    slot.cache = allocator().add_cache();
   }
-  return tl_cache;
+  return slot.cache;
 }
 
 }  // namespace
