@@ -1,9 +1,9 @@
 // The caching allocator behind Buffer: freed blocks are kept by size class and reused,
 // so repeated calls do not page-fault fresh memory. Small blocks are kept per thread first:
 // a block freed by the thread that reuses it is still in that core's cache, and two devices
-// running at once no longer share one lock and one free list (a 2-device sharded jit of a
-// 64x64 chain: each device's kernels ran 7% slower than one device's alone, writing
-// outputs into blocks the other core had just freed).
+// running at once no longer share one lock, one free list and one counter (a 2-device
+// sharded jit of a 64x64 chain had written outputs into blocks the other core had just
+// freed: it reached 93% of what each device does alone, 95% with per-thread blocks).
 #include "tinyxla/buffer.h"
 
 #include <pthread.h>
