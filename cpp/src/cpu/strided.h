@@ -9,12 +9,17 @@
 
 namespace tinyxla::cpu {
 
-// The strides that read `x` as if broadcast (numpy-style, right-aligned) to `shape`.
-inline Strides broadcast_strides(const Array& x, const Shape& shape) {
-  Strides s(shape.size(), 0);
+// The strides that read `x` as if broadcast (numpy-style, right-aligned) to `shape`,
+// written over `s` (whose memory a caller reusing it keeps).
+inline void broadcast_strides_into(const Array& x, const Shape& shape, Strides& s) {
+  s.assign(shape.size(), 0);
   size_t lead = shape.size() - size_t(x.ndim());
   for (size_t i = 0; i < size_t(x.ndim()); ++i)
     s[lead + i] = x.shape()[i] == 1 ? 0 : x.strides()[i];
+}
+inline Strides broadcast_strides(const Array& x, const Shape& shape) {
+  Strides s;
+  broadcast_strides_into(x, shape, s);
   return s;
 }
 

@@ -457,6 +457,31 @@ struct Ctx {
   bool local = false;
 };
 
+// A T per thread, reused from run to run so that its vectors keep their memory (a small
+// op's run then allocates nothing); a run nested in another on the same thread, were there
+// one, would get a fresh T.
+template <class T>
+class Reused {
+ public:
+  Reused() : t_(owned().second ? fresh_ : owned().first) {
+    if (&t_ != &fresh_) owned().second = true;
+  }
+  ~Reused() {
+    if (&t_ != &fresh_) owned().second = false;
+  }
+  Reused(const Reused&) = delete;
+  Reused& operator=(const Reused&) = delete;
+  T& get() { return t_; }
+
+ private:
+  static std::pair<T, bool>& owned() {
+    thread_local std::pair<T, bool> o{T(), false};
+    return o;
+  }
+  T fresh_;
+  T& t_;
+};
+
 void setup(const Program& p, const RunState& s, Ctx& c) {
   thread_local std::vector<char> scratch;
   const size_t nl = p.loads.size();
@@ -665,14 +690,22 @@ bool FusedKernel::may_alias(int input, int output) const {
 
 namespace {
 
-// The views of one run's inputs and outputs; `copies` keeps dense copies of large
-// transposed inputs alive.
+// The views of one run's inputs and outputs, written over `s` (a state reused from run to
+// run keeps its vectors' memory: a small op's run allocates nothing); `copies` keeps dense
+// copies of large transposed inputs alive.
 void prepare(const Program& p, const std::vector<Array>& inputs, const std::vector<Array>& outputs,
              RunState& s, std::vector<Array>& copies) {
-  for (const LoadSpec& l : p.loads) {
+  s.loads.resize(p.loads.size());
+  for (size_t i = 0; i < p.loads.size(); ++i) {
+    const LoadSpec& l = p.loads[i];
     const Array& src = l.param >= 0 ? inputs[size_t(l.param)] : l.constant;
-    RunState::View v{src.data(), itemsize(l.dtype), l.target, broadcast_strides(src, l.target),
-                     RunState::Gather, 0};
+    RunState::View& v = s.loads[i];
+    v.base = src.data();
+    v.item = itemsize(l.dtype);
+    v.shape = l.target;
+    broadcast_strides_into(src, l.target, v.strides);
+    v.access = RunState::Gather;
+    v.period = 0;
     const bool permuted = std::none_of(v.strides.begin(), v.strides.end(), [](int64_t x) { return x == 0; }) &&
                           !v.strides.empty() && v.strides.back() != 1;
     if (permuted && p.size >= kCopyTransposed) {
@@ -698,8 +731,11 @@ void prepare(const Program& p, const std::vector<Array>& inputs, const std::vect
         v.period = std::max<int64_t>(period, 1);
       }
     }
-    s.loads.push_back(std::move(v));
   }
+  s.mode = 0;
+  s.stream = false;
+  s.acc_elems = 0;
+  s.local = false;
   s.out.assign(outputs.size(), nullptr);
   s.out_item.resize(outputs.size());
   for (size_t o = 0; o < outputs.size(); ++o) {
@@ -716,7 +752,9 @@ void prepare(const Program& p, const std::vector<Array>& inputs, const std::vect
 
 // Elements [b, e) of a body without reduces, on this thread.
 void run_range(const Program& p, const RunState& s, int64_t b, int64_t e) {
-  Ctx c;
+  Reused<Ctx> reused;
+  Ctx& c = reused.get();
+  c.o_base = 0;
   setup(p, s, c);
   for (int64_t i = b; i < e; i += p.tile) run_tile(p, s, c, i, std::min(p.tile, e - i));
   if (s.stream) _mm_sfence();  // streamed stores are visible before the range counts done
@@ -750,7 +788,8 @@ FusedKernel::Bound FusedKernel::bind(const std::vector<Array>& inputs,
 
 void FusedKernel::run(const std::vector<Array>& inputs, const std::vector<Array>& outputs) const {
   const Program& p = *p_;
-  RunState s;
+  Reused<RunState> reused;
+  RunState& s = reused.get();
   std::vector<Array> copies;
   prepare(p, inputs, outputs, s, copies);
   const int64_t N = p.size, T = p.tile;
