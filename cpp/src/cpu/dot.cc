@@ -463,14 +463,12 @@ DType compute_dtype(DType in, DType out) {
 
 // The contracting pairs in an order that lets both operands merge them into one dim: as
 // given, or sorted by either side's strides; failing that, one where at least one side merges.
-void contracting_order(const Array& lhs, const Array& rhs, const DotDims& dims,
+// False when the order is the given one, left unwritten (one pair: no allocation on every
+// product).
+bool contracting_order(const Array& lhs, const Array& rhs, const DotDims& dims,
                        std::vector<int64_t>& lcon, std::vector<int64_t>& rcon) {
   const size_t n = dims.lhs_contracting.size();
-  if (n <= 1) {  // one order only (and no sorting's allocations on every product)
-    lcon = dims.lhs_contracting;
-    rcon = dims.rhs_contracting;
-    return;
-  }
+  if (n <= 1) return false;
   std::vector<size_t> orders[3];
   for (auto& o : orders) {
     o.resize(n);
@@ -493,33 +491,38 @@ void contracting_order(const Array& lhs, const Array& rhs, const DotDims& dims,
   };
   for (const auto& o : orders) {
     pick(o);
-    if (merge_dims(lhs, lcon) && merge_dims(rhs, rcon)) return;
+    if (merge_dims(lhs, lcon) && merge_dims(rhs, rcon)) return true;
   }
   for (const auto& o : orders) {
     pick(o);
-    if (merge_dims(lhs, lcon) || merge_dims(rhs, rcon)) return;
+    if (merge_dims(lhs, lcon) || merge_dims(rhs, rcon)) return true;
   }
   pick(orders[0]);
+  return true;
+}
+
+// The dims of an operand of `rank` that are neither batch nor contracting.
+std::vector<int64_t> free_dims(int64_t rank, const std::vector<int64_t>& batch,
+                               const std::vector<int64_t>& contracting) {
+  std::vector<int64_t> out;
+  out.reserve(size_t(rank));
+  for (int64_t d = 0; d < rank; ++d)
+    if (std::find(batch.begin(), batch.end(), d) == batch.end() &&
+        std::find(contracting.begin(), contracting.end(), d) == contracting.end())
+      out.push_back(d);
+  return out;
 }
 
 }  // namespace
 
 void dot_general(const Array& lhs, const Array& rhs, const DotDims& dims, const Array& out) {
   if (out.size() == 0) return;
-  std::vector<int64_t> lcon, rcon;
-  contracting_order(lhs, rhs, dims, lcon, rcon);
-  std::vector<bool> lused(size_t(lhs.ndim()), false), rused(size_t(rhs.ndim()), false);
-  for (int64_t d : dims.lhs_batch) lused[size_t(d)] = true;
-  for (int64_t d : dims.lhs_contracting) lused[size_t(d)] = true;
-  for (int64_t d : dims.rhs_batch) rused[size_t(d)] = true;
-  for (int64_t d : dims.rhs_contracting) rused[size_t(d)] = true;
-  std::vector<int64_t> lfree, rfree;
-  lfree.reserve(size_t(lhs.ndim()));
-  rfree.reserve(size_t(rhs.ndim()));
-  for (int64_t d = 0; d < lhs.ndim(); ++d)
-    if (!lused[size_t(d)]) lfree.push_back(d);
-  for (int64_t d = 0; d < rhs.ndim(); ++d)
-    if (!rused[size_t(d)]) rfree.push_back(d);
+  std::vector<int64_t> lsorted, rsorted;
+  const bool sorted = contracting_order(lhs, rhs, dims, lsorted, rsorted);
+  const std::vector<int64_t>& lcon = sorted ? lsorted : dims.lhs_contracting;
+  const std::vector<int64_t>& rcon = sorted ? rsorted : dims.rhs_contracting;
+  const std::vector<int64_t> lfree = free_dims(lhs.ndim(), dims.lhs_batch, dims.lhs_contracting);
+  const std::vector<int64_t> rfree = free_dims(rhs.ndim(), dims.rhs_batch, dims.rhs_contracting);
   int64_t M = 1, N = 1, K = 1, nb = 1;
   for (int64_t d : lfree) M *= lhs.shape()[size_t(d)];
   for (int64_t d : rfree) N *= rhs.shape()[size_t(d)];
