@@ -463,23 +463,22 @@ struct Ctx {
 template <class T>
 class Reused {
  public:
-  Reused() : t_(owned().second ? fresh_ : owned().first) {
-    if (&t_ != &fresh_) owned().second = true;
-  }
+  Reused() : slot_(thread_slot()), own_(!slot_.second) { slot_.second = true; }
   ~Reused() {
-    if (&t_ != &fresh_) owned().second = false;
+    if (own_) slot_.second = false;
   }
   Reused(const Reused&) = delete;
   Reused& operator=(const Reused&) = delete;
-  T& get() { return t_; }
+  T& get() { return own_ ? slot_.first : fresh_; }
 
  private:
-  static std::pair<T, bool>& owned() {
-    thread_local std::pair<T, bool> o{T(), false};
-    return o;
+  static std::pair<T, bool>& thread_slot() {  // the object, and whether a run holds it
+    thread_local std::pair<T, bool> slot{T(), false};
+    return slot;
   }
+  std::pair<T, bool>& slot_;
+  const bool own_;
   T fresh_;
-  T& t_;
 };
 
 void setup(const Program& p, const RunState& s, Ctx& c) {

@@ -33,7 +33,7 @@ from tinyxla._src.interpreters import pmap as pmap_run, pmap_mpi
 from tinyxla._src.sharded_array import from_device_blocks, put_sharded
 from tinyxla._src.sharding import Mesh, NamedSharding, PartitionSpec, resolve
 from tinyxla._src.sharding_constraint import sharding_constraint_p
-from tinyxla._src.tree_util import tree_flatten, tree_unflatten
+from tinyxla._src.tree_util import tree_flatten, tree_leaves, tree_unflatten
 from tinyxla._src.vmap import _flatten_axes
 
 
@@ -178,13 +178,8 @@ class _ShardedJit:
 
 def _names_current_mesh(specs: Any) -> bool:
     """Whether ``specs`` (a jit's shardings argument) holds a bare PartitionSpec."""
-    if isinstance(specs, PartitionSpec):
-        return True
-    if isinstance(specs, (tuple, list)):
-        return any(_names_current_mesh(s) for s in specs)
-    if isinstance(specs, dict):
-        return any(_names_current_mesh(s) for s in specs.values())
-    return False
+    return any(isinstance(s, PartitionSpec)
+               for s in tree_leaves(specs, is_leaf=lambda x: isinstance(x, PartitionSpec)))
 
 
 _plain_runners: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
