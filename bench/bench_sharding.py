@@ -14,7 +14,10 @@
    both cores for its 128-row products, so the gain's ceiling is one device's time over
    its time for half the rows (what each of two devices does, had it the machine alone);
    "reaches" says how close the sharded run comes to it (100%: the devices lose nothing to
-   each other; the host's load on the second core shows here first).
+   each other; the host's load on the second core shows here first). The floor row runs
+   the half-rows case in two separate one-device processes at once: what this machine's
+   two cores give two independent runs, sharing no runtime. All cases take turns, a batch
+   of calls each, so a burst of the host's load hits every one alike.
 
 Needs the MPI extra (pip install 'tinyxla[mpi]') for 1 and 2. Medians of repeats; the
 machine's other load skews them, so the load average is printed.
@@ -26,6 +29,8 @@ import json
 import os
 import subprocess
 import sys
+
+import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 MPIEXEC = os.path.join(os.path.dirname(sys.executable), "mpiexec")
@@ -103,13 +108,14 @@ if ME == 0:
     print(json.dumps({"step": float(np.median(ts)), "hash": digest}))
 '''
 
+# A worker of the data-parallel figure: runs a batch of 5 calls of the case named on each
+# line of its input, and answers with the time per call.
 DATA_PARALLEL = r'''
-import json, sys, time
+import sys, time
 import numpy as np
 import tinyxla as jax
 import tinyxla.numpy as jnp
 from tinyxla.sharding import NamedSharding, PartitionSpec as P
-reps = int(sys.argv[1])
 rng = np.random.RandomState(0)
 W = jnp.asarray((rng.randn(64, 64) / 8).astype(np.float32))
 def f(x):
@@ -117,37 +123,77 @@ def f(x):
         x = jnp.tanh(x @ W)
     return x
 x = rng.randn(128, 64).astype(np.float32)
-mesh = jax.make_mesh((2,), ("x",))
-s = NamedSharding(mesh, P("x"))
 one = jax.jit(f)
-sharded = jax.jit(f, in_shardings=s, out_shardings=s)
-x1, xs = jnp.asarray(x), jax.device_put(x, s)
-assert np.allclose(np.asarray(sharded(xs)), np.asarray(one(x1)), atol=1e-5)
-cases = {"one": (one, x1), "sharded": (sharded, xs), "half": (one, x1[:64])}
-ts = {k: [] for k in cases}
+cases = {"half": (one, jnp.asarray(x[:64]))}
+if jax.device_count() > 1:
+    mesh = jax.make_mesh((2,), ("x",))
+    s = NamedSharding(mesh, P("x"))
+    sharded = jax.jit(f, in_shardings=s, out_shardings=s)
+    x1, xs = jnp.asarray(x), jax.device_put(x, s)
+    assert np.allclose(np.asarray(sharded(xs)), np.asarray(one(x1)), atol=1e-5)
+    cases.update(one=(one, x1), sharded=(sharded, xs))
 for fn, a in cases.values():
     fn(a).block_until_ready()
-for _ in range(reps):  # interleaved: a burst of the host's load hits every case alike
-    for k, (fn, a) in cases.items():
-        t0 = time.perf_counter()
-        for _ in range(5):
-            r = fn(a)
-        r.block_until_ready()
-        ts[k].append((time.perf_counter() - t0) / 5)
-print(json.dumps({k: float(np.median(v)) for k, v in ts.items()}))
+print("ready", flush=True)
+for line in sys.stdin:
+    fn, a = cases[line.strip()]
+    t0 = time.perf_counter()
+    for _ in range(5):
+        r = fn(a)
+    r.block_until_ready()
+    print((time.perf_counter() - t0) / 5, flush=True)
 '''
 
 
-def _run(code: str, repeats: int, procs: int, devices: int) -> dict:
+def _env(devices: int) -> dict:
     env = dict(os.environ, TINYXLA_NUM_CPU_DEVICES=str(devices))
     env.pop("XLA_FLAGS", None)
+    return env
+
+
+def _run(code: str, repeats: int, procs: int, devices: int) -> dict:
     cmd = [sys.executable, "-c", code, str(repeats)]
     if procs:
         cmd = [MPIEXEC, "-n", str(procs)] + cmd
-    out = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=900)
+    out = subprocess.run(cmd, env=_env(devices), capture_output=True, text=True, timeout=900)
     if out.returncode != 0:
         raise RuntimeError(out.stderr[-2000:])
     return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def _data_parallel(repeats: int) -> dict:
+    """Medians of the data-parallel cases: one process of two devices (one, sharded, half)
+    taking turns with two one-device processes running half at once (alone: the slower)."""
+    def start(devices: int) -> subprocess.Popen:
+        return subprocess.Popen([sys.executable, "-c", DATA_PARALLEL], env=_env(devices),
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+
+    def answer(p: subprocess.Popen) -> str:
+        line = p.stdout.readline()
+        if not line:
+            raise RuntimeError(f"a data-parallel worker exited with {p.wait()}")
+        return line
+
+    both, alone = start(2), [start(1), start(1)]
+    workers = [both] + alone
+    try:
+        for p in workers:
+            answer(p)  # ready
+        ts = {k: [] for k in ("one", "sharded", "half", "alone")}
+        for _ in range(4 * repeats):
+            for k in ("one", "sharded", "half"):
+                both.stdin.write(k + "\n")
+                both.stdin.flush()
+                ts[k].append(float(answer(both)))
+            for p in alone:
+                p.stdin.write("half\n")
+                p.stdin.flush()
+            ts["alone"].append(max(float(answer(p)) for p in alone))
+    finally:
+        for p in workers:
+            p.stdin.close()
+            p.wait(timeout=60)
+    return {k: float(np.median(v)) for k, v in ts.items()}
 
 
 def main(argv=None) -> None:
@@ -170,13 +216,16 @@ def main(argv=None) -> None:
                      + ("bit-equal" if multi["hash"] == single["hash"] else "NOT bit-equal")))
     else:
         rows.append(("multi-process rows", "skipped", "", "pip install 'tinyxla[mpi]'"))
-    r = _run(DATA_PARALLEL, args.repeats, 0, 2)
+    r = _data_parallel(args.repeats)
     rows.append(("DP jit NamedSharding, 2 devices", f"{r['sharded'] * 1e3:.2f} ms",
                  f"one device {r['one'] * 1e3:.2f} ms", f"gain {r['one'] / r['sharded']:.2f}x"))
     # Two devices can at best each take a half in the time one device takes a half alone.
     rows.append(("  ceiling: one device, half the rows", f"{r['half'] * 1e3:.2f} ms",
                  f"gain ceiling {r['one'] / r['half']:.2f}x",
                  f"sharded reaches {r['half'] / r['sharded'] * 100:.0f}% of it"))
+    rows.append(("  floor: 2 processes, half each", f"{r['alone'] * 1e3:.2f} ms",
+                 f"gain there {r['one'] / r['alone']:.2f}x",
+                 f"sharded reaches {r['alone'] / r['sharded'] * 100:.0f}% of it"))
     width = [max(len(row[i]) for row in rows) for i in range(4)]
     for row in rows:
         print("  ".join(c.ljust(w) for c, w in zip(row, width)))
