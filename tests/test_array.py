@@ -486,3 +486,25 @@ def test_delete():
 def test_no_public_constructor():
     with pytest.raises(TypeError):
         jax.Array()
+
+
+def test_no_tracer_field_shadows_an_array_method():
+    """A tracer's own fields must not hide Array methods: `x.var(...)` under jit once
+    called the staging tracer's jaxpr variable (TypeError: 'Var' object is not callable)."""
+    from tinyxla._src import core
+    from tinyxla._src.array import Array
+
+    def subclasses(c):
+        for s in c.__subclasses__():
+            yield s
+            yield from subclasses(s)
+
+    public = {n for n in dir(Array) if not n.startswith("_")}
+    for cls in subclasses(core.Tracer):
+        fields = {f for k in cls.__mro__ for f in getattr(k, "__slots__", ())}
+        assert not fields & public, (cls.__name__, sorted(fields & public))
+    a = np.arange(12, dtype=np.float32).reshape(3, 4)
+    np.testing.assert_allclose(np.asarray(jax.jit(lambda a: a.var(1))(a)), a.var(1))
+    np.testing.assert_allclose(np.asarray(jax.jit(jax.vmap(lambda a: a.var()))(a)), a.var(1))
+    np.testing.assert_allclose(np.asarray(jax.grad(lambda a: a.var())(a)),
+                               2 * (a - a.mean()) / a.size, rtol=1e-6)

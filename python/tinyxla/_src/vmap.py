@@ -207,7 +207,7 @@ class _Vmapped:
                 val, src = btrace.to_batch_info(x)
                 if src == dst and type(val) is pe.DynamicJaxprTracer and val._trace is stage:
                     staged.append(i)  # staged and batched where asked: the common case
-                    results.append(val.var)
+                    results.append(val._var)
                     continue
                 if (src is None and dst is None and _is_jax_value(val)
                         and not _is_staged(val, stage)):

@@ -47,7 +47,7 @@ class KeyedJaxprTrace(DynamicJaxprTrace):
     def new_arg(self, aval: ShapedArray) -> DynamicJaxprTracer:
         tracer = super().new_arg(aval)
         if self.keyed:
-            self._event((self.node, caches.ARG, aval), tracer.var)
+            self._event((self.node, caches.ARG, aval), tracer._var)
         return tracer
 
     def const_ref(self, x: Any) -> tuple[Var | Literal, int | None]:
@@ -151,7 +151,7 @@ class StagingBatchTrace(BatchTrace):
                     dim, shape = d, a.shape
                 elif d != dim or a.shape != shape:
                     return None
-                var = v.var
+                var = v._var
                 invars.append(var)
                 key.append(index.get(var))
             elif t in _PY_SCALARS:
@@ -207,7 +207,7 @@ class StagingBatchTrace(BatchTrace):
             if t is BatchTracer:  # ours (batched or not): its value is staged
                 if type(v) is not DynamicJaxprTracer or v._trace is not stage:
                     return None
-                var = v.var
+                var = v._var
                 ref = index.get(var)
             elif t in _PY_SCALARS:
                 var, ref = caches.py_literal(x)

@@ -20,12 +20,12 @@ from tinyxla._src.core import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, ShapedArray
 class DynamicJaxprTracer(core.Tracer):
     """A value inside a function being staged; its repr is JAX's ``JitTracer(float32[3])``."""
 
-    __slots__ = ("_aval", "var")
+    __slots__ = ("_aval", "_var")  # not "var": that is the Array method
 
     def __init__(self, trace: "DynamicJaxprTrace", aval: ShapedArray, var: Var):
         self._trace = trace
         self._aval = aval
-        self.var = var
+        self._var = var
 
     @property
     def aval(self) -> ShapedArray:
@@ -58,7 +58,7 @@ class DynamicJaxprTrace(core.Trace):
 
     def new_arg(self, aval: ShapedArray) -> DynamicJaxprTracer:
         t = DynamicJaxprTracer(self, aval, Var(aval))
-        self.args.append(t.var)
+        self.args.append(t._var)
         return t
 
     def arg_dependence(self, tracer: DynamicJaxprTracer) -> list[str]:
@@ -71,11 +71,11 @@ class DynamicJaxprTrace(core.Trace):
                 d |= deps.get(id(v), set())
             for v in eqn.outvars:
                 deps[id(v)] = d
-        return [names[i] for i in sorted(deps.get(id(tracer.var), ())) if i < len(names)]
+        return [names[i] for i in sorted(deps.get(id(tracer._var), ())) if i < len(names)]
 
     def to_var(self, x: Any) -> Var | Literal:
         if isinstance(x, DynamicJaxprTracer) and x._trace is self:
-            return x.var
+            return x._var
         if isinstance(x, core.Tracer):
             trace = x._trace
             if not getattr(trace, "valid", True):
