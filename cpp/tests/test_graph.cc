@@ -341,14 +341,58 @@ void test_simplify_through_broadcasts() {
   float v = 0;
   s.node(s.defining_node(p.inputs[0])).constant.copy_to_host(&v);
   CHECK(v == -1);
-  // The sunk division is the one the centring uses: one div node in all.
+  // The sunk division is the one the centring uses: one node in all.
   const Node& m2 = s.node(s.defining_node(s.outputs()[1]));
   CHECK(m2.kind == OpKind::broadcast_in_dim);
-  CHECK(count_kind(s, OpKind::binary) == 2);  // the div and the sub
+  CHECK(count_kind(s, OpKind::binary) == 2);  // the division (a product by 1/4) and the sub
   float xs[12] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12.5f};
   std::vector<Array> args{Array::from_host(xs, {4, 3}, DType::F32, 0)};
   std::vector<Array> got = exe->run(args), want = eval_eager(g, args);
   for (size_t k = 0; k < got.size(); ++k) check_close(got[k], want[k], 0, 0);
+}
+
+// XLA's simplifier divides by a broadcast or a constant as the product with its reciprocal,
+// and JAX's results are its: the compiled graph does too, and so does an eager division whose
+// divisor broadcasts (an explicitly broadcast operand, as eval_eager's views, divides).
+void test_division_by_broadcast() {
+  GraphBuilder b;
+  ValueId x = b.parameter({4, 5}, DType::F32);
+  ValueId y = b.parameter({4}, DType::F32);
+  ValueId by_row = b.binary(BinaryOp::div, x, b.broadcast_in_dim(y, {4, 5}, {0}));
+  ValueId by_three = b.binary(BinaryOp::div, x, b.scalar(DType::F32, Scalar::of_float(3)));
+  ValueId by_itself = b.binary(BinaryOp::div, x, x);  // no broadcast: a division
+  b.set_outputs({by_row, by_three, by_itself});
+  CompileOptions no_fuse;
+  no_fuse.fuse = false;
+  auto exe = compile(b.build(), no_fuse);
+  const Graph& s = exe->graph();
+  auto op_of = [&](ValueId v) { return s.node(s.defining_node(v)).attr<ops::BinaryAttrs>().op; };
+  CHECK(op_of(s.outputs()[0]) == BinaryOp::mul && op_of(s.outputs()[1]) == BinaryOp::mul);
+  CHECK(op_of(s.outputs()[2]) == BinaryOp::div);
+  const Node& third = s.node(s.defining_node(s.node(s.defining_node(s.outputs()[1])).inputs[1]));
+  CHECK(third.kind == OpKind::constant);  // 1/3, folded
+  float xs[20], ys[4] = {3, -7, 0.1f, 1e30f};
+  for (int k = 0; k < 20; ++k) xs[k] = float(k) - 9.5f;
+  const Array xa = Array::from_host(xs, {4, 5}, DType::F32, 0), ya = Array::from_host(ys, {4}, DType::F32, 0);
+  std::vector<Array> got = exe->run({xa, ya});
+  const Array eager_row = binary(BinaryOp::div, xa, reshape(ya, {4, 1}));
+  const Array eager_three = binary(BinaryOp::div, xa, scalar(DType::F32, Scalar::of_float(3), 0));
+  float row[20], three[20], itself[20], erow[20], ethree[20];
+  got[0].copy_to_host(row);
+  got[1].copy_to_host(three);
+  got[2].copy_to_host(itself);
+  eager_row.copy_to_host(erow);
+  eager_three.copy_to_host(ethree);
+  bool reciprocal_differs = false;
+  for (int k = 0; k < 20; ++k) {
+    const float r = xs[k] * (1.0f / ys[k / 5]), t = xs[k] * (1.0f / 3.0f);
+    CHECK(std::memcmp(&row[k], &r, 4) == 0 && std::memcmp(&erow[k], &r, 4) == 0);
+    CHECK(std::memcmp(&three[k], &t, 4) == 0 && std::memcmp(&ethree[k], &t, 4) == 0);
+    const float q = xs[k] / xs[k];
+    CHECK(std::memcmp(&itself[k], &q, 4) == 0 || (q != q && itself[k] != itself[k]));
+    reciprocal_differs = reciprocal_differs || r != xs[k] / ys[k / 5] || t != xs[k] / 3.0f;
+  }
+  CHECK(reciprocal_differs);  // the values tell the two forms apart
 }
 
 // A reduce over unit axes only is no reduction: a reshape, bit for bit the eager kernel's
@@ -455,7 +499,8 @@ void test_fusion_counts() {
     }
     CHECK(big == 3);  // three passes over X
   }
-  {  // softmax: the max-reduce's producer is not recomputed; exp is stored once
+  {  // softmax: the max-reduce's producer (one mul) is not recomputed; exp is stored once;
+     // the division by the sums is a product with their reciprocals (a small kernel)
     GraphBuilder b;
     ValueId x = b.parameter({64, 100}, DType::F32);
     ValueId logits = b.binary(BinaryOp::mul, x, b.scalar(DType::F32, Scalar::of_float(1.5f)));
@@ -464,7 +509,7 @@ void test_fusion_counts() {
     ValueId s = b.broadcast_in_dim(b.reduce(ReduceOp::sum, e, {1}), {64, 1}, {0});
     b.set_outputs({b.binary(BinaryOp::div, e, s)});
     auto exe = check_against_eager(b.build(), {random_f32({64, 100}, 6)}, 1e-6);
-    CHECK(exe->num_kernels() == 3);
+    CHECK(exe->num_kernels() == 4);
     int muls = 0;
     for (const Node& n : exe->graph().nodes())
       if (n.kind == OpKind::fused)
@@ -916,6 +961,7 @@ int main() {
       {"simplify", test_simplify},
       {"simplify_through_broadcasts", test_simplify_through_broadcasts},
       {"simplify_unit_reductions", test_simplify_unit_reductions},
+      {"division_by_broadcast", test_division_by_broadcast},
       {"transposed_dot", test_transposed_dot},
       {"cse_and_dce", test_cse_and_dce},
       {"fusion_counts", test_fusion_counts},

@@ -32,4 +32,12 @@ struct IotaAttrs {
   }
 };
 
+// XLA's simplifier computes x / y as x * (1 / y) when the divisor y is broadcast (or a
+// constant) and of a real floating type: one rounding more, one division per element of y.
+// JAX's results are its, eager ones included (jnp's division runs jitted there), so eager
+// division (runtime/ops.cc) and the simplify pass both take that form where this holds.
+inline bool divides_by_reciprocal(BinaryOp op, DType dtype) {
+  return op == BinaryOp::div && is_floating(dtype);
+}
+
 }  // namespace tinyxla::ops

@@ -1,6 +1,8 @@
 // Algebraic simplification and constant folding in one forward sweep. Every rewrite is exact
 // (bit for bit, NaN and -0.0 included), as XLA's simplifier: x*1, x/1, x-(+0), x+(-0.0) and
-// integer x+0 fold to x, but float x+0 does not (-0.0 + 0 is +0.0).
+// integer x+0 fold to x, but float x+0 does not (-0.0 + 0 is +0.0). The one inexact rewrite
+// is XLA's too, whose results JAX users see: a division by a broadcast or a constant is a
+// product with its reciprocal (reciprocal_divisor).
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -278,6 +280,42 @@ Array fold_splats(const Graph& g, const Node& n, const ValueType& type) {
   } catch (const std::exception&) {
     return Array();
   }
+}
+
+// Turns division `n` by a broadcast or constant divisor into the product with the divisor's
+// reciprocal (divides_by_reciprocal): 1 / y is added to `out` at y's own size (folded when
+// y is a small constant), then broadcast as y was. Returns whether it did.
+bool reciprocal_divisor(Graph& out, Node& n, const ValueType& type) {
+  if (n.kind != OpKind::binary || !divides_by_reciprocal(n.attr<BinaryAttrs>().op, type.dtype))
+    return false;
+  const ValueId y = n.inputs[1];
+  // A copy: adding nodes below may move the node it points into.
+  const Node p = out.node(out.defining_node(y));
+  const bool broadcast = p.kind == OpKind::broadcast_in_dim &&
+                         num_elements(out.type(p.inputs[0]).shape) < num_elements(out.type(y).shape);
+  if (!broadcast && p.kind != OpKind::constant &&
+      num_elements(out.type(y).shape) == num_elements(type.shape))
+    return false;
+  if (splat_equals(out, y, 1)) return false;  // x / 1 is x
+  const ValueId small = broadcast ? p.inputs[0] : y;
+  const ValueType recip_type{out.type(small).shape, type.dtype};
+  Node one = make_node(OpKind::constant, NoAttrs{});
+  one.constant = scalar(type.dtype, Scalar::of_float(1), 0);
+  Node recip = make_node(OpKind::binary, BinaryAttrs{BinaryOp::div},
+                         {out.add_node(std::move(one), {ValueType{Shape{}, type.dtype}}), small});
+  Array folded = fold(out, recip, recip_type);
+  if (folded.buffer()) {
+    recip = make_node(OpKind::constant, NoAttrs{});
+    recip.constant = folded;
+  }
+  ValueId r = out.add_node(std::move(recip), {recip_type});
+  if (broadcast) {
+    Node b = p;
+    b.inputs = {r};
+    r = out.add_node(std::move(b), {out.type(y)});
+  }
+  n = make_node(OpKind::binary, BinaryAttrs{BinaryOp::mul}, {n.inputs[0], r});
+  return true;
 }
 
 // For a unary, binary or convert node whose operands are broadcasts of one shape along the
@@ -575,6 +613,7 @@ Graph simplify(const Graph& g) {
       n = make_node(OpKind::broadcast_in_dim, BroadcastInDimAttrs{a.shape, {a.dimension}},
                     {out.add_node(make_node(OpKind::iota, IotaAttrs{0, line.shape, a.dtype}), {line})});
     }
+    if (old.num_results == 1) reciprocal_divisor(out, n, types[0]);
     ValueId same = -1;
     for (int i = 0; i < kMaxRewrites && same < 0 && old.num_results == 1; ++i)
       if (!rewrite(out, n, types[0], &same)) break;

@@ -3,6 +3,7 @@
 // that share the operand's buffer and event.
 #include "tinyxla/ops.h"
 
+#include <algorithm>
 #include <string>
 
 #include "../cpu/kernels.h"
@@ -77,7 +78,29 @@ std::vector<Array> with(const Array& first, const std::vector<Array>& rest) {
 
 Array unary(UnaryOp op, const Array& x) { return run1(OpKind::unary, UnaryAttrs{op}, operands(x)); }
 
+namespace {
+// Whether `y`, combined with `x`, is broadcast to more elements than it has; false for
+// operands that do not combine (the op then raises its own error).
+bool broadcast_to_more(const Array& x, const Array& y) {
+  if (x.dtype() != y.dtype() || x.device() != y.device()) return false;
+  const Shape &xs = x.shape(), &ys = y.shape();
+  const size_t rank = std::max(xs.size(), ys.size());
+  int64_t out = 1;
+  for (size_t d = 0; d < rank; ++d) {  // numpy's alignment, from the last dim
+    const int64_t a = d < xs.size() ? xs[xs.size() - 1 - d] : 1;
+    const int64_t b = d < ys.size() ? ys[ys.size() - 1 - d] : 1;
+    if (a != b && a != 1 && b != 1) return false;
+    out *= a == 1 ? b : a;
+  }
+  return y.size() < out;
+}
+}  // namespace
+
 Array binary(BinaryOp op, const Array& x, const Array& y) {
+  if (divides_by_reciprocal(op, y.dtype()) && broadcast_to_more(x, y))
+    return binary(BinaryOp::mul, x,
+                  run1(OpKind::binary, BinaryAttrs{BinaryOp::div},
+                       operands(scalar(y.dtype(), Scalar::of_float(1), y.device()), y)));
   return run1(OpKind::binary, BinaryAttrs{op}, operands(x, y));
 }
 
