@@ -395,6 +395,50 @@ void test_division_by_broadcast() {
   CHECK(reciprocal_differs);  // the values tell the two forms apart
 }
 
+// XLA's other division rewrites (see passes/simplify.cc): the compiled graph computes
+// x / sqrt(y) as x * rsqrt(y) and (x / y) / z as x / (y * z), bit for bit the eager ops of
+// those forms; bfloat16 keeps its divisions.
+void test_division_rewrites() {
+  GraphBuilder b;
+  ValueId x = b.parameter({6}, DType::F32), y = b.parameter({6}, DType::F32);
+  ValueId z = b.parameter({6}, DType::F32), h = b.parameter({6}, DType::BF16);
+  ValueId by_root = b.binary(BinaryOp::div, x, b.unary(UnaryOp::sqrt, y));
+  ValueId twice = b.binary(BinaryOp::div, b.binary(BinaryOp::div, x, y), z);
+  ValueId half = b.binary(BinaryOp::div, h, b.unary(UnaryOp::sqrt, h));
+  b.set_outputs({by_root, twice, half});
+  CompileOptions no_fuse;
+  no_fuse.fuse = false;
+  auto exe = compile(b.build(), no_fuse);
+  const Graph& s = exe->graph();
+  const Node& root = s.node(s.defining_node(s.outputs()[0]));
+  CHECK(root.attr<ops::BinaryAttrs>().op == BinaryOp::mul);
+  CHECK(s.node(s.defining_node(root.inputs[1])).attr<ops::UnaryAttrs>().op == UnaryOp::rsqrt);
+  const Node& tw = s.node(s.defining_node(s.outputs()[1]));
+  CHECK(tw.attr<ops::BinaryAttrs>().op == BinaryOp::div);
+  CHECK(s.node(s.defining_node(tw.inputs[1])).attr<ops::BinaryAttrs>().op == BinaryOp::mul);
+  CHECK(s.node(s.defining_node(s.outputs()[2])).attr<ops::BinaryAttrs>().op == BinaryOp::div);
+  // Values where both rewritten forms round differently from the divisions.
+  float xs[6] = {4.05f, 3.41f, 4.43f, 4.48f, 5.95f, -4.47f};
+  float ys[6] = {1.22f, 1.92f, 1.18f, 1.54f, 0.38f, 0.93f};
+  float zs[6] = {3.11f, 0.89f, 2.27f, 2.15f, 2.37f, 1.63f};
+  const Array xa = Array::from_host(xs, {6}, DType::F32, 0), ya = Array::from_host(ys, {6}, DType::F32, 0);
+  const Array za = Array::from_host(zs, {6}, DType::F32, 0);
+  const Array ha = convert(ya, DType::BF16);
+  std::vector<Array> got = exe->run({xa, ya, za, ha});
+  check_same_bits({got[0], got[1], got[2]},
+                  {binary(BinaryOp::mul, xa, unary(UnaryOp::rsqrt, ya)),
+                   binary(BinaryOp::div, xa, binary(BinaryOp::mul, ya, za)),
+                   binary(BinaryOp::div, ha, unary(UnaryOp::sqrt, ha))});
+  const std::vector<Array> divided{binary(BinaryOp::div, xa, unary(UnaryOp::sqrt, ya)),
+                                   binary(BinaryOp::div, binary(BinaryOp::div, xa, ya), za)};
+  for (int k = 0; k < 2; ++k) {
+    float a[6], d[6];
+    got[size_t(k)].copy_to_host(a);
+    divided[size_t(k)].copy_to_host(d);
+    CHECK(std::memcmp(a, d, sizeof a) != 0);
+  }
+}
+
 // A reduce over unit axes only is no reduction: a reshape, bit for bit the eager kernel's
 // copy (-0.0 and NaN kept).
 void test_simplify_unit_reductions() {
@@ -962,6 +1006,7 @@ int main() {
       {"simplify_through_broadcasts", test_simplify_through_broadcasts},
       {"simplify_unit_reductions", test_simplify_unit_reductions},
       {"division_by_broadcast", test_division_by_broadcast},
+      {"division_rewrites", test_division_rewrites},
       {"transposed_dot", test_transposed_dot},
       {"cse_and_dce", test_cse_and_dce},
       {"fusion_counts", test_fusion_counts},

@@ -32,12 +32,13 @@ struct IotaAttrs {
   }
 };
 
-// XLA's simplifier computes x / y as x * (1 / y) when the divisor y is broadcast (or a
-// constant) and of a real floating type: one rounding more, one division per element of y.
-// JAX's results are its, eager ones included (jnp's division runs jitted there), so eager
-// division (runtime/ops.cc) and the simplify pass both take that form where this holds.
-inline bool divides_by_reciprocal(BinaryOp op, DType dtype) {
-  return op == BinaryOp::div && is_floating(dtype);
+// XLA's simplifier rewrites float divisions and powers inexactly (passes/simplify.cc lists
+// the rules), for real floating types but bfloat16 (XLA:CPU computes it through converts to
+// float32, which hide the patterns), and JAX's results are its. Eagerly too where a division's
+// own divisor broadcasts (jnp's division runs jitted there): eager division by a broadcast
+// divisor (runtime/ops.cc) is x * (1 / y) as well.
+inline bool has_xla_float_rewrites(DType dtype) {
+  return is_floating(dtype) && dtype != DType::BF16;
 }
 
 }  // namespace tinyxla::ops

@@ -1,8 +1,7 @@
 // Algebraic simplification and constant folding in one forward sweep. Every rewrite is exact
 // (bit for bit, NaN and -0.0 included), as XLA's simplifier: x*1, x/1, x-(+0), x+(-0.0) and
-// integer x+0 fold to x, but float x+0 does not (-0.0 + 0 is +0.0). The one inexact rewrite
-// is XLA's too, whose results JAX users see: a division by a broadcast or a constant is a
-// product with its reciprocal (reciprocal_divisor).
+// integer x+0 fold to x, but float x+0 does not (-0.0 + 0 is +0.0). The inexact rewrites are
+// XLA's too, whose results JAX users see: its float divisions and powers (XlaFloatRewriter).
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -128,6 +127,7 @@ bool rewrite(const Graph& g, Node& n, const ValueType& type, ValueId* same) {
         if (splat_equals(g, n.inputs[0], 1) && take(1)) return true;
       }
       if (op == BinaryOp::div && splat_equals(g, n.inputs[1], 1)) return take(0);
+      if (op == BinaryOp::pow && is_floating(t) && splat_equals(g, n.inputs[1], 1)) return take(0);
       if (op == BinaryOp::add) {
         if (is_integral(t) || t == DType::Bool) {
           if (splat_equals(g, n.inputs[1], 0) && take(0)) return true;
@@ -282,41 +282,153 @@ Array fold_splats(const Graph& g, const Node& n, const ValueType& type) {
   }
 }
 
-// Turns division `n` by a broadcast or constant divisor into the product with the divisor's
-// reciprocal (divides_by_reciprocal): 1 / y is added to `out` at y's own size (folded when
-// y is a small constant), then broadcast as y was. Returns whether it did.
-bool reciprocal_divisor(Graph& out, Node& n, const ValueType& type) {
-  if (n.kind != OpKind::binary || !divides_by_reciprocal(n.attr<BinaryAttrs>().op, type.dtype))
-    return false;
-  const ValueId y = n.inputs[1];
-  // A copy: adding nodes below may move the node it points into.
-  const Node p = out.node(out.defining_node(y));
-  const bool broadcast = p.kind == OpKind::broadcast_in_dim &&
-                         num_elements(out.type(p.inputs[0]).shape) < num_elements(out.type(y).shape);
-  if (!broadcast && p.kind != OpKind::constant &&
-      num_elements(out.type(y).shape) == num_elements(type.shape))
-    return false;
-  if (splat_equals(out, y, 1)) return false;  // x / 1 is x
-  const ValueId small = broadcast ? p.inputs[0] : y;
-  const ValueType recip_type{out.type(small).shape, type.dtype};
-  Node one = make_node(OpKind::constant, NoAttrs{});
-  one.constant = scalar(type.dtype, Scalar::of_float(1), 0);
-  Node recip = make_node(OpKind::binary, BinaryAttrs{BinaryOp::div},
-                         {out.add_node(std::move(one), {ValueType{Shape{}, type.dtype}}), small});
-  Array folded = fold(out, recip, recip_type);
-  if (folded.buffer()) {
-    recip = make_node(OpKind::constant, NoAttrs{});
-    recip.constant = folded;
+// XLA's simplifier rewrites float divisions and powers, inexactly, and JAX's jit results are
+// its (checked against JAX 0.10.2, which takes them in this order):
+//   exp(A) / exp(B) -> exp(A - B)          A / exp(B) -> A * exp(-B)
+//   A / pow(B, C) -> A * pow(B, -C)        A / sqrt(B) -> A * rsqrt(B)
+//   A / rsqrt(B) -> A * sqrt(B)            A / broadcast or constant B -> A * (1 / B)
+//   (A / B) / (C / D) -> (A * D) / (B * C) (A / B) / C -> A / (B * C)
+//   A / (B / C) -> (A * C) / B
+//   pow(A, 2) -> A * A    pow(A, 3) -> A * A * A    pow(A, -1) -> 1 / A
+//   pow(A, 0.5) -> (A == -inf ? inf : |sqrt(A)|)   (LLVM's, in XLA:CPU's compiled loops)
+// for the types of has_xla_float_rewrites. The reciprocal of a broadcast is taken at the
+// broadcast operand's size and broadcast as it was; eager division by a broadcast divisor
+// takes that form too. New nodes fold when their operands are small constants.
+class XlaFloatRewriter {
+ public:
+  explicit XlaFloatRewriter(Graph& out) : out_(out) {}
+
+  // Rewrites division or power `n` (of result type `type`) by the first rule that applies.
+  bool rewrite(Node& n, const ValueType& type) {
+    if (n.kind != OpKind::binary || !has_xla_float_rewrites(type.dtype)) return false;
+    const BinaryOp op = n.attr<BinaryAttrs>().op;
+    if (op == BinaryOp::pow) return rewrite_power(n, type);
+    if (op != BinaryOp::div) return false;
+    const ValueId x = n.inputs[0], y = n.inputs[1];
+    if (splat_equals(out_, y, 1)) return false;  // x / 1 is x
+    // Copies: adding nodes below may move the nodes they would point into.
+    const Node px = out_.node(out_.defining_node(x)), py = out_.node(out_.defining_node(y));
+    if (is_unary(px, UnaryOp::exp) && is_unary(py, UnaryOp::exp)) {
+      n = make_node(OpKind::unary, UnaryAttrs{UnaryOp::exp},
+                    {binary(BinaryOp::sub, px.inputs[0], py.inputs[0])});
+      return true;
+    }
+    if (const ValueId r = reciprocal_of_function(py); r >= 0) {
+      n = make_node(OpKind::binary, BinaryAttrs{BinaryOp::mul}, {x, r});
+      return true;
+    }
+    const bool broadcast = py.kind == OpKind::broadcast_in_dim &&
+                           size(py.inputs[0]) < size(y);
+    if (broadcast || py.kind == OpKind::constant || size(y) < num_elements(type.shape)) {
+      const ValueId small = broadcast ? py.inputs[0] : y;
+      ValueId r = reciprocal(small);
+      if (broadcast) {
+        Node b = py;
+        b.inputs = {r};
+        r = out_.add_node(std::move(b), {out_.type(y)});
+      }
+      n = make_node(OpKind::binary, BinaryAttrs{BinaryOp::mul}, {x, r});
+      return true;
+    }
+    const bool x_div = is_binary(px, BinaryOp::div), y_div = is_binary(py, BinaryOp::div);
+    if (x_div && y_div) {
+      n.inputs = {binary(BinaryOp::mul, px.inputs[0], py.inputs[1]),
+                  binary(BinaryOp::mul, px.inputs[1], py.inputs[0])};
+    } else if (x_div) {
+      n.inputs = {px.inputs[0], binary(BinaryOp::mul, px.inputs[1], y)};
+    } else if (y_div) {
+      n.inputs = {binary(BinaryOp::mul, x, py.inputs[1]), py.inputs[0]};
+    } else {
+      return false;
+    }
+    return true;
   }
-  ValueId r = out.add_node(std::move(recip), {recip_type});
-  if (broadcast) {
-    Node b = p;
-    b.inputs = {r};
-    r = out.add_node(std::move(b), {out.type(y)});
+
+  // pow(A, 0.5) -> (A == -inf ? inf : |sqrt(A)|): LLVM's, which XLA:CPU's compiled loops take
+  // after its simplifier (so the division rules above still see the power).
+  static bool is_square_root(const Graph& g, const Node& n) {
+    return n.kind == OpKind::binary && n.attr<BinaryAttrs>().op == BinaryOp::pow &&
+           has_xla_float_rewrites(g.type(n.first_result).dtype) &&
+           g.type(n.inputs[0]).shape == g.type(n.first_result).shape && splat_equals(g, n.inputs[1], 0.5);
   }
-  n = make_node(OpKind::binary, BinaryAttrs{BinaryOp::mul}, {n.inputs[0], r});
-  return true;
-}
+  void square_root(Node& n, const ValueType& type) {
+    const ValueId a = n.inputs[0];
+    const ValueId neg_inf = binary(BinaryOp::eq, a, constant(type.dtype, -INFINITY), DType::Bool);
+    const ValueId inf = add(make_node(OpKind::broadcast_in_dim, BroadcastInDimAttrs{type.shape, {}},
+                                      {constant(type.dtype, INFINITY)}),
+                            type);
+    n = make_node(OpKind::select_n, NoAttrs{}, {neg_inf, unary(UnaryOp::abs, unary(UnaryOp::sqrt, a)), inf});
+  }
+
+ private:
+  bool rewrite_power(Node& n, const ValueType& type) {
+    const ValueId a = n.inputs[0], e = n.inputs[1];
+    if (out_.type(a).shape != type.shape) return false;
+    if (splat_equals(out_, e, 0)) {
+      n = make_node(OpKind::broadcast_in_dim, BroadcastInDimAttrs{type.shape, {}},
+                    {constant(type.dtype, 1)});
+    } else if (splat_equals(out_, e, 2)) {
+      n = make_node(OpKind::binary, BinaryAttrs{BinaryOp::mul}, {a, a});
+    } else if (splat_equals(out_, e, 3)) {
+      n = make_node(OpKind::binary, BinaryAttrs{BinaryOp::mul}, {binary(BinaryOp::mul, a, a), a});
+    } else if (splat_equals(out_, e, -1)) {
+      n = make_node(OpKind::binary, BinaryAttrs{BinaryOp::div}, {constant(type.dtype, 1), a});
+    } else {
+      return false;
+    }
+    return true;
+  }
+
+  static bool is_unary(const Node& p, UnaryOp op) {
+    return p.kind == OpKind::unary && p.attr<UnaryAttrs>().op == op;
+  }
+  static bool is_binary(const Node& p, BinaryOp op) {
+    return p.kind == OpKind::binary && p.attr<BinaryAttrs>().op == op;
+  }
+  int64_t size(ValueId v) const { return num_elements(out_.type(v).shape); }
+
+  // 1 / p's value when p is exp, pow, sqrt or rsqrt (their rules with A = 1); else -1.
+  ValueId reciprocal_of_function(const Node& p) {
+    if (is_unary(p, UnaryOp::exp))
+      return unary(UnaryOp::exp, unary(UnaryOp::neg, p.inputs[0]));
+    if (is_unary(p, UnaryOp::sqrt)) return unary(UnaryOp::rsqrt, p.inputs[0]);
+    if (is_unary(p, UnaryOp::rsqrt)) return unary(UnaryOp::sqrt, p.inputs[0]);
+    if (is_binary(p, BinaryOp::pow))
+      return binary(BinaryOp::pow, p.inputs[0], unary(UnaryOp::neg, p.inputs[1]));
+    return -1;
+  }
+
+  ValueId reciprocal(ValueId v) {
+    if (const ValueId r = reciprocal_of_function(out_.node(out_.defining_node(v))); r >= 0) return r;
+    return binary(BinaryOp::div, constant(out_.type(v).dtype, 1), v);
+  }
+
+  ValueId constant(DType t, double value) {
+    Node c = make_node(OpKind::constant, NoAttrs{});
+    c.constant = scalar(t, Scalar::of_float(value), 0);
+    return out_.add_node(std::move(c), {ValueType{Shape{}, t}});
+  }
+
+  ValueId unary(UnaryOp op, ValueId a) {
+    return add(make_node(OpKind::unary, UnaryAttrs{op}, {a}), out_.type(a));
+  }
+  // `dtype`: the result's, when not the operands'.
+  ValueId binary(BinaryOp op, ValueId a, ValueId b, std::optional<DType> dtype = std::nullopt) {
+    const ValueType& ta = out_.type(a);
+    return add(make_node(OpKind::binary, BinaryAttrs{op}, {a, b}),
+               {broadcast_shapes(ta.shape, out_.type(b).shape, op_name(op)), dtype.value_or(ta.dtype)});
+  }
+  ValueId add(Node n, const ValueType& type) {
+    Array folded = fold(out_, n, type);
+    if (folded.buffer()) {
+      n = make_node(OpKind::constant, NoAttrs{});
+      n.constant = folded;
+    }
+    return out_.add_node(std::move(n), {type});
+  }
+
+  Graph& out_;
+};
 
 // For a unary, binary or convert node whose operands are broadcasts of one shape along the
 // same dims (or scalar constants): that broadcast, to compute the op on the smaller operands
@@ -575,6 +687,27 @@ void fold_index_wrap(Graph& g, Node& n, const std::vector<int>& uses,
   *a.wrap_negative = true;
 }
 
+// The square roots of XlaFloatRewriter::square_root, in a sweep of their own after the others.
+Graph square_roots(const Graph& g) {
+  bool any = false;
+  for (const Node& n : g.nodes()) any = any || XlaFloatRewriter::is_square_root(g, n);
+  if (!any) return g;
+  Graph out;
+  std::vector<ValueId> map(size_t(g.num_values()), -1);
+  for (const Node& old : g.nodes()) {
+    Node n = remap(old, map);
+    std::vector<ValueType> types;
+    for (int r = 0; r < old.num_results; ++r) types.push_back(g.type(old.first_result + r));
+    if (XlaFloatRewriter::is_square_root(g, old)) XlaFloatRewriter(out).square_root(n, types[0]);
+    const ValueId first = out.add_node(std::move(n), std::move(types));
+    for (int r = 0; r < old.num_results; ++r) map[size_t(old.first_result + r)] = first + r;
+  }
+  std::vector<ValueId> outputs;
+  for (ValueId v : g.outputs()) outputs.push_back(map[size_t(v)]);
+  out.set_outputs(std::move(outputs));
+  return out;
+}
+
 }  // namespace
 
 Graph simplify(const Graph& g) {
@@ -613,7 +746,8 @@ Graph simplify(const Graph& g) {
       n = make_node(OpKind::broadcast_in_dim, BroadcastInDimAttrs{a.shape, {a.dimension}},
                     {out.add_node(make_node(OpKind::iota, IotaAttrs{0, line.shape, a.dtype}), {line})});
     }
-    if (old.num_results == 1) reciprocal_divisor(out, n, types[0]);
+    for (int i = 0; i < kMaxRewrites && old.num_results == 1; ++i)
+      if (!XlaFloatRewriter(out).rewrite(n, types[0])) break;
     ValueId same = -1;
     for (int i = 0; i < kMaxRewrites && same < 0 && old.num_results == 1; ++i)
       if (!rewrite(out, n, types[0], &same)) break;
@@ -669,7 +803,7 @@ Graph simplify(const Graph& g) {
   std::vector<ValueId> outputs;
   for (ValueId v : g.outputs()) outputs.push_back(map[size_t(v)]);
   out.set_outputs(std::move(outputs));
-  return out;
+  return square_roots(out);
 }
 
 }  // namespace tinyxla::passes

@@ -97,7 +97,7 @@ bool broadcast_to_more(const Array& x, const Array& y) {
 }  // namespace
 
 Array binary(BinaryOp op, const Array& x, const Array& y) {
-  if (divides_by_reciprocal(op, y.dtype()) && broadcast_to_more(x, y))
+  if (op == BinaryOp::div && has_xla_float_rewrites(y.dtype()) && broadcast_to_more(x, y))
     return binary(BinaryOp::mul, x,
                   run1(OpKind::binary, BinaryAttrs{BinaryOp::div},
                        operands(scalar(y.dtype(), Scalar::of_float(1), y.device()), y)));
