@@ -97,6 +97,7 @@ bool broadcast_to_more(const Array& x, const Array& y) {
 }  // namespace
 
 Array binary(BinaryOp op, const Array& x, const Array& y) {
+  // JAX's eager division by a broadcast divisor is XLA's product with its reciprocal.
   if (op == BinaryOp::div && has_xla_float_rewrites(y.dtype()) && broadcast_to_more(x, y))
     return binary(BinaryOp::mul, x,
                   run1(OpKind::binary, BinaryAttrs{BinaryOp::div},
