@@ -127,22 +127,6 @@ DType binary_dtype(BinaryOp op, DType t) {
   return t;
 }
 
-Shape binary_shape(const char* op, const Shape& x, const Shape& y) {
-  if (x == y) return x;
-  const size_t n = std::max(x.size(), y.size());
-  Shape out(n);
-  for (size_t i = 0; i < n; ++i) {
-    const int64_t dx = i < n - x.size() ? 1 : x[i - (n - x.size())];
-    const int64_t dy = i < n - y.size() ? 1 : y[i - (n - y.size())];
-    if (dx != dy && dx != 1 && dy != 1)
-      throw_error(ErrorKind::TypeError, op,
-                  std::string(op) + " got incompatible shapes for broadcasting: " +
-                      shape_str(x) + ", " + shape_str(y) + ".");
-    out[i] = dx == 1 ? dy : dx;
-  }
-  return out;
-}
-
 // Checks `which` and the cases; the result has cases[0]'s type.
 void select_n(const TypeRef& which, const std::vector<TypeRef>& cases) {
   if (cases.empty()) invalid("select_n", "select_n called with no cases");
@@ -204,6 +188,23 @@ int64_t iota(const Shape& shape, int64_t dimension) {
 }
 
 }  // namespace
+
+Shape binary_shape(const char* op, const Shape& x, const Shape& y) {
+  if (x == y) return x;
+  const size_t n = std::max(x.size(), y.size());
+  Shape out(n);
+  for (size_t i = 0; i < n; ++i) {
+    const int64_t dx = i < n - x.size() ? 1 : x[i - (n - x.size())];
+    const int64_t dy = i < n - y.size() ? 1 : y[i - (n - y.size())];
+    if (dx != dy && dx != 1 && dy != 1)
+      throw_error(ErrorKind::TypeError, op,
+                  std::string(op) + " got incompatible shapes for broadcasting: " +
+                      shape_str(x) + ", " + shape_str(y) + ".");
+    out[i] = dx == 1 ? dy : dx;
+  }
+  return out;
+}
+
 }  // namespace tinyxla::ops::infer
 
 namespace tinyxla::ops {

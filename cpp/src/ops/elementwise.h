@@ -32,6 +32,11 @@ struct IotaAttrs {
   }
 };
 
+namespace infer {
+// A binary op's result shape: numpy's broadcast of its operands' (JAX's TypeError if none).
+Shape binary_shape(const char* op, const Shape& x, const Shape& y);
+}  // namespace infer
+
 // XLA's simplifier rewrites float divisions and powers inexactly (passes/simplify.cc lists
 // the rules), for real floating types but bfloat16 (XLA:CPU computes it through converts to
 // float32, which hide the patterns), and JAX's results are its. Eagerly too where a division's

@@ -416,7 +416,7 @@ class XlaFloatRewriter {
   ValueId binary(BinaryOp op, ValueId a, ValueId b, std::optional<DType> dtype = std::nullopt) {
     const ValueType& ta = out_.type(a);
     return add(make_node(OpKind::binary, BinaryAttrs{op}, {a, b}),
-               {broadcast_shapes(ta.shape, out_.type(b).shape, op_name(op)), dtype.value_or(ta.dtype)});
+               {infer::binary_shape(op_name(op), ta.shape, out_.type(b).shape), dtype.value_or(ta.dtype)});
   }
   ValueId add(Node n, const ValueType& type) {
     Array folded = fold(out_, n, type);

@@ -3,7 +3,6 @@
 // that share the operand's buffer and event.
 #include "tinyxla/ops.h"
 
-#include <algorithm>
 #include <string>
 
 #include "../cpu/kernels.h"
@@ -78,27 +77,12 @@ std::vector<Array> with(const Array& first, const std::vector<Array>& rest) {
 
 Array unary(UnaryOp op, const Array& x) { return run1(OpKind::unary, UnaryAttrs{op}, operands(x)); }
 
-namespace {
-// Whether `y`, combined with `x`, is broadcast to more elements than it has; false for
-// operands that do not combine (the op then raises its own error).
-bool broadcast_to_more(const Array& x, const Array& y) {
-  if (x.dtype() != y.dtype() || x.device() != y.device()) return false;
-  const Shape &xs = x.shape(), &ys = y.shape();
-  const size_t rank = std::max(xs.size(), ys.size());
-  int64_t out = 1;
-  for (size_t d = 0; d < rank; ++d) {  // numpy's alignment, from the last dim
-    const int64_t a = d < xs.size() ? xs[xs.size() - 1 - d] : 1;
-    const int64_t b = d < ys.size() ? ys[ys.size() - 1 - d] : 1;
-    if (a != b && a != 1 && b != 1) return false;
-    out *= a == 1 ? b : a;
-  }
-  return y.size() < out;
-}
-}  // namespace
-
 Array binary(BinaryOp op, const Array& x, const Array& y) {
-  // JAX's eager division by a broadcast divisor is XLA's product with its reciprocal.
-  if (op == BinaryOp::div && has_xla_float_rewrites(y.dtype()) && broadcast_to_more(x, y))
+  // JAX's eager division by a broadcast divisor (the result, as the op infers it, has more
+  // elements) is XLA's product with its reciprocal.
+  if (op == BinaryOp::div && has_xla_float_rewrites(y.dtype()) && x.shape() != y.shape() &&
+      x.dtype() == y.dtype() && x.device() == y.device() &&
+      y.size() < num_elements(infer::binary_shape("div", x.shape(), y.shape())))
     return binary(BinaryOp::mul, x,
                   run1(OpKind::binary, BinaryAttrs{BinaryOp::div},
                        operands(scalar(y.dtype(), Scalar::of_float(1), y.device()), y)));
